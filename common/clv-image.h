@@ -1,0 +1,42 @@
+/* A plain description of a single-plane image in a buffer. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  int width;
+  int height;
+  int bpp;                      /* bytes per pixel: 1 (GRAY8) or 2 (GRAY16_LE) */
+  gsize stride;                 /* bytes from one row to the next */
+  gsize offset;                 /* bytes from the buffer start to pixel (0,0) */
+} ClvImage;
+
+static inline ClvImage
+clv_image_make (int width, int height, int bpp, gsize stride)
+{
+  ClvImage im = { width, height, bpp, stride, 0 };
+  return im;
+}
+
+/* Pixel (x, y) of a GRAY8 or GRAY16 image as an integer. */
+static inline guint
+clv_image_get (const guint8 * data, const ClvImage * im, int x, int y)
+{
+  const guint8 *row = data + im->offset + (gsize) y * im->stride;
+  return im->bpp == 1 ? row[x] : ((const guint16 *) row)[x];
+}
+
+static inline void
+clv_image_set (guint8 * data, const ClvImage * im, int x, int y, guint v)
+{
+  guint8 *row = data + im->offset + (gsize) y * im->stride;
+  if (im->bpp == 1)
+    row[x] = (guint8) v;
+  else
+    ((guint16 *) row)[x] = (guint16) v;
+}
+
+G_END_DECLS

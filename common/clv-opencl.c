@@ -1,0 +1,828 @@
+/* clvision OpenCL runtime; see clv-opencl.h. */
+#include "clv-opencl.h"
+#include "clv-kernels.h"
+
+#include <glib/gstdio.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+G_DEFINE_QUARK (clv-error-quark, clv_error);
+
+const char *
+clv_cl_error_name (cl_int status)
+{
+  switch (status) {
+#define CASE(x) case x: return #x
+      CASE (CL_SUCCESS);
+      CASE (CL_DEVICE_NOT_FOUND);
+      CASE (CL_DEVICE_NOT_AVAILABLE);
+      CASE (CL_COMPILER_NOT_AVAILABLE);
+      CASE (CL_MEM_OBJECT_ALLOCATION_FAILURE);
+      CASE (CL_OUT_OF_RESOURCES);
+      CASE (CL_OUT_OF_HOST_MEMORY);
+      CASE (CL_PROFILING_INFO_NOT_AVAILABLE);
+      CASE (CL_MEM_COPY_OVERLAP);
+      CASE (CL_IMAGE_FORMAT_MISMATCH);
+      CASE (CL_IMAGE_FORMAT_NOT_SUPPORTED);
+      CASE (CL_BUILD_PROGRAM_FAILURE);
+      CASE (CL_MAP_FAILURE);
+      CASE (CL_MISALIGNED_SUB_BUFFER_OFFSET);
+      CASE (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+      CASE (CL_COMPILE_PROGRAM_FAILURE);
+      CASE (CL_LINKER_NOT_AVAILABLE);
+      CASE (CL_LINK_PROGRAM_FAILURE);
+      CASE (CL_DEVICE_PARTITION_FAILED);
+      CASE (CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+      CASE (CL_INVALID_VALUE);
+      CASE (CL_INVALID_DEVICE_TYPE);
+      CASE (CL_INVALID_PLATFORM);
+      CASE (CL_INVALID_DEVICE);
+      CASE (CL_INVALID_CONTEXT);
+      CASE (CL_INVALID_QUEUE_PROPERTIES);
+      CASE (CL_INVALID_COMMAND_QUEUE);
+      CASE (CL_INVALID_HOST_PTR);
+      CASE (CL_INVALID_MEM_OBJECT);
+      CASE (CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+      CASE (CL_INVALID_IMAGE_SIZE);
+      CASE (CL_INVALID_SAMPLER);
+      CASE (CL_INVALID_BINARY);
+      CASE (CL_INVALID_BUILD_OPTIONS);
+      CASE (CL_INVALID_PROGRAM);
+      CASE (CL_INVALID_PROGRAM_EXECUTABLE);
+      CASE (CL_INVALID_KERNEL_NAME);
+      CASE (CL_INVALID_KERNEL_DEFINITION);
+      CASE (CL_INVALID_KERNEL);
+      CASE (CL_INVALID_ARG_INDEX);
+      CASE (CL_INVALID_ARG_VALUE);
+      CASE (CL_INVALID_ARG_SIZE);
+      CASE (CL_INVALID_KERNEL_ARGS);
+      CASE (CL_INVALID_WORK_DIMENSION);
+      CASE (CL_INVALID_WORK_GROUP_SIZE);
+      CASE (CL_INVALID_WORK_ITEM_SIZE);
+      CASE (CL_INVALID_GLOBAL_OFFSET);
+      CASE (CL_INVALID_EVENT_WAIT_LIST);
+      CASE (CL_INVALID_EVENT);
+      CASE (CL_INVALID_OPERATION);
+      CASE (CL_INVALID_GL_OBJECT);
+      CASE (CL_INVALID_BUFFER_SIZE);
+      CASE (CL_INVALID_MIP_LEVEL);
+      CASE (CL_INVALID_GLOBAL_WORK_SIZE);
+      CASE (CL_INVALID_PROPERTY);
+      CASE (CL_INVALID_IMAGE_DESCRIPTOR);
+      CASE (CL_INVALID_COMPILER_OPTIONS);
+      CASE (CL_INVALID_LINKER_OPTIONS);
+      CASE (CL_INVALID_DEVICE_PARTITION_COUNT);
+#undef CASE
+    case -1001:
+      return "CL_PLATFORM_NOT_FOUND_KHR";
+    default:
+      return "CL_UNKNOWN_ERROR";
+  }
+}
+
+void
+clv_set_cl_error (GError ** error, cl_int status, const char *call,
+    const char *file, int line)
+{
+  g_set_error (error, CLV_ERROR, CLV_ERROR_OPENCL,
+      "OpenCL error %s (%d) from %s at %s:%d", clv_cl_error_name (status),
+      status, call, file, line);
+}
+
+/* ---- Device discovery ---------------------------------------------------- */
+
+typedef struct
+{
+  cl_platform_id platform;
+  cl_device_id device;
+  guint p, d;
+  cl_device_type type;
+  char *platform_name;
+  char *device_name;
+} DeviceEntry;
+
+static char *
+platform_string (cl_platform_id p, cl_platform_info what)
+{
+  size_t n = 0;
+  char *s;
+
+  if (clGetPlatformInfo (p, what, 0, NULL, &n) != CL_SUCCESS || n == 0)
+    return g_strdup ("");
+  s = g_malloc0 (n + 1);
+  if (clGetPlatformInfo (p, what, n, s, NULL) != CL_SUCCESS)
+    s[0] = '\0';
+  return g_strstrip (s);
+}
+
+static char *
+device_string (cl_device_id d, cl_device_info what)
+{
+  size_t n = 0;
+  char *s;
+
+  if (clGetDeviceInfo (d, what, 0, NULL, &n) != CL_SUCCESS || n == 0)
+    return g_strdup ("");
+  s = g_malloc0 (n + 1);
+  if (clGetDeviceInfo (d, what, n, s, NULL) != CL_SUCCESS)
+    s[0] = '\0';
+  return g_strstrip (s);
+}
+
+static void
+device_entry_clear (gpointer p)
+{
+  DeviceEntry *e = p;
+  g_free (e->platform_name);
+  g_free (e->device_name);
+}
+
+#define NO_PLATFORM_HINT \
+  "Install an OpenCL driver: the Debian package pocl-opencl-icd for the CPU, " \
+  "or your GPU vendor's OpenCL driver (e.g. nvidia-opencl-icd)"
+
+/* Every device of every platform, in platform then device order. */
+static GArray *
+enumerate_devices (GError ** error)
+{
+  cl_uint nplat = 0;
+  cl_platform_id *plats = NULL;
+  GArray *all;
+  cl_int st;
+
+  st = clGetPlatformIDs (0, NULL, &nplat);
+  if (st == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */  || (st == CL_SUCCESS
+          && nplat == 0)) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_NO_PLATFORM,
+        "No OpenCL platform found. " NO_PLATFORM_HINT ".");
+    return NULL;
+  }
+  CLV_CHECK (st, error, fail);
+  plats = g_new0 (cl_platform_id, nplat);
+  CLV_CHECK (clGetPlatformIDs (nplat, plats, NULL), error, fail);
+
+  all = g_array_new (FALSE, TRUE, sizeof (DeviceEntry));
+  g_array_set_clear_func (all, device_entry_clear);
+  for (guint p = 0; p < nplat; p++) {
+    cl_uint ndev = 0;
+    cl_device_id *devs;
+    char *pname;
+
+    if (clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev)
+        != CL_SUCCESS || ndev == 0)
+      continue;
+    devs = g_new0 (cl_device_id, ndev);
+    if (clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, ndev, devs,
+            NULL) != CL_SUCCESS) {
+      g_free (devs);
+      continue;
+    }
+    pname = platform_string (plats[p], CL_PLATFORM_NAME);
+    for (guint d = 0; d < ndev; d++) {
+      DeviceEntry e = { plats[p], devs[d], p, d, 0, g_strdup (pname),
+        device_string (devs[d], CL_DEVICE_NAME)
+      };
+      clGetDeviceInfo (devs[d], CL_DEVICE_TYPE, sizeof (e.type), &e.type, NULL);
+      g_array_append_val (all, e);
+    }
+    g_free (pname);
+    g_free (devs);
+  }
+  g_free (plats);
+  if (all->len == 0) {
+    g_array_unref (all);
+    g_set_error (error, CLV_ERROR, CLV_ERROR_NO_PLATFORM,
+        "OpenCL platforms are installed but offer no device. "
+        NO_PLATFORM_HINT ".");
+    return NULL;
+  }
+  return all;
+
+fail:
+  g_free (plats);
+  return NULL;
+}
+
+static gboolean
+spec_is_auto (const char *spec)
+{
+  return spec == NULL || *spec == '\0' || g_ascii_strcasecmp (spec, "auto") == 0;
+}
+
+static gboolean
+parse_index_spec (const char *spec, guint * p, guint * d)
+{
+  char *end;
+  guint64 a, b;
+
+  if (!g_ascii_isdigit (spec[0]))
+    return FALSE;
+  a = g_ascii_strtoull (spec, &end, 10);
+  if (*end != ':' || !g_ascii_isdigit (end[1]))
+    return FALSE;
+  b = g_ascii_strtoull (end + 1, &end, 10);
+  if (*end != '\0')
+    return FALSE;
+  *p = (guint) a;
+  *d = (guint) b;
+  return TRUE;
+}
+
+static gboolean
+contains_nocase (const char *hay, const char *needle)
+{
+  char *h = g_utf8_casefold (hay, -1), *n = g_utf8_casefold (needle, -1);
+  gboolean found = strstr (h, n) != NULL;
+  g_free (h);
+  g_free (n);
+  return found;
+}
+
+/* The index in `all` that `spec` selects, or -1. */
+static int
+resolve_spec (GArray * all, const char *spec)
+{
+  guint p, d;
+
+  if (spec_is_auto (spec)) {
+    const char *env = g_getenv ("CLVISION_DEVICE");
+    static const cl_device_type order[] = { CL_DEVICE_TYPE_GPU,
+      CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU
+    };
+
+    if (env && !spec_is_auto (env))
+      return resolve_spec (all, env);
+    for (guint t = 0; t < G_N_ELEMENTS (order); t++)
+      for (guint i = 0; i < all->len; i++)
+        if (g_array_index (all, DeviceEntry, i).type & order[t])
+          return (int) i;
+    return all->len ? 0 : -1;
+  }
+  if (parse_index_spec (spec, &p, &d)) {
+    for (guint i = 0; i < all->len; i++) {
+      DeviceEntry *e = &g_array_index (all, DeviceEntry, i);
+      if (e->p == p && e->d == d)
+        return (int) i;
+    }
+    return -1;
+  }
+  for (guint i = 0; i < all->len; i++) {
+    DeviceEntry *e = &g_array_index (all, DeviceEntry, i);
+    if (contains_nocase (e->device_name, spec)
+        || contains_nocase (e->platform_name, spec))
+      return (int) i;
+  }
+  return -1;
+}
+
+char *
+clv_device_list_all (void)
+{
+  GArray *all = enumerate_devices (NULL);
+  GString *s = g_string_new (NULL);
+
+  if (all == NULL)
+    return g_string_free (s, FALSE);
+  for (guint i = 0; i < all->len; i++) {
+    DeviceEntry *e = &g_array_index (all, DeviceEntry, i);
+    g_string_append_printf (s, "%s%u:%u %s (%s)", i ? "; " : "", e->p, e->d,
+        e->device_name, e->platform_name);
+  }
+  g_array_unref (all);
+  return g_string_free (s, FALSE);
+}
+
+/* Devices opened in this process, by cl_device_id; entries are removed when
+ * the last reference goes. */
+static GMutex registry_lock;
+static GHashTable *registry;
+
+static void
+program_release (gpointer p)
+{
+  clReleaseProgram (p);
+}
+
+static void
+device_free (ClvDevice * dev)
+{
+  if (dev->programs)
+    g_hash_table_unref (dev->programs);
+  if (dev->queue)
+    clReleaseCommandQueue (dev->queue);
+  if (dev->context)
+    clReleaseContext (dev->context);
+  g_mutex_clear (&dev->lock);
+  g_free (dev->platform_name);
+  g_free (dev->device_name);
+  g_free (dev->vendor);
+  g_free (dev->driver_version);
+  g_free (dev);
+}
+
+static ClvDevice *
+device_create (DeviceEntry * e, GError ** error)
+{
+  ClvDevice *dev = g_new0 (ClvDevice, 1);
+  cl_context_properties props[] = { CL_CONTEXT_PLATFORM,
+    (cl_context_properties) e->platform, 0
+  };
+  cl_uint cu = 0;
+  size_t wg = 0;
+  cl_ulong lmem = 0, gmem = 0;
+  cl_device_fp_config fp64 = 0;
+  cl_int st;
+
+  g_atomic_ref_count_init (&dev->ref);
+  dev->platform = e->platform;
+  dev->device = e->device;
+  dev->platform_index = e->p;
+  dev->device_index = e->d;
+  dev->platform_name = g_strdup (e->platform_name);
+  dev->device_name = g_strdup (e->device_name);
+  dev->vendor = device_string (e->device, CL_DEVICE_VENDOR);
+  dev->driver_version = device_string (e->device, CL_DRIVER_VERSION);
+  dev->type = e->type;
+  g_mutex_init (&dev->lock);
+  dev->programs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      program_release);
+
+  clGetDeviceInfo (e->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof (cu), &cu,
+      NULL);
+  clGetDeviceInfo (e->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof (wg), &wg,
+      NULL);
+  clGetDeviceInfo (e->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof (lmem), &lmem,
+      NULL);
+  clGetDeviceInfo (e->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof (gmem), &gmem,
+      NULL);
+  clGetDeviceInfo (e->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof (fp64), &fp64,
+      NULL);
+  dev->compute_units = MAX (cu, 1);
+  dev->max_work_group_size = MAX (wg, 1);
+  dev->local_mem_size = lmem;
+  dev->global_mem_size = gmem;
+  dev->has_fp64 = fp64 != 0;
+  if (!(e->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)))
+    dev->simd_width = 1;
+  else if (contains_nocase (dev->vendor, "nvidia"))
+    dev->simd_width = 32;
+  else if (contains_nocase (dev->vendor, "advanced micro devices")
+      || contains_nocase (dev->vendor, "amd"))
+    dev->simd_width = 64;
+  else
+    dev->simd_width = 16;
+
+  CLV_CHECK ((dev->context = clCreateContext (props, 1, &e->device, NULL, NULL,
+              &st), st), error, fail);
+  CLV_CHECK ((dev->queue = clCreateCommandQueue (dev->context, e->device,
+              CL_QUEUE_PROFILING_ENABLE, &st), st), error, fail);
+  return dev;
+
+fail:
+  device_free (dev);
+  return NULL;
+}
+
+ClvDevice *
+clv_device_open (const char *spec, GError ** error)
+{
+  GArray *all;
+  ClvDevice *dev = NULL;
+  int idx;
+
+  all = enumerate_devices (error);
+  if (all == NULL)
+    return NULL;
+  idx = resolve_spec (all, spec);
+  if (idx < 0) {
+    char *list = clv_device_list_all ();
+    const char *env = g_getenv ("CLVISION_DEVICE");
+    g_set_error (error, CLV_ERROR, CLV_ERROR_NO_DEVICE,
+        "No OpenCL device matches \"%s\"%s. Available: %s",
+        spec_is_auto (spec) ? env : spec,
+        spec_is_auto (spec) ? " (from CLVISION_DEVICE)" : "", list);
+    g_free (list);
+    g_array_unref (all);
+    return NULL;
+  }
+
+  g_mutex_lock (&registry_lock);
+  if (registry == NULL)
+    registry = g_hash_table_new (g_direct_hash, g_direct_equal);
+  dev = g_hash_table_lookup (registry, g_array_index (all, DeviceEntry,
+          idx).device);
+  if (dev) {
+    dev = clv_device_ref (dev);
+  } else {
+    dev = device_create (&g_array_index (all, DeviceEntry, idx), error);
+    if (dev)
+      g_hash_table_insert (registry, dev->device, dev);
+  }
+  g_mutex_unlock (&registry_lock);
+  g_array_unref (all);
+  return dev;
+}
+
+ClvDevice *
+clv_device_ref (ClvDevice * dev)
+{
+  g_atomic_ref_count_inc (&dev->ref);
+  return dev;
+}
+
+void
+clv_device_unref (ClvDevice * dev)
+{
+  gboolean last;
+
+  /* The registry lock makes "last unref" and "lookup + ref" exclusive. */
+  g_mutex_lock (&registry_lock);
+  last = g_atomic_ref_count_dec (&dev->ref);
+  if (last)
+    g_hash_table_remove (registry, dev->device);
+  g_mutex_unlock (&registry_lock);
+  if (last)
+    device_free (dev);
+}
+
+gboolean
+clv_device_matches (ClvDevice * dev, const char *spec)
+{
+  GArray *all;
+  int idx;
+  gboolean match;
+
+  if (spec_is_auto (spec) && spec_is_auto (g_getenv ("CLVISION_DEVICE")))
+    return TRUE;
+  all = enumerate_devices (NULL);
+  if (all == NULL)
+    return FALSE;
+  idx = resolve_spec (all, spec);
+  match = idx >= 0 && g_array_index (all, DeviceEntry, idx).device == dev->device;
+  g_array_unref (all);
+  return match;
+}
+
+char *
+clv_device_describe (ClvDevice * dev)
+{
+  return g_strdup_printf ("%s (%s, %u:%u)", dev->device_name,
+      dev->platform_name, dev->platform_index, dev->device_index);
+}
+
+/* ---- Tuning -------------------------------------------------------------- */
+
+const char *
+clv_tune_string (const char *name, const char *default_value)
+{
+  static GMutex lock;
+  static GHashTable *values;    /* interned copies, alive for the process */
+  const char *env = g_getenv ("CLVISION_TUNE");
+  const char *found = default_value;
+  char **items;
+
+  if (env == NULL || *env == '\0')
+    return default_value;
+  items = g_strsplit (env, ",", -1);
+  for (char **it = items; *it; it++) {
+    char *eq = strchr (*it, '=');
+    if (eq == NULL)
+      continue;
+    *eq = '\0';
+    if (strcmp (g_strstrip (*it), name) == 0)
+      found = g_strstrip (eq + 1);
+  }
+  if (found != default_value) {
+    g_mutex_lock (&lock);
+    if (values == NULL)
+      values = g_hash_table_new (g_str_hash, g_str_equal);
+    if (!g_hash_table_contains (values, found)) {
+      char *copy = g_strdup (found);
+      g_hash_table_add (values, copy);
+    }
+    found = g_hash_table_lookup (values, found);
+    g_mutex_unlock (&lock);
+  }
+  g_strfreev (items);
+  return found;
+}
+
+gint64
+clv_tune_int (const char *name, gint64 default_value)
+{
+  const char *s = clv_tune_string (name, NULL);
+  gint64 v;
+
+  if (s == NULL || !g_ascii_string_to_signed (s, 10, G_MININT64, G_MAXINT64,
+          &v, NULL))
+    return default_value;
+  return v;
+}
+
+/* ---- Programs ------------------------------------------------------------ */
+
+static ClvProgramStats stats;
+G_LOCK_DEFINE_STATIC (stats);
+
+#define STAT_INC(field) G_STMT_START { G_LOCK (stats); stats.field++; \
+  G_UNLOCK (stats); } G_STMT_END
+
+void
+clv_program_stats (ClvProgramStats * out)
+{
+  G_LOCK (stats);
+  *out = stats;
+  G_UNLOCK (stats);
+}
+
+char *
+clv_program_cache_dir (void)
+{
+  return g_build_filename (g_get_user_cache_dir (), "clvision", NULL);
+}
+
+/* Cache files: magic, payload length, payload checksum, then the binary. */
+#define CACHE_MAGIC "CLVBIN01"
+
+static char *
+cache_path (ClvDevice * dev, const char *source, const char *options)
+{
+  GChecksum *ck = g_checksum_new (G_CHECKSUM_SHA256);
+  char *dir, *file, *path;
+
+  g_checksum_update (ck, (const guchar *) dev->platform_name, -1);
+  g_checksum_update (ck, (const guchar *) "\n", 1);
+  g_checksum_update (ck, (const guchar *) dev->device_name, -1);
+  g_checksum_update (ck, (const guchar *) "\n", 1);
+  g_checksum_update (ck, (const guchar *) dev->driver_version, -1);
+  g_checksum_update (ck, (const guchar *) "\n", 1);
+  g_checksum_update (ck, (const guchar *) options, -1);
+  g_checksum_update (ck, (const guchar *) "\n", 1);
+  g_checksum_update (ck, (const guchar *) source, -1);
+  dir = clv_program_cache_dir ();
+  file = g_strconcat (g_checksum_get_string (ck), ".bin", NULL);
+  path = g_build_filename (dir, file, NULL);
+  g_free (file);
+  g_free (dir);
+  g_checksum_free (ck);
+  return path;
+}
+
+static char *
+payload_digest (const guint8 * data, gsize len)
+{
+  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, data, len);
+}
+
+/* The cached binary at `path`, or NULL if absent, truncated or corrupt. */
+static guint8 *
+cache_read (const char *path, gsize * len)
+{
+  char *contents = NULL, *digest = NULL;
+  gsize n = 0;
+  guint8 *bin = NULL;
+  guint64 plen;
+
+  if (!g_file_get_contents (path, &contents, &n, NULL))
+    return NULL;
+  if (n < 8 + 8 + 64 || memcmp (contents, CACHE_MAGIC, 8) != 0)
+    goto reject;
+  memcpy (&plen, contents + 8, 8);
+  if (plen != n - 80)
+    goto reject;
+  digest = payload_digest ((guint8 *) contents + 80, plen);
+  if (memcmp (digest, contents + 16, 64) != 0)
+    goto reject;
+  bin = g_memdup2 (contents + 80, plen);
+  *len = plen;
+  g_free (digest);
+  g_free (contents);
+  return bin;
+
+reject:
+  STAT_INC (disk_cache_rejects);
+  g_free (digest);
+  g_free (contents);
+  return NULL;
+}
+
+static void
+cache_write (const char *path, const guint8 * bin, gsize len)
+{
+  char *dir = g_path_get_dirname (path);
+  char *digest = payload_digest (bin, len);
+  guint64 plen = len;
+  guint8 *buf = g_malloc (80 + len);
+
+  memcpy (buf, CACHE_MAGIC, 8);
+  memcpy (buf + 8, &plen, 8);
+  memcpy (buf + 16, digest, 64);
+  memcpy (buf + 80, bin, len);
+  /* g_file_set_contents writes a temporary file and renames it, so readers
+   * in other processes never see half a file. A failure only costs a rebuild. */
+  if (g_mkdir_with_parents (dir, 0700) == 0
+      && g_file_set_contents (path, (char *) buf, 80 + len, NULL))
+    STAT_INC (disk_cache_writes);
+  g_free (buf);
+  g_free (digest);
+  g_free (dir);
+}
+
+static char *
+build_log (ClvDevice * dev, cl_program prog)
+{
+  size_t n = 0;
+  char *log;
+
+  if (clGetProgramBuildInfo (prog, dev->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+          &n) != CL_SUCCESS || n == 0)
+    return g_strdup ("(no build log)");
+  log = g_malloc0 (n + 1);
+  clGetProgramBuildInfo (prog, dev->device, CL_PROGRAM_BUILD_LOG, n, log, NULL);
+  return g_strstrip (log);
+}
+
+static char *
+full_options (ClvDevice * dev, const char *options)
+{
+  return g_strdup_printf ("-cl-std=CL1.2 -DCLV_SIMD_WIDTH=%u "
+      "-DCLV_COMPUTE_UNITS=%u -DCLV_LOCAL_MEM_SIZE=%" G_GUINT64_FORMAT " %s",
+      dev->simd_width, dev->compute_units, dev->local_mem_size,
+      options ? options : "");
+}
+
+static cl_program
+program_from_cache (ClvDevice * dev, const char *path, const char *opts)
+{
+  gsize len = 0;
+  guint8 *bin = cache_read (path, &len);
+  const unsigned char *bins[1] = { bin };
+  cl_int st = CL_SUCCESS, bst = CL_SUCCESS;
+  cl_program prog;
+
+  if (bin == NULL)
+    return NULL;
+  prog = clCreateProgramWithBinary (dev->context, 1, &dev->device, &len, bins,
+      &bst, &st);
+  g_free (bin);
+  if (st != CL_SUCCESS || bst != CL_SUCCESS) {
+    STAT_INC (disk_cache_rejects);
+    if (prog)
+      clReleaseProgram (prog);
+    return NULL;
+  }
+  if (clBuildProgram (prog, 1, &dev->device, opts, NULL, NULL) != CL_SUCCESS) {
+    STAT_INC (disk_cache_rejects);
+    clReleaseProgram (prog);
+    return NULL;
+  }
+  STAT_INC (disk_cache_hits);
+  return prog;
+}
+
+static void
+program_to_cache (ClvDevice * dev, cl_program prog, const char *path)
+{
+  size_t len = 0;
+  unsigned char *bin;
+
+  if (clGetProgramInfo (prog, CL_PROGRAM_BINARY_SIZES, sizeof (len), &len,
+          NULL) != CL_SUCCESS || len == 0)
+    return;
+  bin = g_malloc (len);
+  if (clGetProgramInfo (prog, CL_PROGRAM_BINARIES, sizeof (bin), &bin,
+          NULL) == CL_SUCCESS)
+    cache_write (path, bin, len);
+  g_free (bin);
+}
+
+cl_program
+clv_program_build (ClvDevice * dev, const char *name, const char *source,
+    const char *options, GError ** error)
+{
+  char *opts = full_options (dev, options);
+  char *path = cache_path (dev, source, opts);
+  cl_program prog;
+  cl_int st;
+
+  prog = program_from_cache (dev, path, opts);
+  if (prog)
+    goto done;
+
+  CLV_CHECK ((prog = clCreateProgramWithSource (dev->context, 1, &source, NULL,
+              &st), st), error, fail);
+  STAT_INC (builds_from_source);
+  st = clBuildProgram (prog, 1, &dev->device, opts, NULL, NULL);
+  if (st != CL_SUCCESS) {
+    char *log = build_log (dev, prog);
+    g_set_error (error, CLV_ERROR, CLV_ERROR_BUILD,
+        "Building OpenCL program kernels/%s.cl for %s failed (%s).\n"
+        "Options: %s\nBuild log:\n%s", name, dev->device_name,
+        clv_cl_error_name (st), opts, log);
+    g_free (log);
+    goto fail;
+  }
+  program_to_cache (dev, prog, path);
+
+done:
+  g_free (path);
+  g_free (opts);
+  return prog;
+
+fail:
+  if (prog)
+    clReleaseProgram (prog);
+  g_free (path);
+  g_free (opts);
+  return NULL;
+}
+
+cl_program
+clv_device_get_program (ClvDevice * dev, const char *name,
+    const char *options, GError ** error)
+{
+  const char *source = clv_kernel_source (name);
+  char *key;
+  cl_program prog;
+
+  if (source == NULL) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "No embedded kernel source kernels/%s.cl", name);
+    return NULL;
+  }
+  key = g_strconcat (name, "\n", options ? options : "", NULL);
+  g_mutex_lock (&dev->lock);
+  prog = g_hash_table_lookup (dev->programs, key);
+  if (prog == NULL) {
+    prog = clv_program_build (dev, name, source, options, error);
+    if (prog)
+      g_hash_table_insert (dev->programs, g_strdup (key), prog);
+  }
+  if (prog)
+    clRetainProgram (prog);
+  g_mutex_unlock (&dev->lock);
+  g_free (key);
+  return prog;
+}
+
+cl_kernel
+clv_kernel_new (cl_program program, const char *name, GError ** error)
+{
+  cl_kernel k = NULL;
+  cl_int st;
+
+  CLV_CHECK ((k = clCreateKernel (program, name, &st), st), error, fail);
+  return k;
+fail:
+  return NULL;
+}
+
+gboolean
+clv_kernel_set_args (cl_kernel kernel, GError ** error, ...)
+{
+  va_list ap;
+  size_t size;
+  cl_uint index = 0;
+
+  va_start (ap, error);
+  while ((size = va_arg (ap, size_t)) != 0) {
+    const void *value = va_arg (ap, const void *);
+    CLV_CHECK (clSetKernelArg (kernel, index, size, value), error, fail);
+    index++;
+  }
+  va_end (ap);
+  return TRUE;
+
+fail:
+  va_end (ap);
+  g_prefix_error (error, "kernel argument %u: ", index);
+  return FALSE;
+}
+
+cl_mem
+clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
+    GError ** error)
+{
+  cl_mem m = NULL;
+  cl_int st;
+
+  CLV_CHECK ((m = clCreateBuffer (dev->context, flags, MAX (size, 1), NULL,
+              &st), st), error, fail);
+  return m;
+fail:
+  return NULL;
+}
+
+double
+clv_event_seconds (cl_event event)
+{
+  cl_ulong t0 = 0, t1 = 0;
+
+  if (clGetEventProfilingInfo (event, CL_PROFILING_COMMAND_START,
+          sizeof (t0), &t0, NULL) != CL_SUCCESS
+      || clGetEventProfilingInfo (event, CL_PROFILING_COMMAND_END,
+          sizeof (t1), &t1, NULL) != CL_SUCCESS)
+    return 0.0;
+  return (t1 - t0) * 1e-9;
+}

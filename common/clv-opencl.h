@@ -1,0 +1,146 @@
+/* clvision OpenCL runtime: device choice, one context and queue per device per
+ * process, program builds with tuning macros and an on-disk binary cache.
+ * No GStreamer here; GLib only. */
+#pragma once
+
+#include <glib.h>
+#include <CL/cl.h>
+
+G_BEGIN_DECLS
+
+#define CLV_ERROR (clv_error_quark ())
+
+typedef enum
+{
+  CLV_ERROR_NO_PLATFORM,        /* no OpenCL platform is installed */
+  CLV_ERROR_NO_DEVICE,          /* the `device` string matches no device */
+  CLV_ERROR_OPENCL,             /* an OpenCL call failed */
+  CLV_ERROR_BUILD,              /* a program failed to build */
+  CLV_ERROR_INVALID,            /* bad argument or data */
+} ClvError;
+
+GQuark clv_error_quark (void);
+
+/* The symbolic name of an OpenCL status, such as "CL_OUT_OF_RESOURCES". */
+const char *clv_cl_error_name (cl_int status);
+
+void clv_set_cl_error (GError ** error, cl_int status, const char *call,
+    const char *file, int line);
+
+/* The one check for every cl* call: on failure it fills `error` with the error
+ * name, the call text, file and line, and jumps to `label`.  Calls that return
+ * their status through an out-argument are written as a comma expression:
+ *   CLV_CHECK ((buf = clCreateBuffer (ctx, fl, n, NULL, &st), st), error, out);
+ */
+#define CLV_CHECK(call, error, label)                                    \
+  G_STMT_START {                                                         \
+    cl_int clv_check_status_ = (call);                                   \
+    if (G_UNLIKELY (clv_check_status_ != CL_SUCCESS)) {                  \
+      clv_set_cl_error ((error), clv_check_status_, #call, __FILE__,     \
+          __LINE__);                                                     \
+      goto label;                                                        \
+    }                                                                    \
+  } G_STMT_END
+
+typedef struct _ClvDevice ClvDevice;
+
+/* A device with its process-wide context and in-order (profiling) queue.
+ * Refcounted; the fields are read-only after creation. */
+struct _ClvDevice
+{
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+
+  guint platform_index;
+  guint device_index;
+  char *platform_name;
+  char *device_name;
+  char *vendor;
+  char *driver_version;
+  cl_device_type type;
+  guint compute_units;
+  gsize max_work_group_size;
+  guint64 local_mem_size;
+  guint64 global_mem_size;
+  /* Threads that execute in lock step: 32 on NVIDIA, 64 on AMD, else 1 (CPU). */
+  guint simd_width;
+  gboolean has_fp64;
+
+  /*< private >*/
+  gatomicrefcount ref;
+  GMutex lock;
+  GHashTable *programs;         /* "name\noptions" -> cl_program */
+};
+
+/* Opens the device that `spec` names: NULL or "auto" (first GPU, else first
+ * accelerator, else first CPU; CLVISION_DEVICE overrides "auto"), "P:D"
+ * (platform and device index), or a case-insensitive substring of the platform
+ * or device name.  Every call for the same device returns the same object. */
+ClvDevice *clv_device_open (const char *spec, GError ** error);
+ClvDevice *clv_device_ref (ClvDevice * dev);
+void clv_device_unref (ClvDevice * dev);
+
+/* Whether `spec` (as for clv_device_open) selects `dev`. */
+gboolean clv_device_matches (ClvDevice * dev, const char *spec);
+
+/* "NVIDIA H200 (NVIDIA CUDA, 0:0)"; free with g_free(). */
+char *clv_device_describe (ClvDevice * dev);
+
+/* One line per device of every platform, for messages and --list. */
+char *clv_device_list_all (void);
+
+/* Tuning: the value of NAME in CLVISION_TUNE="NAME=VALUE,..." or the default. */
+gint64 clv_tune_int (const char *name, gint64 default_value);
+const char *clv_tune_string (const char *name, const char *default_value);
+
+/* Builds (or finds in the process or on-disk cache) the program from the
+ * embedded kernels/NAME.cl with `options` (usually "-DNAME=VALUE ..." from
+ * clv_tune_*) plus the device macros CLV_SIMD_WIDTH, CLV_COMPUTE_UNITS and
+ * CLV_LOCAL_MEM_SIZE.  Returns a new reference. */
+cl_program clv_device_get_program (ClvDevice * dev, const char *name,
+    const char *options, GError ** error);
+
+/* Builds `source` for `dev` as clv_device_get_program() does, without the
+ * in-process table.  A build failure reports the options and the build log. */
+cl_program clv_program_build (ClvDevice * dev, const char *name,
+    const char *source, const char *options, GError ** error);
+
+typedef struct
+{
+  guint builds_from_source;     /* clBuildProgram on source text */
+  guint disk_cache_hits;        /* programs created from a cached binary */
+  guint disk_cache_rejects;     /* cache files that were unreadable or corrupt */
+  guint disk_cache_writes;
+} ClvProgramStats;
+
+/* Counters since process start, for tests and the benchmark. */
+void clv_program_stats (ClvProgramStats * stats);
+
+/* Where binaries are cached: $XDG_CACHE_HOME/clvision (or ~/.cache/clvision). */
+char *clv_program_cache_dir (void);
+
+/* Kernel launch helpers. */
+cl_kernel clv_kernel_new (cl_program program, const char *name,
+    GError ** error);
+
+/* Sets kernel arguments 0, 1, ... from (size, pointer) pairs written with
+ * CLV_ARG(), ending with CLV_ARGS_END. */
+#define CLV_ARG(v) (size_t) sizeof (v), (const void *) &(v)
+#define CLV_ARGS_END (size_t) 0
+gboolean clv_kernel_set_args (cl_kernel kernel, GError ** error, ...);
+cl_mem clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
+    GError ** error);
+
+/* Rounds `n` up to a multiple of `m`. */
+static inline gsize
+clv_round_up (gsize n, gsize m)
+{
+  return (n + m - 1) / m * m;
+}
+
+/* Seconds a finished event spent executing (needs the profiling queue). */
+double clv_event_seconds (cl_event event);
+
+G_END_DECLS

@@ -1,0 +1,492 @@
+/* GstClvFilter: base class of the clvision OpenCL elements; see the header. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstclvfilter.h"
+#include "gstclvcontext.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_clv_filter_debug);
+#define GST_CAT_DEFAULT gst_clv_filter_debug
+
+#define DEFAULT_DEVICE "auto"
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE,
+};
+
+typedef struct
+{
+  gchar *device_spec;           /* under the object lock */
+  ClvDevice *device;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  /* Device copies of system-memory frames, grown as needed. */
+  cl_mem in_stage;
+  gsize in_stage_size;
+  cl_mem out_stage;
+  gsize out_stage_size;
+} GstClvFilterPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClvFilter, gst_clv_filter,
+    GST_TYPE_BASE_TRANSFORM, G_ADD_PRIVATE (GstClvFilter)
+    GST_DEBUG_CATEGORY_INIT (gst_clv_filter_debug, "clvfilter", 0,
+        "clvision OpenCL filter base class"));
+
+#define PRIV(f) ((GstClvFilterPrivate *) \
+    gst_clv_filter_get_instance_private (GST_CLV_FILTER (f)))
+
+ClvDevice *
+gst_clv_filter_get_device (GstClvFilter * filter)
+{
+  return PRIV (filter)->device;
+}
+
+const GstVideoInfo *
+gst_clv_filter_get_in_info (GstClvFilter * filter)
+{
+  return &PRIV (filter)->in_info;
+}
+
+const GstVideoInfo *
+gst_clv_filter_get_out_info (GstClvFilter * filter)
+{
+  return &PRIV (filter)->out_info;
+}
+
+void
+gst_clv_filter_class_add_pad_templates (GstClvFilterClass * klass,
+    const gchar * sink_formats, const gchar * src_formats)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  const gchar *formats[2] = { sink_formats, src_formats };
+  const gchar *names[2] = { "sink", "src" };
+
+  for (int i = 0; i < 2; i++) {
+    gchar *str = g_strdup_printf ("video/x-raw, format = (string) %s, "
+        "width = (int) [ 1, MAX ], height = (int) [ 1, MAX ], "
+        "framerate = (fraction) [ 0/1, MAX ]", formats[i]);
+    GstCaps *caps = gst_caps_from_string (str);
+
+    gst_element_class_add_pad_template (element_class,
+        gst_pad_template_new (names[i], i ? GST_PAD_SRC : GST_PAD_SINK,
+            GST_PAD_ALWAYS, caps));
+    gst_caps_unref (caps);
+    g_free (str);
+  }
+}
+
+static void
+gst_clv_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstClvFilterPrivate *priv = PRIV (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE:
+      GST_OBJECT_LOCK (object);
+      g_free (priv->device_spec);
+      priv->device_spec = g_value_dup_string (value);
+      if (priv->device_spec == NULL)
+        priv->device_spec = g_strdup (DEFAULT_DEVICE);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_clv_filter_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstClvFilterPrivate *priv = PRIV (object);
+
+  switch (prop_id) {
+    case PROP_DEVICE:
+      GST_OBJECT_LOCK (object);
+      g_value_set_string (value, priv->device_spec);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static gchar *
+device_spec_dup (GstClvFilter * filter)
+{
+  gchar *spec;
+
+  GST_OBJECT_LOCK (filter);
+  spec = g_strdup (PRIV (filter)->device_spec);
+  GST_OBJECT_UNLOCK (filter);
+  return spec;
+}
+
+static void
+gst_clv_filter_set_context (GstElement * element, GstContext * context)
+{
+  GstClvFilterPrivate *priv = PRIV (element);
+  gchar *spec = device_spec_dup (GST_CLV_FILTER (element));
+
+  gst_clv_handle_set_context (element, context, spec, &priv->device);
+  g_free (spec);
+  GST_ELEMENT_CLASS (gst_clv_filter_parent_class)->set_context (element,
+      context);
+}
+
+static gboolean
+gst_clv_filter_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_clv_handle_context_query (GST_ELEMENT (trans), query,
+          PRIV (trans)->device))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->query (trans,
+      direction, query);
+}
+
+static gboolean
+gst_clv_filter_start (GstBaseTransform * trans)
+{
+  GstClvFilterPrivate *priv = PRIV (trans);
+  gchar *spec = device_spec_dup (GST_CLV_FILTER (trans));
+  GError *error = NULL;
+  gboolean ok;
+
+  ok = gst_clv_ensure_device (GST_ELEMENT (trans), spec, &priv->device,
+      &error);
+  g_free (spec);
+  if (!ok)
+    goto no_device;
+  return TRUE;
+
+  /* ERRORS */
+no_device:
+  {
+    GST_CLV_FILTER_POST_ERROR (trans, RESOURCE, NOT_FOUND, error);
+    return FALSE;
+  }
+}
+
+static void
+release_stages (GstClvFilterPrivate * priv)
+{
+  g_clear_pointer (&priv->in_stage, clReleaseMemObject);
+  g_clear_pointer (&priv->out_stage, clReleaseMemObject);
+  priv->in_stage_size = priv->out_stage_size = 0;
+}
+
+static gboolean
+gst_clv_filter_stop (GstBaseTransform * trans)
+{
+  GstClvFilterPrivate *priv = PRIV (trans);
+
+  release_stages (priv);
+  g_clear_pointer (&priv->device, clv_device_unref);
+  return TRUE;
+}
+
+static gboolean
+gst_clv_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (trans);
+  GstClvFilterPrivate *priv = PRIV (trans);
+
+  if (!gst_video_info_from_caps (&priv->in_info, incaps)
+      || !gst_video_info_from_caps (&priv->out_info, outcaps))
+    goto invalid_caps;
+  if (priv->device == NULL)
+    goto no_device;
+  if (klass->set_info && !klass->set_info (GST_CLV_FILTER (trans), incaps,
+          &priv->in_info, outcaps, &priv->out_info))
+    return FALSE;
+  return TRUE;
+
+  /* ERRORS */
+invalid_caps:
+  {
+    GST_ERROR_OBJECT (trans, "invalid caps %" GST_PTR_FORMAT " -> %"
+        GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+no_device:
+  {
+    GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
+        ("Caps were set before the element was started"), (NULL));
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_clv_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  const gchar *const *tags;
+
+  /* ROI metas are mapped through the geometry in transform(). */
+  if (meta->info->api == GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)
+    return FALSE;
+  /* Metas that don't depend on the pixels' layout survive. */
+  tags = gst_meta_api_type_get_tags (meta->info->api);
+  return tags == NULL || tags[0] == NULL || (tags[1] == NULL
+      && g_strcmp0 (tags[0], GST_META_TAG_VIDEO_STR) == 0);
+}
+
+/* Grows *stage to at least `size` bytes. */
+static gboolean
+ensure_stage (ClvDevice * dev, cl_mem * stage, gsize * stage_size, gsize size,
+    cl_mem_flags flags, GError ** error)
+{
+  if (*stage && *stage_size >= size)
+    return TRUE;
+  g_clear_pointer (stage, clReleaseMemObject);
+  *stage = clv_buffer_new (dev, flags, size, error);
+  *stage_size = *stage ? size : 0;
+  return *stage != NULL;
+}
+
+/* The bytes that plane 0 of a `height`-row image with `stride` occupies. */
+static gsize
+plane_bytes (const GstVideoFrame * frame)
+{
+  return (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) *
+      (GST_VIDEO_FRAME_HEIGHT (frame) - 1) +
+      (gsize) GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0) *
+      GST_VIDEO_FRAME_WIDTH (frame);
+}
+
+static ClvImage
+frame_image (const GstVideoFrame * frame)
+{
+  return clv_image_make (GST_VIDEO_FRAME_WIDTH (frame),
+      GST_VIDEO_FRAME_HEIGHT (frame), GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0));
+}
+
+/* Adds to `outbuf` the ROI metas of `inbuf`, mapped through map_point: the
+ * bounding box of the four mapped corners, clipped to the output frame.
+ * ROIs that fall outside are dropped. */
+static void
+copy_rois (GstClvFilter * filter, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (filter);
+  GstClvFilterPrivate *priv = PRIV (filter);
+  const gdouble ow = GST_VIDEO_INFO_WIDTH (&priv->out_info);
+  const gdouble oh = GST_VIDEO_INFO_HEIGHT (&priv->out_info);
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  while ((meta = gst_buffer_iterate_meta_filtered (inbuf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    GstVideoRegionOfInterestMeta *out;
+    gdouble cx[4] = { roi->x, roi->x + roi->w, roi->x, roi->x + roi->w };
+    gdouble cy[4] = { roi->y, roi->y, roi->y + roi->h, roi->y + roi->h };
+    gdouble x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE,
+        y1 = -G_MAXDOUBLE;
+
+    for (int i = 0; i < 4; i++) {
+      if (klass->map_point)
+        klass->map_point (filter, &cx[i], &cy[i]);
+      x0 = MIN (x0, cx[i]);
+      y0 = MIN (y0, cy[i]);
+      x1 = MAX (x1, cx[i]);
+      y1 = MAX (y1, cy[i]);
+    }
+    /* Outward rounding, with a small tolerance for float noise. */
+    x0 = CLAMP (floor (x0 + 1e-6), 0, ow);
+    y0 = CLAMP (floor (y0 + 1e-6), 0, oh);
+    x1 = CLAMP (ceil (x1 - 1e-6), 0, ow);
+    y1 = CLAMP (ceil (y1 - 1e-6), 0, oh);
+    if (x1 <= x0 || y1 <= y0) {
+      GST_LOG_OBJECT (filter, "dropping ROI %d outside the output", roi->id);
+      continue;
+    }
+    out = gst_buffer_add_video_region_of_interest_meta_id (outbuf,
+        roi->roi_type, (guint) x0, (guint) y0, (guint) (x1 - x0),
+        (guint) (y1 - y0));
+    out->id = roi->id;
+    out->parent_id = roi->parent_id;
+    for (GList * l = roi->params; l; l = l->next) {
+      GstStructure *s = gst_structure_copy (l->data);
+      /* Normalised coordinates follow the new box (DL Streamer fields). */
+      if (gst_structure_has_field (s, "x_min"))
+        gst_structure_set (s, "x_min", G_TYPE_DOUBLE, x0 / ow, "y_min",
+            G_TYPE_DOUBLE, y0 / oh, "x_max", G_TYPE_DOUBLE, x1 / ow, "y_max",
+            G_TYPE_DOUBLE, y1 / oh, NULL);
+      gst_video_region_of_interest_meta_add_param (out, s);
+    }
+  }
+}
+
+static GstFlowReturn
+gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstClvFilter *filter = GST_CLV_FILTER (trans);
+  GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (trans);
+  GstClvFilterPrivate *priv = PRIV (trans);
+  GstVideoFrame in_frame, out_frame;
+  ClvImage in_im, out_im;
+  GError *error = NULL;
+  cl_command_queue queue = priv->device->queue;
+
+  if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf, GST_MAP_READ))
+    goto map_failed;
+  if (!gst_video_frame_map (&out_frame, &priv->out_info, outbuf,
+          GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in_frame);
+    goto map_failed;
+  }
+  in_im = frame_image (&in_frame);
+  out_im = frame_image (&out_frame);
+
+  if (!ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
+          plane_bytes (&in_frame), CL_MEM_READ_ONLY, &error)
+      || !ensure_stage (priv->device, &priv->out_stage, &priv->out_stage_size,
+          plane_bytes (&out_frame), CL_MEM_WRITE_ONLY, &error))
+    goto failed;
+  CLV_CHECK (clEnqueueWriteBuffer (queue, priv->in_stage, CL_FALSE, 0,
+          plane_bytes (&in_frame), GST_VIDEO_FRAME_PLANE_DATA (&in_frame, 0),
+          0, NULL, NULL), &error, failed);
+  if (!klass->process (filter, priv->in_stage, &in_im, priv->out_stage,
+          &out_im, &error))
+    goto failed;
+  CLV_CHECK (clEnqueueReadBuffer (queue, priv->out_stage, CL_TRUE, 0,
+          plane_bytes (&out_frame), GST_VIDEO_FRAME_PLANE_DATA (&out_frame, 0),
+          0, NULL, NULL), &error, failed);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+
+  copy_rois (filter, inbuf, outbuf);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_ELEMENT_ERROR (trans, RESOURCE, FAILED,
+        ("Could not map a video frame"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+failed:
+  {
+    /* A failed enqueue may leave a write pending on the mapped input. */
+    clFinish (queue);
+    gst_video_frame_unmap (&out_frame);
+    gst_video_frame_unmap (&in_frame);
+    GST_CLV_FILTER_POST_ERROR (trans, RESOURCE, FAILED, error);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static GstFlowReturn
+gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (trans);
+  GstClvFilterPrivate *priv = PRIV (trans);
+  GstVideoInfo info = priv->in_info;
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta (buf);
+  GstMapInfo map;
+  GError *error = NULL;
+  GstFlowReturn ret;
+
+  /* Planes where the buffer says they are, if it says. */
+  if (vmeta) {
+    for (guint i = 0; i < vmeta->n_planes; i++) {
+      GST_VIDEO_INFO_PLANE_OFFSET (&info, i) = vmeta->offset[i];
+      GST_VIDEO_INFO_PLANE_STRIDE (&info, i) = vmeta->stride[i];
+    }
+  }
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    goto map_failed;
+  if (!ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
+          map.size, CL_MEM_READ_ONLY, &error))
+    goto failed;
+  CLV_CHECK (clEnqueueWriteBuffer (priv->device->queue, priv->in_stage,
+          CL_TRUE, 0, map.size, map.data, 0, NULL, NULL), &error, failed);
+  gst_buffer_unmap (buf, &map);
+  return klass->analyse (GST_CLV_FILTER (trans), buf, priv->in_stage, &info);
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_ELEMENT_ERROR (trans, RESOURCE, FAILED, ("Could not map a buffer"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+failed:
+  {
+    gst_buffer_unmap (buf, &map);
+    GST_CLV_FILTER_POST_ERROR (trans, RESOURCE, FAILED, error);
+    ret = GST_FLOW_ERROR;
+    return ret;
+  }
+}
+
+static void
+gst_clv_filter_finalize (GObject * object)
+{
+  GstClvFilterPrivate *priv = PRIV (object);
+
+  release_stages (priv);
+  g_clear_pointer (&priv->device, clv_device_unref);
+  g_free (priv->device_spec);
+  G_OBJECT_CLASS (gst_clv_filter_parent_class)->finalize (object);
+}
+
+static void
+gst_clv_filter_class_init (GstClvFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_clv_filter_set_property;
+  gobject_class->get_property = gst_clv_filter_get_property;
+  gobject_class->finalize = gst_clv_filter_finalize;
+
+  /**
+   * GstClvFilter:device:
+   *
+   * The OpenCL device: "auto" (first GPU, else accelerator, else CPU; the
+   * environment variable CLVISION_DEVICE overrides it), "P:D" (platform and
+   * device index, as `clinfo -l` lists them) or a case-insensitive part of
+   * the platform or device name ("nvidia", "pocl").  Read when the element
+   * starts.
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device",
+          "OpenCL device: auto, P:D index, or part of the platform/device name",
+          DEFAULT_DEVICE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  element_class->set_context = gst_clv_filter_set_context;
+
+  trans_class->start = gst_clv_filter_start;
+  trans_class->stop = gst_clv_filter_stop;
+  trans_class->query = gst_clv_filter_query;
+  trans_class->set_caps = gst_clv_filter_set_caps;
+  trans_class->transform_meta = gst_clv_filter_transform_meta;
+  trans_class->transform = gst_clv_filter_transform;
+  trans_class->transform_ip = gst_clv_filter_transform_ip;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CLV_FILTER, 0);
+}
+
+static void
+gst_clv_filter_init (GstClvFilter * filter)
+{
+  PRIV (filter)->device_spec = g_strdup (DEFAULT_DEVICE);
+}

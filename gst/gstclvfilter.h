@@ -1,0 +1,67 @@
+/* GstClvFilter: base class of the clvision OpenCL elements.
+ *
+ * It owns the `device` property, obtains the shared OpenCL device through a
+ * gst.opencl.context GstContext, moves frames between buffers and device
+ * memory, and maps ROI metas through a subclass's geometry.  Subclasses see
+ * device buffers only (process) or analyse frames in place (analyse). */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "clv-image.h"
+#include "clv-opencl.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CLV_FILTER (gst_clv_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstClvFilter, gst_clv_filter, GST, CLV_FILTER,
+    GstBaseTransform);
+
+struct _GstClvFilterClass
+{
+  GstBaseTransformClass parent_class;
+
+  /* Caps are set: prepare kernels for these frames.  Post an element error
+   * and return FALSE if they can't be handled. */
+  gboolean (*set_info) (GstClvFilter * filter, GstCaps * incaps,
+      GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info);
+
+  /* Not-in-place filters: compute plane 0 of `out` from plane 0 of `in`,
+   * both device buffers, enqueued on filter->device->queue. */
+  gboolean (*process) (GstClvFilter * filter, cl_mem in,
+      const ClvImage * in_im, cl_mem out, const ClvImage * out_im,
+      GError ** error);
+
+  /* In-place analysers: `frame` is the whole buffer on the device (all
+   * planes, laid out as `info` says).  Metas go on `buf`. */
+  GstFlowReturn (*analyse) (GstClvFilter * filter, GstBuffer * buf,
+      cl_mem frame, const GstVideoInfo * info);
+
+  /* Geometry for ROI metas: map a point from input to output frame
+   * coordinates, where pixel i spans [i, i + 1).  NULL: same geometry. */
+  void (*map_point) (GstClvFilter * filter, gdouble * x, gdouble * y);
+};
+
+/* Fields subclasses may read while streaming. */
+ClvDevice *gst_clv_filter_get_device (GstClvFilter * filter);
+const GstVideoInfo *gst_clv_filter_get_in_info (GstClvFilter * filter);
+const GstVideoInfo *gst_clv_filter_get_out_info (GstClvFilter * filter);
+
+/* Adds "sink" and "src" always-pad templates for video/x-raw with these
+ * formats (a GstCaps format list, e.g. "{ GRAY8, GRAY16_LE }"). */
+void gst_clv_filter_class_add_pad_templates (GstClvFilterClass * klass,
+    const gchar * sink_formats, const gchar * src_formats);
+
+/* Logs `error` to the caller's debug category and posts it as an element
+ * error; consumes `error`. */
+#define GST_CLV_FILTER_POST_ERROR(filter, domain, code, error)           \
+  G_STMT_START {                                                        \
+    GST_ERROR_OBJECT (filter, "%s", (error)->message);                  \
+    GST_ELEMENT_ERROR (filter, domain, code, ("%s", (error)->message),  \
+        (NULL));                                                        \
+    g_clear_error (&(error));                                           \
+  } G_STMT_END
+
+G_END_DECLS

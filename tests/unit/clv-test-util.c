@@ -1,0 +1,60 @@
+#include "clv-test-util.h"
+
+#include <string.h>
+
+ClvDevice *
+clv_test_device (void)
+{
+  GError *error = NULL;
+  ClvDevice *dev = clv_device_open (NULL, &error);
+
+  if (dev == NULL)
+    g_error ("no OpenCL device for tests: %s", error->message);
+  return dev;
+}
+
+guint8 *
+clv_test_random_image (ClvImage * im, int width, int height, int bpp,
+    guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint8 *data;
+  const guint max = bpp == 1 ? 256 : 65536;
+
+  *im = clv_image_make (width, height, bpp, clv_round_up ((gsize) width * bpp,
+          4));
+  data = g_malloc0 (im->stride * height);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++)
+      clv_image_set (data, im, x, y, g_rand_int_range (rand, 0, max));
+  g_rand_free (rand);
+  return data;
+}
+
+char *
+clv_test_data_path (const char *name)
+{
+  const char *dir = g_getenv ("CLV_SOURCE_DIR");
+
+  return g_build_filename (dir ? dir : ".", name, NULL);
+}
+
+void
+clv_test_read_buffer (ClvDevice * dev, cl_mem mem, guint8 * dst, gsize size)
+{
+  g_assert_cmpint (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, 0, size,
+          dst, 0, NULL, NULL), ==, CL_SUCCESS);
+}
+
+void
+clv_test_assert_images_equal (const guint8 * a, const guint8 * b,
+    const ClvImage * im)
+{
+  for (int y = 0; y < im->height; y++)
+    for (int x = 0; x < im->width; x++) {
+      guint va = clv_image_get (a, im, x, y), vb = clv_image_get (b, im, x, y);
+      if (va != vb)
+        g_error ("%dx%d image differs at (%d,%d): %u != %u", im->width,
+            im->height, x, y, va, vb);
+    }
+}

@@ -1,0 +1,30 @@
+/* Helpers shared by the unit and element tests. */
+#pragma once
+
+#include <glib.h>
+#include "clv-image.h"
+#include "clv-opencl.h"
+
+G_BEGIN_DECLS
+
+/* The device tests run on ("auto" unless CLVISION_DEVICE says otherwise);
+ * aborts the test with the reason if there is none. */
+ClvDevice *clv_test_device (void);
+
+/* A tightly packed (stride rounded to 4 bytes, as GStreamer does) image
+ * filled by a deterministic generator. */
+guint8 *clv_test_random_image (ClvImage * im, int width, int height, int bpp,
+    guint32 seed);
+
+/* Path of a file under tests/data or the source tree. */
+char *clv_test_data_path (const char *name);
+
+/* Reads plane 0 of an image back from a device buffer. */
+void clv_test_read_buffer (ClvDevice * dev, cl_mem mem, guint8 * dst,
+    gsize size);
+
+/* Asserts equal pixels, naming the first differing one. */
+void clv_test_assert_images_equal (const guint8 * a, const guint8 * b,
+    const ClvImage * im);
+
+G_END_DECLS
