@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages clvision needs to build, test and demo,
+# only those that are missing.  Sourced by tests/run.sh and examples/demo.sh.
+CLV_PACKAGES=(
+  # build
+  meson ninja-build pkg-config gcc g++ python3
+  libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  ocl-icd-opencl-dev opencl-c-headers
+  # run: GStreamer and an OpenCL driver for the CPU (PoCL)
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  ocl-icd-libopencl1 pocl-opencl-icd clinfo
+  # real test data and the OpenCV oracle
+  opencv-data python3-skimage python3-numpy facedetect
+  libopencv-dev libopencv-contrib-dev
+)
+
+clv_install_deps () {
+  local missing=() pkg
+  for pkg in "${CLV_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" \
+      || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "Installing missing packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+    --no-install-recommends "${missing[@]}"
+}
