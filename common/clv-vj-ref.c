@@ -647,6 +647,6 @@ clv_rgb_to_gray_ref (const guint8 * src, gsize src_stride, int bpp, int r,
     const guint8 *s = src + y * src_stride;
     guint8 *d = dst + y * dst_stride;
     for (int x = 0; x < width; x++, s += bpp)
-      d[x] = (guint8) ((s[r] * 4899 + s[g] * 9617 + s[b] * 1868 + 8192) >> 14);
+      d[x] = (guint8) ((s[r] * 9798 + s[g] * 19235 + s[b] * 3735 + 16384) >> 15);
   }
 }

@@ -151,9 +151,11 @@ GArray *clv_vj_group_faces (GArray * candidates, int min_neighbors,
 GArray *clv_vj_detect_ref (const ClvCascade * cascade, const guint8 * gray,
     int width, int height, gsize stride, const ClvVjParams * params);
 
-/* OpenCV's RGB→GRAY (cvtColor, 8-bit): (R*4899 + G*9617 + B*1868 + 8192)
- * >> 14.  `bpp` is 3 or 4; r, g, b are the byte offsets of the channels in
- * a pixel. */
+/* OpenCV 4.6's RGB→GRAY for 8 bits (cvtColor, RGB2Gray<uchar>), 15-bit
+ * fixed point: (R*9798 + G*19235 + B*3735 + 16384) >> 15.  (Not the 14-bit
+ * 4899/9617/1868 of the YUV conversions: those differ in 1 of 2 pixels.)
+ * `bpp` is 3 or 4; r, g, b are the byte offsets of the channels in a
+ * pixel. */
 void clv_rgb_to_gray_ref (const guint8 * src, gsize src_stride, int bpp,
     int r, int g, int b, int width, int height, guint8 * dst,
     gsize dst_stride);
