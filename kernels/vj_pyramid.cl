@@ -36,7 +36,8 @@ typedef struct
   int pix_ofs;                  /* resized pixels, when kept */
 } Level;
 
-/* OpenCV's BGR2GRAY for 8 bits: CV_DESCALE (b*1868 + g*9617 + r*4899, 14). */
+/* OpenCV 4.6's RGB2Gray<uchar>: 15-bit weights, rounded (as
+ * clv_rgb_to_gray_ref). */
 __kernel void
 vj_luma (const __global uchar * src, const uint offset, const uint stride,
     const uint pixel_stride, const uint r, const uint g, const uint b,
@@ -49,7 +50,7 @@ vj_luma (const __global uchar * src, const uint offset, const uint stride,
   const __global uchar *p = src + offset + (size_t) y * stride
       + (size_t) x * pixel_stride;
   dst[(size_t) y * width + x] =
-      (uchar) ((p[b] * 1868 + p[g] * 9617 + p[r] * 4899 + (1 << 13)) >> 14);
+      (uchar) ((p[r] * 9798 + p[g] * 19235 + p[b] * 3735 + (1 << 14)) >> 15);
 }
 
 /* The level that `pos` (a row or column index over all levels) falls in. */

@@ -29,13 +29,13 @@ load_cascade (const char *name)
   return c;
 }
 
-/* A gray test picture (tests/data/vj/NAME.pgm), made by tests/oracle. */
+/* A gray test picture, NAME.pgm from tests/fetch-data.sh. */
 static Gray
 load_gray (const char *name)
 {
   GError *error = NULL;
   char *file = g_strconcat (name, ".pgm", NULL);
-  char *path = g_build_filename (g_getenv ("CLV_VJ_DATA"), file, NULL);
+  char *path = g_build_filename (g_getenv ("CLV_DATA_CACHE"), file, NULL);
   Gray g;
 
   g.pixels = clv_pgm_read (path, &g.width, &g.height, &error);
