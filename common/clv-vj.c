@@ -655,7 +655,9 @@ clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
   RawWindow *raw;
   guint count;
 
-  if (f->width < 1 || f->height < 1 || p->scale_factor <= 1.0)
+  /* Window corners travel as 16-bit coordinates. */
+  if (f->width < 1 || f->height < 1 || f->width > 65535 || f->height > 65535
+      || p->scale_factor <= 1.0)
     goto invalid;
   if (!prepare_geometry (d, f->width, f->height, p, error))
     goto fail;
@@ -706,7 +708,8 @@ clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
 
 invalid:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-      "Invalid detection request: %dx%d frame, scale factor %g (must be > 1)",
+      "Invalid detection request: %dx%d frame (1 to 65535 pixels a side), "
+      "scale factor %g (must be > 1)",
       f->width, f->height, p->scale_factor);
 fail:
   g_array_free (rects, TRUE);
