@@ -96,7 +96,8 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
    * AMD; 12 (NVIDIA) or 8 (AMD) groups per compute unit; stages 0-2 one
    * window per work-item.  On a CPU a group is a few SIMD lanes. */
   t->variant = g_ascii_strcasecmp (variant, "simple") == 0 ?
-      CLV_VJ_VARIANT_SIMPLE : CLV_VJ_VARIANT_UBER;
+      CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
+      CLV_VJ_VARIANT_UBER : CLV_VJ_VARIANT_INVALID;
   t->wg = tune_int ("VJ_WG", gpu ? (int) dev->simd_width : 8);
   t->chunk = tune_int ("VJ_CHUNK", gpu ? t->wg : 64);
   t->coop_windows = tune_int ("VJ_COOP_WINDOWS", dev->simd_width >= 64 ? 4 :
@@ -148,6 +149,12 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
 {
   const gsize local_bytes = (gsize) (t->wg + t->chunk) * 12 + t->wg * 8 + 64;
 
+  if (t->variant == CLV_VJ_VARIANT_INVALID) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "Invalid VJ_VARIANT=%s in CLVISION_TUNE: uber or simple",
+        clv_tune_string ("VJ_VARIANT", ""));
+    return FALSE;
+  }
   if (t->wg < 1 || (gsize) t->wg > dev->max_work_group_size
       || t->chunk < 1 || t->coop_windows < 1 || t->coop_windows > t->wg
       || t->wg % t->coop_windows != 0 || !is_pow2 (t->wg / t->coop_windows)

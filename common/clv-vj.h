@@ -18,6 +18,7 @@ typedef enum
 {
   CLV_VJ_VARIANT_UBER,          /* persistent uberkernel, dynamic mapping */
   CLV_VJ_VARIANT_SIMPLE,        /* one work-item per window, one launch per scale */
+  CLV_VJ_VARIANT_INVALID,       /* CLVISION_TUNE named neither */
 } ClvVjVariant;
 
 /* Kernel tuning, the -D macros of vj_detect.cl / vj_pyramid.cl.  Defaults
