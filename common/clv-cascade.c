@@ -639,23 +639,30 @@ read_old_format (Loader * ld, const Elem * root)
 static gboolean
 check_trees (Loader * ld)
 {
+  const ClvCascadeStage *stages = (const ClvCascadeStage *) ld->stages->data;
   const ClvCascadeTree *trees = (const ClvCascadeTree *) ld->trees->data;
   const ClvCascadeNode *nodes = (const ClvCascadeNode *) ld->nodes->data;
 
-  for (guint t = 0; t < ld->trees->len; t++)
-    for (int i = 0; i < trees[t].n_nodes; i++) {
-      const ClvCascadeNode *n = &nodes[trees[t].first_node + i];
-      int child[2] = { n->left, n->right };
+  for (guint s = 0; s < ld->stages->len; s++)
+    for (int w = 0; w < stages[s].n_trees; w++) {
+      const ClvCascadeTree *tree = &trees[stages[s].first_tree + w];
 
-      if (n->feature < 0 || n->feature >= (int) ld->features->len)
-        return fail (ld, NULL, "tree %u, node %d uses feature %d but there "
-            "are %u features", t, i, n->feature, ld->features->len);
-      for (int c = 0; c < 2; c++)
-        if (child[c] > 0 ? (child[c] <= i || child[c] >= trees[t].n_nodes)
-            : -child[c] > trees[t].n_nodes)
-          return fail (ld, NULL, "tree %u, node %d: %s child %d is out of "
-              "range (%d nodes, %d leaves)", t, i, c ? "right" : "left",
-              child[c], trees[t].n_nodes, trees[t].n_nodes + 1);
+      for (int i = 0; i < tree->n_nodes; i++) {
+        const ClvCascadeNode *n = &nodes[tree->first_node + i];
+        int child[2] = { n->left, n->right };
+
+        if (n->feature < 0 || n->feature >= (int) ld->features->len)
+          return fail (ld, NULL, "stage %u, weak classifier %d, node %d uses "
+              "feature %d but there are %u features", s, w, i, n->feature,
+              ld->features->len);
+        for (int c = 0; c < 2; c++)
+          if (child[c] > 0 ? (child[c] <= i || child[c] >= tree->n_nodes)
+              : -child[c] > tree->n_nodes)
+            return fail (ld, NULL, "stage %u, weak classifier %d, node %d: "
+                "%s child %d is out of range (%d nodes, %d leaves)", s, w, i,
+                c ? "right" : "left", child[c], tree->n_nodes,
+                tree->n_nodes + 1);
+      }
     }
   return TRUE;
 }
