@@ -52,11 +52,16 @@ doc_start (GMarkupParseContext * ctx, const char *name, const char **attr_names,
 {
   Doc *doc = user_data;
   Elem *e = g_new0 (Elem, 1);
+  int col;
 
   g_ptr_array_add (doc->elems, e);
   e->name = g_string_chunk_insert_const (doc->strings, name);
   e->text = "";
-  g_markup_parse_context_get_position (ctx, &e->line, NULL);
+  /* GMarkup's position is one character past the tag's '>': column 1
+   * means the tag ended the line before. */
+  g_markup_parse_context_get_position (ctx, &e->line, &col);
+  if (col == 1 && e->line > 1)
+    e->line--;
   for (int i = 0; attr_names[i] != NULL; i++)
     if (strcmp (attr_names[i], "type_id") == 0)
       e->type_id = g_string_chunk_insert (doc->strings, attr_values[i]);
@@ -117,6 +122,7 @@ static gboolean
 doc_parse (Doc * doc, const char *data, gsize length, GError ** error)
 {
   GError *err = NULL;
+  const char *msg;
   int line, col;
 
   doc->strings = g_string_chunk_new (64 * 1024);
@@ -136,10 +142,14 @@ doc_parse (Doc * doc, const char *data, gsize length, GError ** error)
       && g_markup_parse_context_end_parse (doc->markup, &err))
     return TRUE;
 
+  /* GMarkup says "Error on line L char C: ..." only for some errors. */
   g_markup_parse_context_get_position (doc->markup, &line, &col);
+  msg = err->message;
+  if (g_str_has_prefix (msg, "Error on line") && strstr (msg, ": ") != NULL)
+    msg = strstr (msg, ": ") + 2;
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
       "Cascade file %s is not valid XML (line %d, column %d): %s",
-      doc->name, line, col, err->message);
+      doc->name, line, col, msg);
   g_error_free (err);
   return FALSE;
 }
@@ -373,14 +383,15 @@ read_new_tree (Loader * ld, const Elem * we, const char *where)
   Elem *lv = require (ld, we, "leafValues", where);
   ClvCascadeTree tree;
   double *v = NULL;
-  int n, n_leaves;
+  int n, n_leaves, cap;
   gboolean ok = FALSE;
 
   if (in == NULL || lv == NULL)
     return FALSE;
-  /* Bounded by the text length: every value takes at least two chars. */
-  v = g_new (double, strlen (in->text) / 2 + strlen (lv->text) / 2 + 2);
-  if (!read_numbers (ld, in, where, v, G_MAXINT, &n))
+  /* Values are separated by spaces: at most one per two characters. */
+  cap = MAX (strlen (in->text), strlen (lv->text)) / 2 + 1;
+  v = g_new (double, cap);
+  if (!read_numbers (ld, in, where, v, cap, &n))
     goto out;
   if (n == 0 || n % 4 != 0) {
     fail (ld, in, "%s <internalNodes> has %d values, expected groups of 4 "
@@ -399,7 +410,7 @@ read_new_tree (Loader * ld, const Elem * we, const char *where)
     node.threshold = (float) v[4 * i + 3];
     g_array_append_val (ld->nodes, node);
   }
-  if (!read_numbers (ld, lv, where, v, G_MAXINT, &n_leaves))
+  if (!read_numbers (ld, lv, where, v, cap, &n_leaves))
     goto out;
   if (n_leaves != tree.n_nodes + 1) {
     fail (ld, lv, "%s has %d leaf values for %d nodes, expected %d", where,
@@ -628,23 +639,30 @@ read_old_format (Loader * ld, const Elem * root)
 static gboolean
 check_trees (Loader * ld)
 {
+  const ClvCascadeStage *stages = (const ClvCascadeStage *) ld->stages->data;
   const ClvCascadeTree *trees = (const ClvCascadeTree *) ld->trees->data;
   const ClvCascadeNode *nodes = (const ClvCascadeNode *) ld->nodes->data;
 
-  for (guint t = 0; t < ld->trees->len; t++)
-    for (int i = 0; i < trees[t].n_nodes; i++) {
-      const ClvCascadeNode *n = &nodes[trees[t].first_node + i];
-      int child[2] = { n->left, n->right };
+  for (guint s = 0; s < ld->stages->len; s++)
+    for (int w = 0; w < stages[s].n_trees; w++) {
+      const ClvCascadeTree *tree = &trees[stages[s].first_tree + w];
 
-      if (n->feature < 0 || n->feature >= (int) ld->features->len)
-        return fail (ld, NULL, "tree %u, node %d uses feature %d but there "
-            "are %u features", t, i, n->feature, ld->features->len);
-      for (int c = 0; c < 2; c++)
-        if (child[c] > 0 ? (child[c] <= i || child[c] >= trees[t].n_nodes)
-            : -child[c] > trees[t].n_nodes)
-          return fail (ld, NULL, "tree %u, node %d: %s child %d is out of "
-              "range (%d nodes, %d leaves)", t, i, c ? "right" : "left",
-              child[c], trees[t].n_nodes, trees[t].n_nodes + 1);
+      for (int i = 0; i < tree->n_nodes; i++) {
+        const ClvCascadeNode *n = &nodes[tree->first_node + i];
+        int child[2] = { n->left, n->right };
+
+        if (n->feature < 0 || n->feature >= (int) ld->features->len)
+          return fail (ld, NULL, "stage %u, weak classifier %d, node %d uses "
+              "feature %d but there are %u features", s, w, i, n->feature,
+              ld->features->len);
+        for (int c = 0; c < 2; c++)
+          if (child[c] > 0 ? (child[c] <= i || child[c] >= tree->n_nodes)
+              : -child[c] > tree->n_nodes)
+            return fail (ld, NULL, "stage %u, weak classifier %d, node %d: "
+                "%s child %d is out of range (%d nodes, %d leaves)", s, w, i,
+                c ? "right" : "left", child[c], tree->n_nodes,
+                tree->n_nodes + 1);
+      }
     }
   return TRUE;
 }

@@ -29,8 +29,11 @@
  *    int rectangle sums.  Each product rounded to float before the add.
  * 6. Node: go left when v < threshold (float compare).  Stage: the leaf
  *    values are summed in DOUBLE, in tree order, from 0; the window fails
- *    the stage when sum < (double) stage threshold.  A float sum is not
- *    the same (it changes detections).  The stage thresholds in ClvCascade
+ *    the stage when sum < (double) stage threshold.  A float sum is almost
+ *    the same but not quite: on astronaut/grace_hopper/franck it changed
+ *    the rejecting stage of 7 of 11.6M windows (none accepted); sum in
+ *    double, or in float and redo in double when |sum - threshold| is
+ *    within the float error bound.  The stage thresholds in ClvCascade
  *    already include OpenCV's "- 1e-5f".
  * 7. Step: windows at x, y multiples of `step` with x < x_end, y < y_end;
  *    along a row, a window rejected by stage 0 makes OpenCV skip the next
@@ -139,21 +142,21 @@ GArray *clv_vj_detect_raw (const ClvCascade * cascade, const guint8 * gray,
 int clv_vj_group_rectangles (ClvRect * rects, int n_rects,
     int group_threshold, double eps, int *neighbors);
 
-/* The end of detectMultiScale for raw candidates (GArray of ClvRect, left
- * as they are): grouping with eps 0.2, then clipping to the width x height
- * image.  GArray of ClvVjFace. */
-GArray *clv_vj_group_faces (GArray * candidates, int min_neighbors,
-    int width, int height);
+/* What follows the scan in detectMultiScale (shared by the OpenCL path):
+ * groupRectangles with eps 0.2 on the raw candidates, then clipping to the
+ * width x height image.  GArray of ClvVjFace. */
+GArray *clv_vj_group_faces (const ClvRect * raw, int n_raw,
+    int min_neighbors, int width, int height);
 
 /* The whole of detectMultiScale(image, objects, numDetections, ...):
- * raw candidates, grouping with eps 0.2, clipping to the image.
+ * clv_vj_detect_raw then clv_vj_group_faces.
  * GArray of ClvVjFace, in OpenCV's single-thread order. */
 GArray *clv_vj_detect_ref (const ClvCascade * cascade, const guint8 * gray,
     int width, int height, gsize stride, const ClvVjParams * params);
 
 /* OpenCV 4.6's RGB→GRAY for 8 bits (cvtColor, RGB2Gray<uchar>), 15-bit
  * fixed point: (R*9798 + G*19235 + B*3735 + 16384) >> 15.  (Not the 14-bit
- * 4899/9617/1868 of the YUV conversions: those differ in 1 of 2 pixels.)
+ * 4899/9617/1868 of the YUV conversions, which differ on many pixels.)
  * `bpp` is 3 or 4; r, g, b are the byte offsets of the channels in a
  * pixel. */
 void clv_rgb_to_gray_ref (const guint8 * src, gsize src_stride, int bpp,
