@@ -3,11 +3,9 @@
  * for the uberkernel and the simple variant, gray planes and packed RGB. */
 #include <string.h>
 
-#include "clv-pgm.h"
 #include "clv-test-util.h"
 #include "clv-vj.h"
-
-#define CASCADE_DIR "/usr/share/opencv4/haarcascades/"
+#include "vj-test-util.h"
 
 typedef struct
 {
@@ -17,11 +15,12 @@ typedef struct
 
 static ClvDevice *device;
 
+/* NAME.xml */
 static ClvCascade *
 load_cascade (const char *name)
 {
   GError *error = NULL;
-  char *path = g_strconcat (CASCADE_DIR, name, NULL);
+  char *path = vj_test_cascade_path (name);
   ClvCascade *c = clv_cascade_load (path, &error);
 
   g_assert_no_error (error);
@@ -29,19 +28,12 @@ load_cascade (const char *name)
   return c;
 }
 
-/* A gray test picture, NAME.pgm from tests/fetch-data.sh. */
 static Gray
 load_gray (const char *name)
 {
-  GError *error = NULL;
-  char *file = g_strconcat (name, ".pgm", NULL);
-  char *path = g_build_filename (g_getenv ("CLV_DATA_CACHE"), file, NULL);
   Gray g;
 
-  g.pixels = clv_pgm_read (path, &g.width, &g.height, &error);
-  g_assert_no_error (error);
-  g_free (path);
-  g_free (file);
+  g.pixels = vj_test_load_image (name, &g.width, &g.height);
   return g;
 }
 
@@ -169,9 +161,9 @@ test_pyramid_matches_reference (void)
   Gray g = load_gray ("grace_hopper");
   Gray odd = scaled (&g, 333, 301);
 
-  check_pyramid ("haarcascade_frontalface_default.xml", &g);
+  check_pyramid ("frontalface_default", &g);
   /* Tilted features need the tilted integral too. */
-  check_pyramid ("haarcascade_smile.xml", &odd);
+  check_pyramid ("smile", &odd);
   g_free (odd.pixels);
   g_free (g.pixels);
 }
@@ -217,11 +209,11 @@ check_candidates (const Case * k, const char *tuning)
 }
 
 static const Case cases[] = {
-  {"haarcascade_frontalface_default.xml", "grace_hopper", 0, 0, 1.1},
-  {"haarcascade_frontalface_alt.xml", "astronaut", 0, 0, 1.2},
-  {"haarcascade_frontalface_alt2.xml", "grace_hopper", 0, 0, 1.2},
-  {"haarcascade_frontalface_alt_tree.xml", "astronaut", 256, 256, 1.1},
-  {"haarcascade_frontalface_default.xml", "astronaut", 200, 171, 1.2},
+  {"frontalface_default", "grace_hopper", 0, 0, 1.1},
+  {"frontalface_alt", "astronaut", 0, 0, 1.2},
+  {"frontalface_alt2", "grace_hopper", 0, 0, 1.2},
+  {"frontalface_alt_tree", "astronaut", 256, 256, 1.1},
+  {"frontalface_default", "astronaut", 200, 171, 1.2},
 };
 
 static void
@@ -245,7 +237,7 @@ test_all_stages_cooperative (void)
 static void
 test_skip_rule_and_many_candidates (void)
 {
-  ClvCascade *c = load_cascade ("haarcascade_frontalface_default.xml");
+  ClvCascade *c = load_cascade ("frontalface_default");
   ClvCascade weak = *c;
   ClvImage im;
   Gray g;
@@ -293,7 +285,7 @@ test_skip_rule_and_many_candidates (void)
 static void
 test_faces_match_reference (void)
 {
-  ClvCascade *c = load_cascade ("haarcascade_frontalface_alt2.xml");
+  ClvCascade *c = load_cascade ("frontalface_alt2");
   Gray g = load_gray ("astronaut");
   ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
   ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
@@ -325,7 +317,7 @@ test_faces_match_reference (void)
 static void
 test_packed_rgb (void)
 {
-  ClvCascade *c = load_cascade ("haarcascade_frontalface_default.xml");
+  ClvCascade *c = load_cascade ("frontalface_default");
   Gray full = load_gray ("grace_hopper");
   Gray g = scaled (&full, 240, 240);
   ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
@@ -381,7 +373,7 @@ test_packed_rgb (void)
 static void
 test_plane_with_offset_and_stride (void)
 {
-  ClvCascade *c = load_cascade ("haarcascade_frontalface_default.xml");
+  ClvCascade *c = load_cascade ("frontalface_default");
   Gray full = load_gray ("grace_hopper");
   Gray g = scaled (&full, 250, 250);
   ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_SIMPLE, NULL);
@@ -415,7 +407,7 @@ test_plane_with_offset_and_stride (void)
 static void
 test_tiny_frames (void)
 {
-  ClvCascade *c = load_cascade ("haarcascade_frontalface_default.xml");
+  ClvCascade *c = load_cascade ("frontalface_default");
   ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
   ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
   guint8 px[40 * 40];
@@ -458,9 +450,9 @@ test_tiny_frames (void)
 static void
 test_split_sums_only_when_exact (void)
 {
-  const char *names[] = { "haarcascade_frontalface_default.xml",
-    "haarcascade_frontalface_alt.xml", "haarcascade_frontalface_alt2.xml",
-    "haarcascade_frontalface_alt_tree.xml"
+  const char *names[] = { "frontalface_default",
+    "frontalface_alt", "frontalface_alt2",
+    "frontalface_alt_tree"
   };
   ClvCascade *c;
   float saved;
@@ -470,7 +462,7 @@ test_split_sums_only_when_exact (void)
     g_assert_true (clv_vj_cascade_sums_exact (c, 0));
     clv_cascade_free (c);
   }
-  c = load_cascade ("haarcascade_frontalface_default.xml");
+  c = load_cascade ("frontalface_default");
   saved = c->leaves[c->trees[c->stages[5].first_tree].first_leaf];
   c->leaves[c->trees[c->stages[5].first_tree].first_leaf] = 1e-30f;
   g_assert_false (clv_vj_cascade_sums_exact (c, 3));
@@ -483,7 +475,7 @@ test_split_sums_only_when_exact (void)
 static void
 test_bad_tuning (void)
 {
-  ClvCascade *c = load_cascade ("haarcascade_frontalface_default.xml");
+  ClvCascade *c = load_cascade ("frontalface_default");
   ClvVjTuning t;
   GError *error = NULL;
 
