@@ -539,7 +539,11 @@ clv_program_stats (ClvProgramStats * out)
 char *
 clv_program_cache_dir (void)
 {
-  return g_build_filename (g_get_user_cache_dir (), "clvision", NULL);
+  /* Read the variable each time: GLib caches g_get_user_cache_dir(). */
+  const char *xdg = g_getenv ("XDG_CACHE_HOME");
+
+  return g_build_filename (xdg && *xdg ? xdg : g_get_user_cache_dir (),
+      "clvision", NULL);
 }
 
 /* Cache files: magic, payload length, payload checksum, then the binary. */
