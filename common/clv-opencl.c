@@ -727,6 +727,12 @@ clv_program_build (ClvDevice * dev, const char *name, const char *source,
     g_free (log);
     goto fail;
   }
+  if (g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN) == FALSE) {
+    char *log = build_log (dev, prog);
+    g_debug ("built kernels/%s.cl for %s with %s\n%s", name, dev->device_name,
+        opts, log);
+    g_free (log);
+  }
   program_to_cache (dev, prog, path);
 
 done:
