@@ -38,25 +38,49 @@ struct _ClvMultilook
 {
   ClvDevice *dev;
   cl_kernel kernel;
-  int rows_per_item;
+  int out_x;                    /* outputs per work-item along a row */
+  int split;                    /* work-items per output sharing the rows */
   size_t local_x;
 };
 
+/* Outputs per work-item: as many as fill one 16-byte vector load. */
+static int
+default_out_x (int bpp, int rl)
+{
+  const int span = rl * bpp;
+  return span < 16 && 16 % span == 0 ? 16 / span : 1;
+}
+
 ClvMultilook *
 clv_multilook_new (ClvDevice * dev, int bpp, int rl, int al,
-    ClvMultilookDomain domain, GError ** error)
+    ClvMultilookDomain domain, int out_width, int out_height, GError ** error)
 {
   ClvMultilook *ml = g_new0 (ClvMultilook, 1);
   cl_program prog = NULL;
+  const gboolean gpu = dev->simd_width > 1;
+  size_t wg;
+  gint64 items, target;
   char *opts;
 
   ml->dev = clv_device_ref (dev);
-  ml->rows_per_item = (int) clv_tune_int ("SAR_ML_ROWS", 4);
-  ml->local_x = (size_t) clv_tune_int ("SAR_ML_WG",
-      dev->simd_width > 1 ? 4 * dev->simd_width : 16);
+  ml->out_x = (int) clv_tune_int ("SAR_ML_OUT_X", default_out_x (bpp, rl));
+  wg = (size_t) clv_tune_int ("SAR_ML_WG", gpu ? 256 : 16);
+  wg = MIN (wg, dev->max_work_group_size);
+  /* Split a block's rows while the device would have too few work-items;
+   * a CPU has few lanes and prefers whole blocks. */
+  items = (gint64) (out_width + ml->out_x - 1) / ml->out_x * out_height;
+  target = (gint64) dev->compute_units * 2048;
+  ml->split = 1;
+  while (gpu && ml->split * 2 <= al && (size_t) ml->split * 2 <= wg / 8
+      && items * ml->split < target)
+    ml->split *= 2;
+  ml->split = (int) CLAMP (clv_tune_int ("SAR_ML_SPLIT", ml->split), 1,
+      (gint64) wg);
+  ml->local_x = MAX (wg / ml->split, 1);
   opts = g_strdup_printf ("-DPIX_BYTES=%d -DRL=%d -DAL=%d -DAMPLITUDE=%d "
-      "-DML_ROWS=%d", bpp, rl, al, domain == CLV_MULTILOOK_AMPLITUDE,
-      ml->rows_per_item);
+      "-DOUT_X=%d -DVW=%d -DSPLIT=%d -DLX=%zu", bpp, rl, al,
+      domain == CLV_MULTILOOK_AMPLITUDE, ml->out_x, rl * ml->out_x, ml->split,
+      ml->local_x);
   prog = clv_device_get_program (dev, "sar_multilook", opts, error);
   g_free (opts);
   if (prog == NULL)
@@ -80,9 +104,9 @@ clv_multilook_enqueue (ClvMultilook * ml, cl_mem src, const ClvImage * si,
     di->offset / di->bpp, di->stride / di->bpp
   };
   cl_int ow = di->width, oh = di->height;
-  size_t local[2] = { ml->local_x, 1 };
-  size_t global[2] = { clv_round_up (ow, local[0]),
-    (oh + ml->rows_per_item - 1) / ml->rows_per_item
+  size_t local[2] = { ml->local_x, (size_t) ml->split };
+  size_t global[2] = { clv_round_up ((ow + ml->out_x - 1) / ml->out_x,
+        local[0]), (size_t) oh * ml->split
   };
 
   if (ow == 0 || oh == 0)

@@ -38,7 +38,12 @@ def main():
         if wanted and t["name"] not in wanted:
             continue
         env = dict(os.environ)
-        env.update({k: remap(v) for k, v in t["env"].items()})
+        for k, v in t["env"].items():
+            v = remap(v)
+            # meson's library paths go in front of the machine's own.
+            if k in ("LD_LIBRARY_PATH", "PATH") and os.environ.get(k):
+                v = v + os.pathsep + os.environ[k]
+            env[k] = v
         cmd = [remap(c) for c in t["cmd"]]
         t0 = time.time()
         p = subprocess.run(cmd, env=env, cwd=remap(t["workdir"]) if t["workdir"] else None,

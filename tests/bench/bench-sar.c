@@ -42,7 +42,7 @@ kernel_seconds (ClvDevice * dev, int size, int looks, int iterations)
   }
   out = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, di.stride * oh, &error);
   ml = clv_multilook_new (dev, 2, looks, looks, CLV_MULTILOOK_INTENSITY,
-      &error);
+      ow, oh, &error);
   if (ml == NULL || out == NULL)
     g_error ("bench: %s", error->message);
   for (int i = -ring; i < iterations; i++) {
