@@ -38,6 +38,8 @@ struct _ClvMultilook
 {
   ClvDevice *dev;
   cl_kernel kernel;
+  cl_kernel kernel_aligned;     /* whole-vector loads; see the .cl */
+  int vector_bytes;             /* the alignment it needs, 0: none */
   int out_x;                    /* outputs per work-item along a row */
   int split;                    /* work-items per output sharing the rows */
   size_t local_x;
@@ -86,9 +88,15 @@ clv_multilook_new (ClvDevice * dev, int bpp, int rl, int al,
   if (prog == NULL)
     goto fail;
   ml->kernel = clv_kernel_new (prog, "sar_multilook", error);
+  if (ml->kernel)
+    ml->kernel_aligned = clv_kernel_new (prog, "sar_multilook_aligned", error);
   clReleaseProgram (prog);
-  if (ml->kernel == NULL)
+  if (ml->kernel_aligned == NULL)
     goto fail;
+  /* Vector loads exist for 2, 4, 8 and 16 pixels. */
+  if ((rl * ml->out_x) == 2 || (rl * ml->out_x) == 4 || (rl * ml->out_x) == 8
+      || (rl * ml->out_x) == 16)
+    ml->vector_bytes = rl * ml->out_x * bpp;
   return ml;
 
 fail:
@@ -109,13 +117,16 @@ clv_multilook_enqueue (ClvMultilook * ml, cl_mem src, const ClvImage * si,
         local[0]), (size_t) oh * ml->split
   };
 
+  cl_kernel k = ml->vector_bytes && si->offset % ml->vector_bytes == 0
+      && si->stride % ml->vector_bytes == 0 ? ml->kernel_aligned : ml->kernel;
+
   if (ow == 0 || oh == 0)
     return TRUE;
-  if (!clv_kernel_set_args (ml->kernel, error, CLV_ARG (src), CLV_ARG (a[0]),
+  if (!clv_kernel_set_args (k, error, CLV_ARG (src), CLV_ARG (a[0]),
           CLV_ARG (a[1]), CLV_ARG (dst), CLV_ARG (a[2]), CLV_ARG (a[3]),
           CLV_ARG (ow), CLV_ARG (oh), CLV_ARGS_END))
     return FALSE;
-  CLV_CHECK (clEnqueueNDRangeKernel (ml->dev->queue, ml->kernel, 2, NULL,
+  CLV_CHECK (clEnqueueNDRangeKernel (ml->dev->queue, k, 2, NULL,
           global, local, 0, NULL, event), error, fail);
   return TRUE;
 
@@ -130,6 +141,8 @@ clv_multilook_free (ClvMultilook * ml)
     return;
   if (ml->kernel)
     clReleaseKernel (ml->kernel);
+  if (ml->kernel_aligned)
+    clReleaseKernel (ml->kernel_aligned);
   clv_device_unref (ml->dev);
   g_free (ml);
 }

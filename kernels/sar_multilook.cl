@@ -32,24 +32,35 @@ typedef uint acc_t;
 #if VW == 2
 #define VLOAD vload2
 #define VSTORE vstore2
+#define VEC_T XVEC (2)
 #elif VW == 4
 #define VLOAD vload4
 #define VSTORE vstore4
+#define VEC_T XVEC (4)
 #elif VW == 8
 #define VLOAD vload8
 #define VSTORE vstore8
+#define VEC_T XVEC (8)
 #elif VW == 16
 #define VLOAD vload16
 #define VSTORE vstore16
+#define VEC_T XVEC (16)
+#endif
+#if PIX_BYTES == 1
+#define XVEC(n) uchar##n
+#else
+#define XVEC(n) ushort##n
 #endif
 
-/* Adds one block row of each of the OUT_X outputs to s. */
+/* Adds one block row of each of the OUT_X outputs to s.  `aligned`: p is
+ * aligned to the whole vector, so one wide load can fetch it (vloadN only
+ * promises element alignment, and compilers then split the load). */
 inline void
-add_block_rows (const __global pix_t * p, acc_t * s)
+add_block_rows (const __global pix_t * p, acc_t * s, const bool aligned)
 {
   pix_t v[VW];
 #ifdef VLOAD
-  VSTORE (VLOAD (0, p), 0, v);
+  VSTORE (aligned ? *(const __global VEC_T *) p : VLOAD (0, p), 0, v);
 #else
 #pragma unroll
   for (int i = 0; i < VW; i++)
@@ -85,18 +96,16 @@ block_result (acc_t s)
 
 /* Global size: (ceil(out_width / OUT_X) rounded to the work-group width,
  * out_height * SPLIT); local size (LX, SPLIT). */
-__kernel void
-sar_multilook (const __global pix_t * src, const uint src_offset,
+inline void
+multilook (const __global pix_t * src, const uint src_offset,
     const uint src_stride, __global pix_t * dst, const uint dst_offset,
-    const uint dst_stride, const int out_width, const int out_height)
+    const uint dst_stride, const int out_width, const int out_height,
+    const bool aligned, __local acc_t * partial)
 {
   const int ox0 = get_global_id (0) * OUT_X;
   const int oy = get_global_id (1) / SPLIT;
   const int part = get_local_id (1);
   acc_t s[OUT_X];
-#if SPLIT > 1
-  __local acc_t partial[SPLIT][LX][OUT_X];
-#endif
 
 #pragma unroll
   for (int o = 0; o < OUT_X; o++)
@@ -104,7 +113,7 @@ sar_multilook (const __global pix_t * src, const uint src_offset,
   src += src_offset + (size_t) oy * AL * src_stride + (size_t) ox0 * RL;
   if (ox0 + OUT_X <= out_width) {
     for (int j = part; j < AL; j += SPLIT)
-      add_block_rows (src + (size_t) j * src_stride, s);
+      add_block_rows (src + (size_t) j * src_stride, s, aligned);
   } else if (ox0 < out_width) {
     /* The last, partial group of a row: only whole blocks, one by one. */
     for (int j = part; j < AL; j += SPLIT)
@@ -116,18 +125,19 @@ sar_multilook (const __global pix_t * src, const uint src_offset,
   }
 #if SPLIT > 1
   {
+    /* partial[SPLIT][LX][OUT_X] */
     const int lx = get_local_id (0);
 
 #pragma unroll
     for (int o = 0; o < OUT_X; o++)
-      partial[part][lx][o] = s[o];
+      partial[(part * LX + lx) * OUT_X + o] = s[o];
     barrier (CLK_LOCAL_MEM_FENCE);
     if (part != 0)
       return;
     for (int k = 1; k < SPLIT; k++)
 #pragma unroll
       for (int o = 0; o < OUT_X; o++)
-        s[o] += partial[k][lx][o];
+        s[o] += partial[(k * LX + lx) * OUT_X + o];
   }
 #endif
   if (ox0 >= out_width)
@@ -137,4 +147,32 @@ sar_multilook (const __global pix_t * src, const uint src_offset,
   for (int o = 0; o < OUT_X; o++)
     if (ox0 + o < out_width)
       dst[o] = (pix_t) block_result (s[o]);
+}
+
+/* The block rows' partial sums when SPLIT work-items share a block. */
+#if SPLIT > 1
+#define PARTIAL_SUMS __local acc_t partial[SPLIT * LX * OUT_X]
+#else
+#define PARTIAL_SUMS __local acc_t *partial = 0
+#endif
+
+__kernel void
+sar_multilook (const __global pix_t * src, const uint src_offset,
+    const uint src_stride, __global pix_t * dst, const uint dst_offset,
+    const uint dst_stride, const int out_width, const int out_height)
+{
+  PARTIAL_SUMS;
+  multilook (src, src_offset, src_stride, dst, dst_offset, dst_stride,
+      out_width, out_height, false, partial);
+}
+
+/* For sources whose offset and stride are multiples of VW pixels. */
+__kernel void
+sar_multilook_aligned (const __global pix_t * src, const uint src_offset,
+    const uint src_stride, __global pix_t * dst, const uint dst_offset,
+    const uint dst_stride, const int out_width, const int out_height)
+{
+  PARTIAL_SUMS;
+  multilook (src, src_offset, src_stride, dst, dst_offset, dst_stride,
+      out_width, out_height, true, partial);
 }
