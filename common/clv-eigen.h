@@ -40,9 +40,10 @@ typedef struct
   double *projections;          /* M × K: row i is training image i projected */
   int *labels;                  /* M */
   GHashTable *label_names;      /* GINT_TO_POINTER (label) → char * (owned) */
+  double threshold;             /* OpenCV's stored threshold, DBL_MAX = none */
 } ClvEigenModel;
 
-/* All arrays allocated (zeroed), no label names. */
+/* All arrays allocated (zeroed), no label names, threshold DBL_MAX. */
 ClvEigenModel *clv_eigen_model_new (int width, int height, int n_train,
     int n_components);
 void clv_eigen_model_free (ClvEigenModel * model);
@@ -75,7 +76,7 @@ char *clv_eigen_model_to_string (const ClvEigenModel * model);
 typedef enum
 {
   CLV_EIGEN_KEEP_COUNT,         /* `count` components; 0 = all, at most M−1 */
-  CLV_EIGEN_KEEP_ENERGY,        /* smallest K with Σ₁ᴷλ / Σλ ≥ `threshold` (1) */
+  CLV_EIGEN_KEEP_ENERGY,        /* smallest K with Σ₁ᴷλ / Σλ > `threshold` (1) */
   CLV_EIGEN_KEEP_STRETCH,       /* smallest K with λ_{K+1} / λ₁ < `threshold` (2) */
 } ClvEigenKeepRule;
 
@@ -87,7 +88,9 @@ typedef struct
 } ClvEigenComponents;
 
 /* K for the descending `eigenvalues` (n of them, from M training images):
- * always 1 ≤ K ≤ min (n, M − 1). */
+ * always 1 ≤ K ≤ the non-trivial ones (λ > λ₁·1e-10, at most M − 1); 0 if
+ * there are none (all images equal).  OpenCV's count 0 keeps M components,
+ * the last one a null-space direction of rounding noise: we never keep it. */
 int clv_eigen_choose_components (const double *eigenvalues, int n,
     int n_train, const ClvEigenComponents * components);
 
@@ -123,10 +126,22 @@ int clv_eigen_predict_ref (const ClvEigenModel * model, const guint8 * face,
     double threshold, double *distance);
 
 /* The face crop recognition uses: the ROI (x, y, w, h), inside the frame,
- * of a GRAY8 frame resized to out_w × out_h exactly as OpenCV's
- * cv::resize (crop, INTER_LINEAR) does for 8-bit images (fixed point, see
- * the .c for the arithmetic the kernel must copy).  `out` is packed. */
+ * of a GRAY8 frame resized to out_w × out_h bit-exactly as OpenCV's
+ * cv::resize (frame (roi), INTER_LINEAR_EXACT).  `out` is packed.
+ *
+ * The arithmetic, for a kernel to copy: per axis the host computes, for
+ * every output index i, `first[i]` and the weight `frac[i]` (0..256, 8
+ * fraction bits) of pixel first[i] + 1 with clv_eigen_linear_coeffs; then
+ *   h(y)  = (256 − fx)·p[y][x0] + fx·p[y][x0 + 1]        (x1 unused if fx = 0)
+ *   out   = ((256 − fy)·h(y0) + fy·h(y0 + 1) + 32768) >> 16
+ * in integers (fits 32 bits). */
 void clv_eigen_crop_resize_ref (const guint8 * frame, const ClvImage * im,
     int x, int y, int w, int h, guint8 * out, int out_w, int out_h);
+
+/* The per-axis tables above for src_size → dst_size (both ≥ 1): first[i]
+ * in [0, src_size − 1], frac[i] in [0, 256], frac 0 where first is the last
+ * pixel. */
+void clv_eigen_linear_coeffs (int src_size, int dst_size, int *first,
+    guint16 * frac);
 
 G_END_DECLS
