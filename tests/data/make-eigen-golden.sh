@@ -25,6 +25,8 @@ python3 "$data/make-lfw.py" "$cache"
 mkdir -p "$golden"
 version=$("$oracle" version)
 
+# Thresholds near the median distance: some test faces known, some not.
+declare -A thresholds=([5]=500 [20]=800 [69]=1000)
 for k in 5 20 69; do
   out=$golden/eigen-lfw-k$k.txt
   "$oracle" train "$cache/train.txt" "$tmp/model.yml" --components "$k"
@@ -34,7 +36,7 @@ for k in 5 20 69; do
     echo "# tests/data/make-eigen-golden.sh.  Lines: eigenvalue INDEX VALUE,"
     echo "# predict THRESHOLD PATH LABEL DISTANCE (PATH under cache/lfw)."
     "$oracle" eigenvalues "$tmp/model.yml" | awk '{print "eigenvalue", NR - 1, $1}'
-    for threshold in inf 600; do
+    for threshold in inf "${thresholds[$k]}"; do
       args=()
       [ "$threshold" = inf ] || args=(--threshold "$threshold")
       "$oracle" predict "$tmp/model.yml" "${args[@]}" --list "$cache/test.txt" |
