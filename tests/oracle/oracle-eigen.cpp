@@ -3,8 +3,8 @@
 //
 //   oracle-eigen train LIST MODEL [--components K] [--threshold T]
 //       LIST: one "path label [name]" per line (# comments; the name is
-//       the rest of the line); the images (any format imread reads, made
-//       gray) must share one size.
+//       the rest of the line); the images (8-bit binary PGM) must share one
+//       size.
 //   oracle-eigen predict MODEL [--threshold T] (--list LIST | IMAGE...)
 //       one "path label distance" line per image (%.17g).
 //   oracle-eigen eigenvalues MODEL
@@ -18,9 +18,12 @@
 //       [--components K] [--predict N]
 //       trains on M synthetic faces of S×S for every M (K = 0: M / 5, the
 //       seed's setting) and predicts N faces; prints one JSON object.
+//
+// Images are PGM files read and written here, not through imgcodecs, so
+// the oracle needs only OpenCV's core, imgproc and face libraries (and what
+// they pull in) on the GPU machine.
 #include <opencv2/core.hpp>
 #include <opencv2/face.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <chrono>
@@ -71,13 +74,42 @@ read_list (const std::string & path)
   return samples;
 }
 
+// An 8-bit binary PGM (P5), header comments allowed.
 cv::Mat
 read_gray (const std::string & path)
 {
-  cv::Mat im = cv::imread (path, cv::IMREAD_GRAYSCALE);
-  if (im.empty ())
-    die ("cannot read image " + path);
+  std::ifstream in (path, std::ios::binary);
+  std::string magic;
+  int dims[3], n = 0;
+  if (!(in >> magic) || magic != "P5")
+    die ("not a binary PGM: " + path);
+  while (n < 3) {
+    in >> std::ws;
+    if (in.peek () == '#') {
+      std::string comment;
+      std::getline (in, comment);
+    } else if (!(in >> dims[n++])) {
+      die ("bad PGM header: " + path);
+    }
+  }
+  if (dims[0] < 1 || dims[1] < 1 || dims[2] != 255)
+    die ("not an 8-bit PGM: " + path);
+  in.get ();
+  cv::Mat im (dims[1], dims[0], CV_8UC1);
+  if (!in.read ((char *) im.data, (std::streamsize) im.total ()))
+    die ("truncated PGM: " + path);
   return im;
+}
+
+void
+write_gray (const std::string & path, const cv::Mat & im)
+{
+  std::ofstream out (path, std::ios::binary);
+  out << "P5\n" << im.cols << " " << im.rows << "\n255\n";
+  for (int y = 0; y < im.rows; y++)
+    out.write ((const char *) im.ptr (y), im.cols);
+  if (!out)
+    die ("cannot write " + path);
 }
 
 double
@@ -185,8 +217,7 @@ cmd_crop_resize (int argc, char **argv)
   cv::resize (im (roi), out, cv::Size (std::atoi (argv[5]),
           std::atoi (argv[6])), 0, 0,
       inexact ? cv::INTER_LINEAR : cv::INTER_LINEAR_EXACT);
-  if (!cv::imwrite (argv[7], out))
-    die (std::string ("cannot write ") + argv[7]);
+  write_gray (argv[7], out);
   return 0;
 }
 
