@@ -129,6 +129,15 @@ option (int argc, char **argv, const char *name, const char *fallback)
   return fallback;
 }
 
+cv::Ptr<cv::face::EigenFaceRecognizer>
+read_model (const char *path)
+{
+  cv::Ptr<cv::face::EigenFaceRecognizer> model =
+      cv::face::EigenFaceRecognizer::create ();
+  model->read (std::string (path));
+  return model;
+}
+
 int
 cmd_train (int argc, char **argv)
 {
@@ -160,9 +169,7 @@ cmd_predict (int argc, char **argv)
 {
   if (argc < 2)
     die ("usage: predict MODEL [--threshold T] (--list LIST | IMAGE...)");
-  cv::Ptr<cv::face::EigenFaceRecognizer> model =
-      cv::face::EigenFaceRecognizer::create ();
-  model->read (std::string (argv[0]));
+  cv::Ptr<cv::face::EigenFaceRecognizer> model = read_model (argv[0]);
   const char *threshold = option (argc, argv, "--threshold", nullptr);
   if (threshold)
     model->setThreshold (std::atof (threshold));
@@ -195,9 +202,7 @@ cmd_eigenvalues (int argc, char **argv)
 {
   if (argc < 1)
     die ("usage: eigenvalues MODEL");
-  cv::Ptr<cv::face::EigenFaceRecognizer> model =
-      cv::face::EigenFaceRecognizer::create ();
-  model->read (std::string (argv[0]));
+  cv::Ptr<cv::face::EigenFaceRecognizer> model = read_model (argv[0]);
   cv::Mat values = model->getEigenValues ();
   for (int i = 0; i < (int) values.total (); i++)
     std::printf ("%.17g\n", values.at<double> (i));
