@@ -15,9 +15,12 @@
 //       cv::resize (INTER_LINEAR_EXACT, or INTER_LINEAR with --inexact) of
 //       the ROI, written as binary PGM.
 //   oracle-eigen bench [--threads N] [--size S] [--faces M1,M2,...]
-//       [--components K] [--predict N]
-//       trains on M synthetic faces of S×S for every M (K = 0: M / 5, the
-//       seed's setting) and predicts N faces; prints one JSON object.
+//       [--components K] [--predict N] [--raw FILE]
+//       trains on M faces of S×S for every M (K = 0: M / 5, the seed's
+//       setting) and predicts N faces; prints one JSON object.  The faces
+//       are synthetic, or with --raw the S×S-byte images packed in FILE
+//       (training takes the first M, probes the N after the largest M,
+//       wrapping around), so a GPU benchmark can time the same data.
 //
 // Images are PGM files read and written here, not through imgcodecs, so
 // the oracle needs only OpenCV's core, imgproc and face libraries (and what
@@ -267,28 +270,49 @@ cmd_bench (int argc, char **argv)
   for (std::string tok; std::getline (cs, tok, ',');)
     counts.push_back (std::atoi (tok.c_str ()));
 
+  int max_m = 0;
+  for (int m : counts)
+    max_m = std::max (max_m, m);
+  std::vector<cv::Mat> pool;    // max_m training faces, then the probes
+  const char *raw = option (argc, argv, "--raw", nullptr);
+  if (raw) {
+    std::ifstream in (raw, std::ios::binary);
+    std::vector<cv::Mat> file;
+    for (;;) {
+      cv::Mat f (size, size, CV_8UC1);
+      if (!in.read ((char *) f.data, (std::streamsize) f.total ()))
+        break;
+      file.push_back (f);
+    }
+    if (file.empty ())
+      die (std::string ("no ") + std::to_string (size) + "x" +
+          std::to_string (size) + " faces in " + raw);
+    for (int i = 0; i < max_m + n_predict; i++)
+      pool.push_back (file[i % file.size ()]);
+  } else {
+    cv::RNG rng (12345);
+    for (int i = 0; i < max_m + n_predict; i++)
+      pool.push_back (synthetic_face (size, rng));
+  }
+
   cv::setNumThreads (threads);
-  cv::RNG rng (12345);
   std::printf ("{\"impl\": \"opencv %s EigenFaceRecognizer\", \"threads\": %d,"
-      " \"size\": %d, \"runs\": [", CV_VERSION, cv::getNumThreads (), size);
+      " \"size\": %d, \"faces_from\": \"%s\", \"runs\": [", CV_VERSION,
+      cv::getNumThreads (), size, raw ? raw : "synthetic");
   for (size_t c = 0; c < counts.size (); c++) {
     int m = counts[c];
     int k = k_opt > 0 ? k_opt : std::max (1, m / 5);
-    std::vector<cv::Mat> faces;
+    std::vector<cv::Mat> faces (pool.begin (), pool.begin () + m);
     std::vector<int> labels;
-    for (int i = 0; i < m; i++) {
-      faces.push_back (synthetic_face (size, rng));
+    for (int i = 0; i < m; i++)
       labels.push_back (i / 8);
-    }
     cv::Ptr<cv::face::EigenFaceRecognizer> model =
         cv::face::EigenFaceRecognizer::create (k);
     auto t0 = std::chrono::steady_clock::now ();
     model->train (faces, labels);
     double train_s = seconds_since (t0);
 
-    std::vector<cv::Mat> probes;
-    for (int i = 0; i < n_predict; i++)
-      probes.push_back (synthetic_face (size, rng));
+    std::vector<cv::Mat> probes (pool.begin () + max_m, pool.end ());
     t0 = std::chrono::steady_clock::now ();
     long checksum = 0;
     for (const cv::Mat & p : probes)
