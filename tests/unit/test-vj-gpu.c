@@ -214,6 +214,8 @@ static const Case cases[] = {
   {"frontalface_alt2", "grace_hopper", 0, 0, 1.2},
   {"frontalface_alt_tree", "astronaut", 256, 256, 1.1},
   {"frontalface_default", "astronaut", 200, 171, 1.2},
+  /* tilted features */
+  {"smile", "astronaut", 160, 160, 1.2},
 };
 
 static void
