@@ -132,33 +132,40 @@ typedef struct
   int first, end;               /* interpolated indices: [first, end) */
 } Axis;
 
-static void
-axis_init (Axis * a, int src_size, int dst_size)
+void
+clv_vj_resize_axis (int src_size, int dst_size, int *ofs, guint16 * c1,
+    int *first, int *end)
 {
   double scale = 1.0 / ((double) dst_size / src_size);
 
-  a->ofs = g_new (int, dst_size);
-  a->c1 = g_new (guint16, dst_size);
-  a->first = 0;
-  a->end = dst_size;
+  *first = 0;
+  *end = dst_size;
   for (int d = 0; d < dst_size; d++) {
     double f = scale * ((double) d + 0.5) - 0.5;
     int i = (int) floor (f);
 
-    a->ofs[d] = 0;
-    a->c1[d] = 0;
+    ofs[d] = 0;
+    c1[d] = 0;
     if (i >= 0 && src_size > 1) {
       if (i < src_size - 1) {
-        a->ofs[d] = i;
-        a->c1[d] = (guint16) lrint ((f - i) * 256);
+        ofs[d] = i;
+        c1[d] = (guint16) lrint ((f - i) * 256);
       } else {
-        a->ofs[d] = src_size - 1;
-        a->end = MIN (a->end, d);
+        ofs[d] = src_size - 1;
+        *end = MIN (*end, d);
       }
     } else {
-      a->first = MAX (a->first, d + 1);
+      *first = MAX (*first, d + 1);
     }
   }
+}
+
+static void
+axis_init (Axis * a, int src_size, int dst_size)
+{
+  a->ofs = g_new (int, dst_size);
+  a->c1 = g_new (guint16, dst_size);
+  clv_vj_resize_axis (src_size, dst_size, a->ofs, a->c1, &a->first, &a->end);
 }
 
 static void
@@ -595,27 +602,27 @@ clv_vj_group_rectangles (ClvRect * rects, int n, int group_threshold,
 }
 
 GArray *
-clv_vj_group_faces (const ClvRect * raw, int n_raw, int min_neighbors,
-    int width, int height)
+clv_vj_group_faces (GArray * raw, int min_neighbors, int width, int height)
 {
   GArray *faces = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
-  ClvRect *rects = g_memdup2 (raw, sizeof (ClvRect) * MAX (n_raw, 1));
-  int *neighbors = g_new (int, MAX (n_raw, 1));
-  int n = clv_vj_group_rectangles (rects, n_raw, min_neighbors, 0.2,
+  ClvRect *rects = g_memdup2 (raw->data, sizeof (ClvRect) * MAX (raw->len,
+          1));
+  int *neighbors = g_new (int, MAX (raw->len, 1));
+  int n = clv_vj_group_rectangles (rects, raw->len, min_neighbors, 0.2,
       neighbors);
 
   /* clipObjects: intersect with the image, drop what is empty. */
   for (int i = 0; i < n; i++) {
-    const ClvRect *r = &rects[i];
-    int x0 = MAX (r->x, 0), y0 = MAX (r->y, 0);
-    int x1 = MIN (r->x + r->width, width), y1 = MIN (r->y + r->height, height);
+    ClvRect r = rects[i];
+    int x0 = MAX (r.x, 0), y0 = MAX (r.y, 0);
+    int x1 = MIN (r.x + r.width, width), y1 = MIN (r.y + r.height, height);
     ClvVjFace f = { {x0, y0, x1 - x0, y1 - y0}, neighbors[i] };
 
     if (x1 > x0 && y1 > y0)
       g_array_append_val (faces, f);
   }
-  g_free (rects);
   g_free (neighbors);
+  g_free (rects);
   return faces;
 }
 
@@ -624,8 +631,7 @@ clv_vj_detect_ref (const ClvCascade * c, const guint8 * gray, int width,
     int height, gsize stride, const ClvVjParams * p)
 {
   GArray *raw = clv_vj_detect_raw (c, gray, width, height, stride, p);
-  GArray *faces = clv_vj_group_faces ((const ClvRect *) raw->data, raw->len,
-      p->min_neighbors, width, height);
+  GArray *faces = clv_vj_group_faces (raw, p->min_neighbors, width, height);
 
   g_array_free (raw, TRUE);
   return faces;

@@ -90,6 +90,12 @@ int clv_vj_scales (int image_width, int image_height, int window_width,
 ClvRect clv_vj_candidate_rect (const ClvVjScale * s, int x, int y);
 
 /* OpenCV's resize (src → dst, INTER_LINEAR_EXACT) for 8-bit gray. */
+/* One axis of it: destination index d reads source ofs[d] and ofs[d] + 1,
+ * the latter with weight c1[d] / 256; indices in [*first, *end) are
+ * interpolated, those before take source 0, those from *end on the last. */
+void clv_vj_resize_axis (int src_size, int dst_size, int *ofs, guint16 * c1,
+    int *first, int *end);
+
 void clv_vj_resize (const guint8 * src, int src_width, int src_height,
     gsize src_stride, guint8 * dst, int dst_width, int dst_height,
     gsize dst_stride);
@@ -136,14 +142,14 @@ GArray *clv_vj_detect_raw (const ClvCascade * cascade, const guint8 * gray,
 int clv_vj_group_rectangles (ClvRect * rects, int n_rects,
     int group_threshold, double eps, int *neighbors);
 
-/* What follows the scan in detectMultiScale (shared by the OpenCL path):
- * groupRectangles with eps 0.2 on the raw candidates, then clipping to the
- * width x height image.  GArray of ClvVjFace. */
-GArray *clv_vj_group_faces (const ClvRect * raw, int n_raw,
-    int min_neighbors, int width, int height);
+/* The end of detectMultiScale for raw candidates (GArray of ClvRect, left
+ * as they are): grouping with eps 0.2, then clipping to the width x height
+ * image.  GArray of ClvVjFace. */
+GArray *clv_vj_group_faces (GArray * candidates, int min_neighbors,
+    int width, int height);
 
 /* The whole of detectMultiScale(image, objects, numDetections, ...):
- * clv_vj_detect_raw then clv_vj_group_faces.
+ * raw candidates, grouping with eps 0.2, clipping to the image.
  * GArray of ClvVjFace, in OpenCV's single-thread order. */
 GArray *clv_vj_detect_ref (const ClvCascade * cascade, const guint8 * gray,
     int width, int height, gsize stride, const ClvVjParams * params);

@@ -35,8 +35,8 @@ test_golden (gconstpointer data)
       for (int n = 0; n < 2; n++) {
         GArray *golden = vj_test_golden_faces (image, vj_test_cascades[c],
             p.scale_factor, vj_test_min_neighbors[n]);
-        GArray *faces = clv_vj_group_faces ((ClvRect *) raw->data, raw->len,
-            vj_test_min_neighbors[n], w, h);
+        GArray *faces = clv_vj_group_faces (raw, vj_test_min_neighbors[n], w,
+            h);
         char *what = g_strdup_printf ("%s %s scale %g min-neighbors %d",
             image, vj_test_cascades[c], p.scale_factor,
             vj_test_min_neighbors[n]);
@@ -391,10 +391,16 @@ test_group_rectangles (void)
 static void
 test_group_faces_clips (void)
 {
-  const ClvRect raw[] = { {-5, 10, 30, 30}, {90, 90, 30, 30},
+  const ClvRect rects[] = { {-5, 10, 30, 30}, {90, 90, 30, 30},
   {100, 0, 10, 10}
   };
-  GArray *faces = clv_vj_group_faces (raw, 3, 0, 100, 100);
+  GArray *raw = g_array_new (FALSE, FALSE, sizeof (ClvRect)), *faces;
+
+  g_array_append_vals (raw, rects, G_N_ELEMENTS (rects));
+  faces = clv_vj_group_faces (raw, 0, 100, 100);
+  /* The candidates are left as they are. */
+  g_assert_cmpint (raw->len, ==, 3);
+  g_assert_cmpint (g_array_index (raw, ClvRect, 0).x, ==, -5);
 
   /* Clipped to 100x100; the one wholly outside is dropped. */
   g_assert_cmpint (faces->len, ==, 2);
@@ -403,6 +409,7 @@ test_group_faces_clips (void)
   g_assert_cmpint (g_array_index (faces, ClvVjFace, 1).rect.width, ==, 10);
   g_assert_cmpint (g_array_index (faces, ClvVjFace, 1).neighbors, ==, 1);
   g_array_free (faces, TRUE);
+  g_array_free (raw, TRUE);
 }
 
 static void
