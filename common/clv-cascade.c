@@ -373,6 +373,53 @@ read_feature (Loader * ld, const Elem * fe, const char *where)
   return TRUE;
 }
 
+static gboolean
+check_window (Loader * ld, const Elem * e)
+{
+  if (ld->window_w <= 0 || ld->window_h <= 0 || ld->window_w > MAX_WINDOW
+      || ld->window_h > MAX_WINDOW)
+    return fail (ld, e, "window size %d x %d is not in 1..%d", ld->window_w,
+        ld->window_h, MAX_WINDOW);
+  return TRUE;
+}
+
+static Elem *
+require_stages (Loader * ld, const Elem * root)
+{
+  Elem *stages = require (ld, root, "stages", "the cascade");
+
+  if (stages != NULL && stages->first_child == NULL) {
+    fail (ld, stages, "<stages> is empty");
+    return NULL;
+  }
+  return stages;
+}
+
+/* What a stage has in both formats: a threshold and a non-empty list of
+ * trees (`trees_name`), returned. */
+static Elem *
+read_stage (Loader * ld, const Elem * se, const char *threshold_name,
+    const char *trees_name, const char *what, const char *where,
+    ClvCascadeStage * stage)
+{
+  double threshold;
+  Elem *trees;
+
+  if (!read_double (ld, se, threshold_name, where, &threshold))
+    return NULL;
+  trees = require (ld, se, trees_name, where);
+  if (trees == NULL)
+    return NULL;
+  stage->first_tree = ld->trees->len;
+  stage->n_trees = elem_n_children (trees);
+  stage->threshold = (float) threshold - STAGE_THRESHOLD_EPS;
+  if (stage->n_trees == 0) {
+    fail (ld, trees, "%s has no %s", where, what);
+    return NULL;
+  }
+  return trees;
+}
+
 /* ---------------------------------------------------------------------- */
 /* New format: opencv-cascade-classifier */
 
@@ -452,10 +499,8 @@ read_new_format (Loader * ld, const Elem * root)
   if (!read_int (ld, root, "width", "the cascade", &ld->window_w)
       || !read_int (ld, root, "height", "the cascade", &ld->window_h))
     return FALSE;
-  if (ld->window_w <= 0 || ld->window_h <= 0 || ld->window_w > MAX_WINDOW
-      || ld->window_h > MAX_WINDOW)
-    return fail (ld, elem_child (root, "width"), "window size %d x %d is not "
-        "in 1..%d", ld->window_w, ld->window_h, MAX_WINDOW);
+  if (!check_window (ld, elem_child (root, "width")))
+    return FALSE;
 
   e = require (ld, root, "featureParams", "the cascade");
   if (e == NULL)
@@ -473,27 +518,18 @@ read_new_format (Loader * ld, const Elem * root)
       && !read_int (ld, e, "maxWeakCount", "stageParams", &max_weak))
     return FALSE;
 
-  stages = require (ld, root, "stages", "the cascade");
+  stages = require_stages (ld, root);
   if (stages == NULL)
     return FALSE;
-  if (stages->first_child == NULL)
-    return fail (ld, stages, "<stages> is empty");
   for (Elem * se = stages->first_child; se != NULL; se = se->next, si++) {
     ClvCascadeStage stage;
     Elem *weaks;
-    double threshold;
 
     g_snprintf (where, sizeof where, "stage %d", si);
-    if (!read_double (ld, se, "stageThreshold", where, &threshold))
-      return FALSE;
-    weaks = require (ld, se, "weakClassifiers", where);
+    weaks = read_stage (ld, se, "stageThreshold", "weakClassifiers",
+        "weak classifiers", where, &stage);
     if (weaks == NULL)
       return FALSE;
-    stage.first_tree = ld->trees->len;
-    stage.n_trees = elem_n_children (weaks);
-    stage.threshold = (float) threshold - STAGE_THRESHOLD_EPS;
-    if (stage.n_trees == 0)
-      return fail (ld, weaks, "%s has no weak classifiers", where);
     if (!check_count (ld, se, "maxWeakCount", where, stage.n_trees,
             "weak classifiers"))
       return FALSE;
@@ -565,33 +601,22 @@ read_old_format (Loader * ld, const Elem * root)
   if (!to_int (ld, e, "the cascade", size[0], &ld->window_w)
       || !to_int (ld, e, "the cascade", size[1], &ld->window_h))
     return FALSE;
-  if (ld->window_w <= 0 || ld->window_h <= 0 || ld->window_w > MAX_WINDOW
-      || ld->window_h > MAX_WINDOW)
-    return fail (ld, e, "window size %d x %d is not in 1..%d", ld->window_w,
-        ld->window_h, MAX_WINDOW);
+  if (!check_window (ld, e))
+    return FALSE;
 
-  stages = require (ld, root, "stages", "the cascade");
+  stages = require_stages (ld, root);
   if (stages == NULL)
     return FALSE;
-  if (stages->first_child == NULL)
-    return fail (ld, stages, "<stages> is empty");
   for (Elem * se = stages->first_child; se != NULL; se = se->next, si++) {
     ClvCascadeStage stage;
     Elem *trees;
-    double threshold;
     int ti = 0;
 
     g_snprintf (where, sizeof where, "stage %d", si);
-    if (!read_double (ld, se, "stage_threshold", where, &threshold))
-      return FALSE;
-    trees = require (ld, se, "trees", where);
+    trees = read_stage (ld, se, "stage_threshold", "trees", "trees", where,
+        &stage);
     if (trees == NULL)
       return FALSE;
-    stage.first_tree = ld->trees->len;
-    stage.n_trees = elem_n_children (trees);
-    stage.threshold = (float) threshold - STAGE_THRESHOLD_EPS;
-    if (stage.n_trees == 0)
-      return fail (ld, trees, "%s has no trees", where);
 
     for (Elem * te = trees->first_child; te != NULL; te = te->next, ti++) {
       ClvCascadeTree tree;

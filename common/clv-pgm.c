@@ -1,6 +1,5 @@
 /* 8-bit binary PGM reading and writing. */
 #include "clv-pgm.h"
-#include "clv-opencl.h"
 
 #include <string.h>
 
@@ -44,13 +43,13 @@ clv_pgm_read (const char *path, int *width, int *height, GError ** error)
       || !header_int (data, len, &pos, &w) || !header_int (data, len, &pos, &h)
       || !header_int (data, len, &pos, &maxval) || pos >= len
       || !g_ascii_isspace (data[pos]) || w <= 0 || h <= 0 || maxval != 255) {
-    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
         "%s is not an 8-bit binary PGM (P5, maxval 255)", path);
     goto out;
   }
   pos++;
   if (len - pos < (gsize) w * h) {
-    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+    g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
         "%s is truncated: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
         " pixel bytes", path, len - pos, (gsize) w * h);
     goto out;

@@ -7,7 +7,8 @@
 G_BEGIN_DECLS
 
 /* Reads a P5 file with maxval 255; rows are packed (stride = width).
- * Returns the pixels (g_free) or NULL with an error. */
+ * Returns the pixels (g_free) or NULL with a G_FILE_ERROR.  GLib only (the
+ * OpenCV oracle compiles this file too). */
 guint8 *clv_pgm_read (const char *path, int *width, int *height,
     GError ** error);
 

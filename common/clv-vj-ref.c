@@ -602,27 +602,27 @@ clv_vj_group_rectangles (ClvRect * rects, int n, int group_threshold,
 }
 
 GArray *
-clv_vj_group_faces (const ClvRect * raw, int n_raw, int min_neighbors,
-    int width, int height)
+clv_vj_group_faces (GArray * raw, int min_neighbors, int width, int height)
 {
   GArray *faces = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
-  ClvRect *rects = g_memdup2 (raw, sizeof (ClvRect) * MAX (n_raw, 1));
-  int *neighbors = g_new (int, MAX (n_raw, 1));
-  int n = clv_vj_group_rectangles (rects, n_raw, min_neighbors, 0.2,
+  ClvRect *rects = g_memdup2 (raw->data, sizeof (ClvRect) * MAX (raw->len,
+          1));
+  int *neighbors = g_new (int, MAX (raw->len, 1));
+  int n = clv_vj_group_rectangles (rects, raw->len, min_neighbors, 0.2,
       neighbors);
 
   /* clipObjects: intersect with the image, drop what is empty. */
   for (int i = 0; i < n; i++) {
-    const ClvRect *r = &rects[i];
-    int x0 = MAX (r->x, 0), y0 = MAX (r->y, 0);
-    int x1 = MIN (r->x + r->width, width), y1 = MIN (r->y + r->height, height);
+    ClvRect r = rects[i];
+    int x0 = MAX (r.x, 0), y0 = MAX (r.y, 0);
+    int x1 = MIN (r.x + r.width, width), y1 = MIN (r.y + r.height, height);
     ClvVjFace f = { {x0, y0, x1 - x0, y1 - y0}, neighbors[i] };
 
     if (x1 > x0 && y1 > y0)
       g_array_append_val (faces, f);
   }
-  g_free (rects);
   g_free (neighbors);
+  g_free (rects);
   return faces;
 }
 
@@ -631,8 +631,7 @@ clv_vj_detect_ref (const ClvCascade * c, const guint8 * gray, int width,
     int height, gsize stride, const ClvVjParams * p)
 {
   GArray *raw = clv_vj_detect_raw (c, gray, width, height, stride, p);
-  GArray *faces = clv_vj_group_faces ((const ClvRect *) raw->data, raw->len,
-      p->min_neighbors, width, height);
+  GArray *faces = clv_vj_group_faces (raw, p->min_neighbors, width, height);
 
   g_array_free (raw, TRUE);
   return faces;

@@ -15,7 +15,7 @@
  * 2. Pyramid (clv_vj_resize): every level from the original image with
  *    OpenCV's bit-exact bilinear (INTER_LINEAR_EXACT): 8-bit fractions,
  *    integer arithmetic, described in clv-vj-ref.c.
- * 3. Integrals (clv_vj_integrals): sum as int32; squared sum as int32 that
+ * 3. Integrals (clv_vj_integrals_compute): sum as int32; squared sum as int32 that
  *    wraps (OpenCV uses CV_32S): keep it modulo 2^32 (uint) and take window
  *    differences modulo 2^32; tilted sum as int32.
  * 4. Window (clv_vj_eval_window): normrect = (1, 1, W-2, H-2) of the window;
@@ -31,7 +31,8 @@
  *    values are summed in DOUBLE, in tree order, from 0; the window fails
  *    the stage when sum < (double) stage threshold.  A float sum is almost
  *    the same but not quite: on astronaut/grace_hopper/franck it changed
- *    the rejecting stage of 7 of 11.6M windows (none accepted); sum in
+ *    the rejecting stage of 7 of 12.3M windows (all positions, the four
+ *    face cascades; no acceptance changed); sum in
  *    double, or in float and redo in double when |sum - threshold| is
  *    within the float error bound.  The stage thresholds in ClvCascade
  *    already include OpenCV's "- 1e-5f".
@@ -39,8 +40,9 @@
  *    along a row, a window rejected by stage 0 makes OpenCV skip the next
  *    window (x += step) — only when that window was itself evaluated, and
  *    not after a variance rejection.  So a GPU that evaluates every window
- *    must then walk each row in order: window k counts only if window k-1
- *    was skipped or was not a stage-0 reject (clv_vj_apply_skip does it).
+ *    must then walk each row in order: window k is evaluated unless window
+ *    k-1 was evaluated and rejected by stage 0 (clv_vj_apply_skip does it;
+ *    rare with face cascades, common with e.g. the smile cascade).
  * 8. Grouping (clv_vj_group_rectangles), then clipping to the image.
  */
 #pragma once
@@ -142,14 +144,14 @@ GArray *clv_vj_detect_raw (const ClvCascade * cascade, const guint8 * gray,
 int clv_vj_group_rectangles (ClvRect * rects, int n_rects,
     int group_threshold, double eps, int *neighbors);
 
-/* What follows the scan in detectMultiScale (shared by the OpenCL path):
- * groupRectangles with eps 0.2 on the raw candidates, then clipping to the
- * width x height image.  GArray of ClvVjFace. */
-GArray *clv_vj_group_faces (const ClvRect * raw, int n_raw,
-    int min_neighbors, int width, int height);
+/* The end of detectMultiScale for raw candidates (GArray of ClvRect, left
+ * as they are): grouping with eps 0.2, then clipping to the width x height
+ * image.  GArray of ClvVjFace. */
+GArray *clv_vj_group_faces (GArray * candidates, int min_neighbors,
+    int width, int height);
 
 /* The whole of detectMultiScale(image, objects, numDetections, ...):
- * clv_vj_detect_raw then clv_vj_group_faces.
+ * raw candidates, grouping with eps 0.2, clipping to the image.
  * GArray of ClvVjFace, in OpenCV's single-thread order. */
 GArray *clv_vj_detect_ref (const ClvCascade * cascade, const guint8 * gray,
     int width, int height, gsize stride, const ClvVjParams * params);

@@ -4,6 +4,7 @@
 #include "clv-cascade.h"
 #include "clv-opencl.h"
 #include "clv-test-util.h"
+#include "vj-test-util.h"
 
 #include "config.h"
 
@@ -224,53 +225,6 @@ test_mini_old_format (void)
   clv_cascade_free (o);
 }
 
-/* Writes `c` in the old format (trees with left_node/right_node). */
-static char *
-to_old_format (const ClvCascade * c)
-{
-  GString *s = g_string_new ("<?xml version=\"1.0\"?>\n<opencv_storage>\n");
-
-  g_string_append_printf (s, "<conv type_id=\"opencv-haar-classifier\">"
-      "<size>%d %d</size><stages>\n", c->window_w, c->window_h);
-  for (int si = 0; si < c->n_stages; si++) {
-    const ClvCascadeStage *st = &c->stages[si];
-    g_string_append (s, "<_><trees>\n");
-    for (int t = st->first_tree; t < st->first_tree + st->n_trees; t++) {
-      const ClvCascadeTree *tree = &c->trees[t];
-      g_string_append (s, "<_>");
-      for (int i = 0; i < tree->n_nodes; i++) {
-        const ClvCascadeNode *nd = &c->nodes[tree->first_node + i];
-        const ClvCascadeFeature *f = &c->features[nd->feature];
-        int child[2] = { nd->left, nd->right };
-        g_string_append (s, "<_><feature><rects>");
-        for (int k = 0; k < f->n_rects; k++)
-          g_string_append_printf (s, "<_>%d %d %d %d %.9g</_>", f->x[k],
-              f->y[k], f->w[k], f->h[k], f->weight[k]);
-        g_string_append_printf (s, "</rects><tilted>%d</tilted></feature>"
-            "<threshold>%.9g</threshold>", f->tilted, nd->threshold);
-        for (int k = 0; k < 2; k++) {
-          const char *side = k ? "right" : "left";
-          if (child[k] > 0)
-            g_string_append_printf (s, "<%s_node>%d</%s_node>", side,
-                child[k], side);
-          else
-            g_string_append_printf (s, "<%s_val>%.9g</%s_val>", side,
-                c->leaves[tree->first_leaf - child[k]], side);
-        }
-        g_string_append (s, "</_>");
-      }
-      g_string_append (s, "</_>\n");
-    }
-    /* The loader subtracts the 1e-5 again; exact enough for the checks
-     * below, which compare stage thresholds separately. */
-    g_string_append_printf (s, "</trees><stage_threshold>%.17g"
-        "</stage_threshold><parent>%d</parent><next>-1</next></_>\n",
-        (double) st->threshold + 1e-5, si - 1);
-  }
-  g_string_append (s, "</stages></conv>\n</opencv_storage>\n");
-  return g_string_free (s, FALSE);
-}
-
 /* Deeper trees and tilted features through the old format: Debian's
  * cascades with trees converted and read back. */
 static void
@@ -288,7 +242,7 @@ test_old_format_trees (void)
 
     g_assert_no_error (error);
     g_assert_cmpint (n->max_tree_nodes, >=, 2);
-    xml = to_old_format (n);
+    xml = vj_test_cascade_to_old_format (n);
     o = clv_cascade_load_from_data (xml, strlen (xml), "converted", &error);
     g_assert_no_error (error);
     for (int s = 0; s < n->n_stages; s++) {

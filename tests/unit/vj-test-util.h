@@ -17,6 +17,11 @@ extern const int vj_test_min_neighbors[2];
 /* Path of haarcascade_NAME.xml in Debian's opencv-data. */
 char *vj_test_cascade_path (const char *name);
 
+/* `c` written in OpenCV's old XML format (opencv-haar-classifier, trees of
+ * left_node/right_node and left_val/right_val); the stage thresholds are
+ * written so that loading them gives back c's within 1e-6. */
+char *vj_test_cascade_to_old_format (const ClvCascade * c);
+
 /* Path of tests/data/cache/NAME.pgm, running tests/fetch-data.sh (with
  * $CLV_GRAY_PGM) first; aborts the test with the script's output if the
  * data cannot be prepared. */
