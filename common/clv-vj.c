@@ -767,8 +767,7 @@ clv_vj_detector_detect (ClvVjDetector * d, cl_mem frame,
 
   if (raw == NULL)
     return NULL;
-  faces = clv_vj_group_faces ((const ClvRect *) raw->data, raw->len,
-      p->min_neighbors, f->width, f->height);
+  faces = clv_vj_group_faces (raw, p->min_neighbors, f->width, f->height);
   g_array_free (raw, TRUE);
   return faces;
 }
