@@ -521,6 +521,17 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   return ok;
 }
 
+static gboolean
+enqueue_1d (ClvVjDetector * d, cl_kernel kernel, size_t global, size_t local,
+    GError ** error)
+{
+  CLV_CHECK (clEnqueueNDRangeKernel (d->dev->queue, kernel, 1, NULL, &global,
+          &local, 0, NULL, NULL), error, fail);
+  return TRUE;
+fail:
+  return FALSE;
+}
+
 /* Step 1: luma (packed RGB only), pyramid, integrals. */
 static gboolean
 enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
@@ -532,7 +543,7 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
   cl_int lw = f->width, lh = f->height, n_levels = d->n_levels;
   cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
   cl_int total_cols = d->total_cols, diag_w = d->max_level_w;
-  size_t g2[2], g1, l1;
+  size_t g2[2], l1;
 
   if (f->pixel_stride > 1) {
     cl_uint ps = f->pixel_stride, r = f->r, g = f->g, b = f->b;
@@ -559,19 +570,17 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
           CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARG (d->pixels),
           CLV_ARGS_END))
     return FALSE;
-  l1 = d->tune.row_wg;
-  g1 = (size_t) d->total_rows * l1;
-  CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_rows, 1, NULL, &g1, &l1, 0,
-          NULL, NULL), error, fail);
+  if (!enqueue_1d (d, d->k_rows, (size_t) d->total_rows * d->tune.row_wg,
+          d->tune.row_wg, error))
+    return FALSE;
 
   if (!clv_kernel_set_args (d->k_cols, error, CLV_ARG (d->levels_mem),
           CLV_ARG (n_levels), CLV_ARG (total_cols), CLV_ARG (d->sbuf),
           CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END))
     return FALSE;
   l1 = d->dev->simd_width > 1 ? 64 : 8;
-  g1 = clv_round_up (d->total_cols, l1);
-  CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_cols, 1, NULL, &g1, &l1, 0,
-          NULL, NULL), error, fail);
+  if (!enqueue_1d (d, d->k_cols, clv_round_up (d->total_cols, l1), l1, error))
+    return FALSE;
 
   if (d->shape.has_tilted) {
     if (!clv_kernel_set_args (d->k_tilted, error, CLV_ARG (d->levels_mem),
@@ -579,10 +588,9 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
             CLV_ARG (tilt_ofs), CLV_ARG (d->diag), CLV_ARG (diag_w),
             CLV_ARGS_END))
       return FALSE;
-    l1 = d->tune.row_wg;
-    g1 = (size_t) d->n_levels * l1;
-    CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_tilted, 1, NULL, &g1, &l1, 0,
-            NULL, NULL), error, fail);
+    if (!enqueue_1d (d, d->k_tilted, (size_t) d->n_levels * d->tune.row_wg,
+            d->tune.row_wg, error))
+      return FALSE;
   }
   return TRUE;
 
@@ -660,11 +668,9 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
         error, fail);
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &total),
         error, fail);
-    l[0] = d->tune.wg;
-    g[0] = (size_t) d->tune.wg * d->tune.groups_per_cu *
-        d->dev->compute_units;
-    CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_uber, 1, NULL, g, l, 0,
-            NULL, NULL), error, fail);
+    if (!enqueue_1d (d, d->k_uber, (size_t) d->tune.wg *
+            d->tune.groups_per_cu * d->dev->compute_units, d->tune.wg, error))
+      return FALSE;
   }
   return TRUE;
 
