@@ -476,8 +476,8 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MIN_NEIGHBORS,
       g_param_spec_int ("min-neighbors", "Minimum neighbours",
-          "Raw windows a face needs to be kept (0: every raw window, "
-          "ungrouped)", 0, G_MAXINT, DEFAULT_MIN_NEIGHBORS,
+          "A face is kept when more than this many raw windows merge into "
+          "it (0: every raw window, ungrouped)", 0, G_MAXINT, DEFAULT_MIN_NEIGHBORS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   /**
