@@ -83,6 +83,9 @@ struct _ClvVjDetector
   cl_mem luma;                  /* packed RGB frames: their luma */
   gsize luma_bytes;
   cl_mem out;                   /* count, work counter, then (scale, y<<16|x) */
+  /* Events of the last frame's launches: pyramid ones, then detection ones. */
+  GPtrArray *events;
+  guint first_detect_event;
   guint out_cap;
   guint32 *out_host;
 };
@@ -233,6 +236,12 @@ build_kernels (ClvVjDetector * d, GError ** error)
   return d->k_uber != NULL;
 }
 
+static void
+release_event (gpointer ev)
+{
+  clReleaseEvent (ev);
+}
+
 ClvVjDetector *
 clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
     const ClvVjTuning * tuning, GError ** error)
@@ -240,6 +249,7 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
   ClvVjDetector *d = g_new0 (ClvVjDetector, 1);
 
   d->dev = clv_device_ref (dev);
+  d->events = g_ptr_array_new_with_free_func (release_event);
   if (tuning)
     d->tune = *tuning;
   else
@@ -312,6 +322,7 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_clear_pointer (&d->k_tilted, clReleaseKernel);
   g_clear_pointer (&d->k_simple, clReleaseKernel);
   g_clear_pointer (&d->k_uber, clReleaseKernel);
+  g_ptr_array_unref (d->events);
   g_free (d->trees);
   g_free (d->nodes);
   g_free (d->leaves);
@@ -521,15 +532,26 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   return ok;
 }
 
+/* Enqueues a kernel and keeps its event for clv_vj_detector_kernel_ms. */
+static gboolean
+enqueue (ClvVjDetector * d, cl_kernel kernel, cl_uint dims,
+    const size_t * global, const size_t * local, GError ** error)
+{
+  cl_event ev = NULL;
+
+  CLV_CHECK (clEnqueueNDRangeKernel (d->dev->queue, kernel, dims, NULL,
+          global, local, 0, NULL, &ev), error, fail);
+  g_ptr_array_add (d->events, ev);
+  return TRUE;
+fail:
+  return FALSE;
+}
+
 static gboolean
 enqueue_1d (ClvVjDetector * d, cl_kernel kernel, size_t global, size_t local,
     GError ** error)
 {
-  CLV_CHECK (clEnqueueNDRangeKernel (d->dev->queue, kernel, 1, NULL, &global,
-          &local, 0, NULL, NULL), error, fail);
-  return TRUE;
-fail:
-  return FALSE;
+  return enqueue (d, kernel, 1, &global, &local, error);
 }
 
 /* Step 1: luma (packed RGB only), pyramid, integrals. */
@@ -537,7 +559,6 @@ static gboolean
 enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
     GError ** error)
 {
-  cl_command_queue q = d->dev->queue;
   cl_mem luma = frame;
   cl_uint luma_ofs = (cl_uint) f->offset, luma_stride = (cl_uint) f->stride;
   cl_int lw = f->width, lh = f->height, n_levels = d->n_levels;
@@ -556,8 +577,8 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
       return FALSE;
     g2[0] = lw;
     g2[1] = lh;
-    CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_luma, 2, NULL, g2, NULL, 0,
-            NULL, NULL), error, fail);
+    if (!enqueue (d, d->k_luma, 2, g2, NULL, error))
+      return FALSE;
     luma = d->luma;
     luma_ofs = 0;
     luma_stride = lw;
@@ -593,9 +614,6 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
       return FALSE;
   }
   return TRUE;
-
-fail:
-  return FALSE;
 }
 
 /* Steps 2-5: the detection kernel(s), writing into d->out. */
@@ -656,8 +674,8 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
       l[1] = 1;
       g[0] = clv_round_up (w->nx, l[0]);
       g[1] = wny;
-      CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_simple, 2, NULL, g, l, 0,
-              NULL, NULL), error, fail);
+      if (!enqueue (d, d->k_simple, 2, g, l, error))
+        return FALSE;
     }
   } else {
     cl_int n_win = d->n_win, total = d->total_windows;
@@ -719,7 +737,11 @@ clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
     if (d->out == NULL)
       goto fail;
   }
-  if (!enqueue_pyramid (d, frame, f, error) || !enqueue_detect (d, error))
+  g_ptr_array_set_size (d->events, 0);
+  if (!enqueue_pyramid (d, frame, f, error))
+    goto fail;
+  d->first_detect_event = d->events->len;
+  if (!enqueue_detect (d, error))
     goto fail;
   for (;;) {
     CLV_CHECK (clEnqueueReadBuffer (d->dev->queue, d->out, CL_TRUE, 0,
@@ -735,6 +757,7 @@ clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
     d->out = clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
         (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), error);
     d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
+    d->first_detect_event = d->events->len;
     if (d->out == NULL || !enqueue_detect (d, error))
       goto fail;
   }
@@ -776,6 +799,32 @@ clv_vj_detector_detect (ClvVjDetector * d, cl_mem frame,
   faces = clv_vj_group_faces (raw, p->min_neighbors, f->width, f->height);
   g_array_free (raw, TRUE);
   return faces;
+}
+
+/* From the start of `first` to the end of `last`, in ms. */
+static double
+span_ms (cl_event first, cl_event last)
+{
+  cl_ulong t0 = 0, t1 = 0;
+
+  if (clGetEventProfilingInfo (first, CL_PROFILING_COMMAND_START,
+          sizeof (t0), &t0, NULL) != CL_SUCCESS
+      || clGetEventProfilingInfo (last, CL_PROFILING_COMMAND_END,
+          sizeof (t1), &t1, NULL) != CL_SUCCESS || t1 < t0)
+    return 0;
+  return (t1 - t0) * 1e-6;
+}
+
+void
+clv_vj_detector_kernel_ms (ClvVjDetector * d, double *pyramid_ms,
+    double *detect_ms)
+{
+  const guint n = d->events->len, k = d->first_detect_event;
+
+  *pyramid_ms = k > 0 ? span_ms (d->events->pdata[0],
+      d->events->pdata[k - 1]) : 0;
+  *detect_ms = n > k ? span_ms (d->events->pdata[k],
+      d->events->pdata[n - 1]) : 0;
 }
 
 gboolean

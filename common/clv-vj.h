@@ -70,6 +70,12 @@ GArray *clv_vj_detector_candidates (ClvVjDetector * det, cl_mem frame,
 GArray *clv_vj_detector_detect (ClvVjDetector * det, cl_mem frame,
     const ClvVjFrame * f, const ClvVjParams * params, GError ** error);
 
+/* For benchmarks: the device time of the last frame's pyramid launches
+ * (luma, levels, integrals) and of its detection launches, in ms, from the
+ * queue's profiling events (0 where the device gives none). */
+void clv_vj_detector_kernel_ms (ClvVjDetector * det, double *pyramid_ms,
+    double *detect_ms);
+
 /* For tests: after a run, copies level `level`'s pyramid picture (nullable,
  * width bytes per row) and integrals (sized for it, tilted one if the
  * cascade has tilted features) out of the packed device buffer.  Returns

@@ -67,6 +67,7 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   cl_mem mem = clv_buffer_new (dev, CL_MEM_READ_ONLY, size, &error);
   ClvVjFrame layout = { f->width, f->height, 0, f->width, 1, 0, 0, 0 };
   double *ms = g_new (double, o->repeat), mean = 0;
+  double *pyr = g_new (double, o->repeat), *detk = g_new (double, o->repeat);
   GArray *faces = NULL;
   gboolean equal = TRUE;
 
@@ -94,6 +95,7 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
     if (r >= 0) {
       ms[r] = now_ms () - t0;
       mean += ms[r] / o->repeat;
+      clv_vj_detector_kernel_ms (det, &pyr[r], &detk[r]);
     }
   }
   if (ref)
@@ -108,7 +110,9 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   {
     double med = bench_median (ms, o->repeat);
     g_string_append_printf (out, "\"ms_min\": %.3f, \"ms_median\": %.3f, "
-        "\"ms_mean\": %.3f", ms[0], med, mean);
+        "\"ms_mean\": %.3f, \"pyramid_kernels_ms_median\": %.3f, "
+        "\"detect_kernels_ms_median\": %.3f", ms[0], med, mean,
+        bench_median (pyr, o->repeat), bench_median (detk, o->repeat));
   }
   if (ref)
     g_string_append_printf (out, ", \"equal_to_reference\": %s",
@@ -119,6 +123,8 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   clv_vj_detector_free (det);
   clReleaseMemObject (mem);
   g_free (ms);
+  g_free (pyr);
+  g_free (detk);
   g_unsetenv ("CLVISION_TUNE");
 }
 
