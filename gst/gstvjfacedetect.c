@@ -205,6 +205,18 @@ gst_vj_face_detect_stop (GstBaseTransform * trans)
       (trans);
 }
 
+/* New caps: faces of frames of another size must not be reused. */
+static gboolean
+gst_vj_face_detect_set_info (GstClvFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (filter);
+
+  g_clear_pointer (&self->faces, g_array_unref);
+  self->frame_count = 0;
+  return TRUE;
+}
+
 /* Where the luma (or the packed RGB) is in the frame. */
 static ClvVjFrame
 frame_layout (const GstVideoInfo * info)
@@ -523,6 +535,7 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
 
   trans_class->start = gst_vj_face_detect_start;
   trans_class->stop = gst_vj_face_detect_stop;
+  filter_class->set_info = gst_vj_face_detect_set_info;
   filter_class->analyse = gst_vj_face_detect_analyse;
 }
 

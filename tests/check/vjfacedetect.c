@@ -454,6 +454,21 @@ GST_START_TEST (test_interval)
         i, found->len, expect[i]);
     g_array_free (found, TRUE);
   }
+  /* Frame 6 is analysed; new caps start the count again, so the frames
+   * after it are analysed too instead of reusing faces of another size. */
+  {
+    Gray small = scaled (&blank, 200, 200);
+    GArray *found = push_frame (h, &face, "GRAY8", NULL);
+    fail_unless_equals_int (found->len, 1);
+    g_array_free (found, TRUE);
+    found = push_frame (h, &small, "GRAY8", NULL);
+    fail_unless_equals_int (found->len, 0);
+    g_array_free (found, TRUE);
+    found = push_frame (h, &face, "GRAY8", NULL);
+    fail_unless_equals_int (found->len, 1);
+    g_array_free (found, TRUE);
+    g_free (small.pixels);
+  }
   /* interval=1: every frame on its own. */
   g_object_set (h->element, "interval", 1, NULL);
   for (guint i = 0; i < 2; i++) {
