@@ -505,6 +505,16 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   d->total_cols = cols;
   d->total_windows = windows;
   area = (gsize) d->sbuf_w * d->sbuf_h;
+  /* The kernels index the packed buffer with ints. */
+  if (area * (d->shape.has_tilted ? 3 : 2) > G_MAXINT) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "A %dx%d frame is "
+        "too large for the detector (%" G_GSIZE_FORMAT " integral values "
+        "per plane); scale it down or raise min-size", w, h, area);
+    g_array_free (xt, TRUE);
+    g_array_free (yt, TRUE);
+    clear_geometry (d);
+    return FALSE;
+  }
   d->tilt_ofs = d->shape.has_tilted ? (int) area : 0;
   d->sq_ofs = (int) (d->shape.has_tilted ? 2 * area : area);
 

@@ -378,7 +378,8 @@ test_plane_with_offset_and_stride (void)
 }
 
 /* Frames smaller than the window, or with min size above the frame: no
- * windows, no error; a bad scale factor is an error. */
+ * windows, no error; a bad scale factor or a frame too large to index is
+ * an error. */
 static void
 test_tiny_frames (void)
 {
@@ -412,6 +413,15 @@ test_tiny_frames (void)
     p.scale_factor = 1.0;
     g_assert_null (clv_vj_detector_detect (d, m, &f, &p, &error));
     g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+    g_clear_error (&error);
+  }
+  {
+    /* Too large for int indexing: an error before anything is read. */
+    ClvVjFrame f = { 40000, 40000, 0, 40000, 1, 0, 0, 0 };
+    p = (ClvVjParams) CLV_VJ_PARAMS_DEFAULT;
+    g_assert_null (clv_vj_detector_detect (d, m, &f, &p, &error));
+    g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "too large"));
     g_clear_error (&error);
   }
   clReleaseMemObject (m);
