@@ -118,6 +118,7 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 12);
   t->row_wg = tune_int ("VJ_ROW_WG", gpu ? 128 : 16);
   t->simple_wg = tune_int ("VJ_SIMPLE_WG", gpu ? 64 : 8);
+  t->static_schedule = tune_int ("VJ_STATIC", 0) != 0;
 }
 
 gboolean
@@ -223,8 +224,8 @@ build_kernels (ClvVjDetector * d, GError ** error)
     return FALSE;
 
   opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
-      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d", d->fp64, t->wg, t->chunk,
-      t->coop_windows, d->coop_stage);
+      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d", d->fp64,
+      t->wg, t->chunk, t->coop_windows, d->coop_stage, t->static_schedule);
   prog = clv_device_get_program (d->dev, "vj_detect", opts, error);
   g_free (opts);
   if (prog == NULL)

@@ -36,6 +36,8 @@ typedef struct
   int row_wg;                   /* [VJ_ROW_WG] work-group of the row pass */
   int simple_wg;                /* [VJ_SIMPLE_WG] work-group of the simple
                                  * variant (x, 1) */
+  gboolean static_schedule;     /* [VJ_STATIC=1] benchmarks: chunks dealt
+                                 * round-robin instead of by the counter */
 } ClvVjTuning;
 
 /* The defaults for `dev`, with CLVISION_TUNE applied. */

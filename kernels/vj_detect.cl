@@ -14,7 +14,9 @@
  * through local memory and barriers (no cl_khr_subgroups on NVIDIA).
  *
  * vj_detect_simple is the plain variant for comparison: one work-item per
- * window, one launch per scale.
+ * window, one launch per scale.  VJ_STATIC=1 (benchmarks only) deals the
+ * uberkernel's chunks round-robin instead of through the atomic counter,
+ * to show what dynamic mapping buys.
  *
  * Both give exactly OpenCV 4.6's CPU results (CascadeClassifierInvoker):
  *  - the same types and operation order (float feature values, double
@@ -260,14 +262,25 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
   const int lid = get_local_id (0);
   const int coop = min (VJ_COOP_STAGE, n_stages);
   bool exhausted = false;
+#if VJ_STATIC
+  int fetch = 0;
+#endif
 
   for (;;) {
     /* Fill the local queue: early stages, one window per work-item. */
     if (lid == 0)
       l_count = 0;
     while (!exhausted) {
+#if VJ_STATIC
+      /* For comparison: chunks dealt round-robin, as a static schedule. */
+      if (lid == 0)
+        l_base = (fetch * (int) get_num_groups (0) + (int) get_group_id (0))
+            * VJ_CHUNK;
+      fetch++;
+#else
       if (lid == 0)
         l_base = atomic_add (out + 1, (uint) VJ_CHUNK);
+#endif
       barrier (CLK_LOCAL_MEM_FENCE);
       const int base = l_base;
       if (base >= total) {

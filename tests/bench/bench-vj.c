@@ -103,10 +103,12 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
         faces->len * sizeof (ClvVjFace)) == 0;
   g_string_append_printf (out, "{\"implementation\": \"%s\", "
       "\"tune\": \"%s\", \"wg\": %d, \"chunk\": %d, \"coop_windows\": %d, "
-      "\"coop_stage\": %d, \"groups_per_cu\": %d, \"frame\": \"%s\", "
-      "\"width\": %d, \"height\": %d, \"faces\": %u, \"repeat\": %d, ",
-      label, tune ? tune : "", t.wg, t.chunk, t.coop_windows, t.coop_stage,
-      t.groups_per_cu, f->name, f->width, f->height, faces->len, o->repeat);
+      "\"coop_stage\": %d, \"groups_per_cu\": %d, \"static\": %s, "
+      "\"frame\": \"%s\", \"width\": %d, \"height\": %d, \"faces\": %u, "
+      "\"repeat\": %d, ", label, tune ? tune : "", t.wg, t.chunk,
+      t.coop_windows, t.coop_stage, t.groups_per_cu,
+      t.static_schedule ? "true" : "false", f->name, f->width, f->height,
+      faces->len, o->repeat);
   {
     double med = bench_median (ms, o->repeat);
     g_string_append_printf (out, "\"ms_min\": %.3f, \"ms_median\": %.3f, "

@@ -3,8 +3,9 @@
 # `source .device/setup.sh`, or here): clvision's uberkernel, its simple
 # variant and OpenCV 4.6 detectMultiScale (16 threads, the oracle) on the
 # same frames, wall time per frame including upload and grouping, plus a
-# small sweep of tuning values (VJ_COOP_STAGE=99: no cooperative stages,
-# i.e. dynamic mapping without the local queue); one JSON document on stdout.
+# small sweep of tuning values (VJ_STATIC=1: chunks dealt round-robin, no
+# dynamic mapping; VJ_COOP_STAGE=99: no cooperative stages, i.e. dynamic
+# mapping without the local queue); one JSON document on stdout.
 #
 #   tests/bench/bench-vj.sh [BUILD_DIR] [IMAGE.pgm...] > bench-vj.json
 #
@@ -32,7 +33,7 @@ args=(--repeat "${REPEAT:-20}" --threads "${THREADS:-16}")
 for s in ${SIZES-640x480 1920x1400 3840x2160}; do
   args+=(--size "$s")
 done
-for t in ${TUNES-VJ_COOP_STAGE=99 VJ_CHUNK=128 VJ_CHUNK=512 VJ_COOP_STAGE=2 VJ_COOP_STAGE=6 \
+for t in ${TUNES-VJ_STATIC=1 VJ_COOP_STAGE=99 VJ_CHUNK=128 VJ_CHUNK=512 VJ_COOP_STAGE=2 VJ_COOP_STAGE=6 \
     VJ_COOP_WINDOWS=1 VJ_COOP_WINDOWS=4 VJ_GROUPS_PER_CU=4 \
     VJ_GROUPS_PER_CU=32}; do
   args+=(--tune "$t")

@@ -44,10 +44,12 @@ detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
   clv_vj_tuning_for_device (device, &t);
   t.variant = variant;
   if (extra && g_str_equal (extra, "coop-all")) {
-    /* Every stage cooperative, one window at a time, long chunks. */
+    /* Every stage cooperative, one window at a time, long chunks dealt
+     * round-robin. */
     t.coop_stage = 0;
     t.coop_windows = 1;
     t.chunk = 3 * t.wg + 1;
+    t.static_schedule = TRUE;
   }
   d = clv_vj_detector_new (device, c, &t, &error);
   g_assert_no_error (error);
