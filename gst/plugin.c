@@ -5,6 +5,9 @@
 
 #include <gst/gst.h>
 
+#include "gstclmemory.h"
+#include "gstclupload.h"
+#include "gstcldownload.h"
 #include "gstsarmultilook.h"
 
 static gboolean
@@ -12,6 +15,9 @@ plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
 
+  gst_cl_memory_init_once ();
+  ret |= GST_ELEMENT_REGISTER (clupload, plugin);
+  ret |= GST_ELEMENT_REGISTER (cldownload, plugin);
   ret |= GST_ELEMENT_REGISTER (sarmultilook, plugin);
   return ret;
 }
