@@ -460,6 +460,28 @@ gst_cl_buffer_video_info (GstBuffer * buf, const GstVideoInfo * info,
 }
 
 GstCaps *
+gst_cl_caps_prefer_opencl (GstCaps * caps)
+{
+  GstCaps *first, *rest;
+
+  if (gst_caps_is_any (caps))
+    return caps;
+  first = gst_caps_new_empty ();
+  rest = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    gboolean cl = f && !gst_caps_features_is_any (f)
+        && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_OPENCL);
+
+    gst_caps_append_structure_full (cl ? first : rest,
+        gst_structure_copy (gst_caps_get_structure (caps, i)),
+        f ? gst_caps_features_copy (f) : NULL);
+  }
+  gst_caps_unref (caps);
+  return gst_caps_merge (first, rest);
+}
+
+GstCaps *
 gst_cl_transform_memory_caps (GstCaps * caps, GstPadDirection direction,
     gboolean to_device, GstCaps * filter)
 {

@@ -104,6 +104,10 @@ guint64 gst_cl_memory_get_allocation_count (void);
 void gst_cl_buffer_video_info (GstBuffer * buf, const GstVideoInfo * info,
     GstVideoInfo * out);
 
+/* `caps` (taken) with its memory:OpenCL structures first, the others after
+ * in their order. */
+GstCaps *gst_cl_caps_prefer_opencl (GstCaps * caps);
+
 /* transform_caps of clupload (`to_device`) and cldownload: the other pad
  * prefers the memory the element moves frames into (memory:OpenCL for
  * clupload's src and cldownload's sink), then `caps` as they are

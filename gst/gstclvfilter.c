@@ -153,12 +153,25 @@ static gboolean
 gst_clv_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
+  GstCaps *caps;
+
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
       && gst_clv_handle_context_query (GST_ELEMENT (trans), query,
           PRIV (trans)->device))
     return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->query (trans,
-      direction, query);
+  if (!GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->query (trans,
+          direction, query))
+    return FALSE;
+  /* GstBaseTransform lists the caps that allow passthrough first; we list
+   * device memory first, so that peers that can keep frames on the device
+   * do. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    gst_query_parse_caps_result (query, &caps);
+    caps = gst_cl_caps_prefer_opencl (gst_caps_ref (caps));
+    gst_query_set_caps_result (query, caps);
+    gst_caps_unref (caps);
+  }
+  return TRUE;
 }
 
 static gboolean
