@@ -42,6 +42,51 @@ gst_cl_buffer_pool_get_device (GstClBufferPool * pool)
   return pool->device;
 }
 
+GstBufferPool *
+gst_cl_buffer_pool_new_for_caps (ClvDevice * dev, GstCaps * caps,
+    guint * size, guint min, guint max)
+{
+  GstBufferPool *pool = gst_cl_buffer_pool_new (dev);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, *size, min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (pool, "cannot pool %" GST_PTR_FORMAT, caps);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+  gst_structure_free (config);
+  return pool;
+}
+
+gboolean
+gst_cl_buffer_pool_propose (ClvDevice * dev, GstQuery * query)
+{
+  GstCaps *caps;
+  gboolean need_pool;
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  guint size;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!need_pool || gst_query_get_n_allocation_pools (query) > 0)
+    return TRUE;
+  size = GST_VIDEO_INFO_SIZE (&info);
+  pool = gst_cl_buffer_pool_new_for_caps (dev, caps, &size, 0, 0);
+  if (pool == NULL)
+    return FALSE;
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
 static const gchar **
 gst_cl_buffer_pool_get_options (GstBufferPool * pool)
 {

@@ -20,4 +20,14 @@ GstBufferPool *gst_cl_buffer_pool_new (ClvDevice * dev);
 /* The pool's device (no new reference). */
 ClvDevice *gst_cl_buffer_pool_get_device (GstClBufferPool * pool);
 
+/* A pool of `dev` configured for `caps` with video metas, holding buffers
+ * of at least *size bytes; *size is set to the pool's.  NULL if `caps`
+ * can't be pooled. */
+GstBufferPool *gst_cl_buffer_pool_new_for_caps (ClvDevice * dev,
+    GstCaps * caps, guint * size, guint min, guint max);
+
+/* For propose_allocation: adds the video meta and, if the query needs a
+ * pool and has none yet, a pool of `dev` for the query's caps. */
+gboolean gst_cl_buffer_pool_propose (ClvDevice * dev, GstQuery * query);
+
 G_END_DECLS

@@ -22,6 +22,7 @@
 #endif
 
 #include "gstclupload.h"
+#include "gstclbufferpool.h"
 #include "gstclmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_upload_debug);
@@ -43,6 +44,22 @@ gst_cl_upload_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   return gst_cl_transform_memory_caps (caps, direction, TRUE, filter);
+}
+
+/* Upstream may write its frames straight into memory of ours: pinned host
+ * copies that we upload from without staging. */
+static gboolean
+gst_cl_upload_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  ClvDevice *dev = gst_clv_filter_get_device (GST_CLV_FILTER (trans));
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cl_upload_parent_class)->
+      propose_allocation (trans, decide_query, query))
+    return FALSE;
+  if (decide_query == NULL || dev == NULL)
+    return TRUE;
+  return gst_cl_buffer_pool_propose (dev, query);
 }
 
 static GstFlowReturn
@@ -143,6 +160,7 @@ gst_cl_upload_class_init (GstClUploadClass * klass)
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->transform_ip_on_passthrough = FALSE;
   trans_class->transform_caps = gst_cl_upload_transform_caps;
+  trans_class->propose_allocation = gst_cl_upload_propose_allocation;
   trans_class->prepare_output_buffer = gst_cl_upload_prepare_output_buffer;
   trans_class->transform = gst_cl_upload_transform;
 }

@@ -327,41 +327,13 @@ caps_have_opencl (GstCaps * caps)
       GST_CAPS_FEATURE_MEMORY_OPENCL);
 }
 
-/* A pool of our device for frames of `caps`, with video metas, holding
- * buffers of at least `size` bytes; *size is updated to the pool's. */
-static GstBufferPool *
-new_pool (GstClvFilter * filter, GstCaps * caps, guint * size, guint min,
-    guint max)
-{
-  GstBufferPool *pool = gst_cl_buffer_pool_new (PRIV (filter)->device);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-
-  gst_buffer_pool_config_set_params (config, caps, *size, min, max);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_WARNING_OBJECT (filter, "cannot configure a pool for %" GST_PTR_FORMAT,
-        caps);
-    gst_object_unref (pool);
-    return NULL;
-  }
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
-  gst_structure_free (config);
-  return pool;
-}
-
-/* Upstream gets a pool of our device whatever the caps feature: frames it
- * writes on the CPU land in pinned memory that we upload from directly. */
+/* memory:OpenCL input: upstream gets a pool of our device.  System memory
+ * stays system memory (each frame is copied in and out). */
 static gboolean
 gst_clv_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
-  GstClvFilter *filter = GST_CLV_FILTER (trans);
   GstCaps *caps;
-  gboolean need_pool;
-  GstVideoInfo info;
-  GstBufferPool *pool;
-  guint size;
 
   /* Passthrough forwards the query; otherwise this copies downstream's
    * metas. */
@@ -370,20 +342,13 @@ gst_clv_filter_propose_allocation (GstBaseTransform * trans,
     return FALSE;
   if (decide_query == NULL)
     return TRUE;
-
-  gst_query_parse_allocation (query, &caps, &need_pool);
-  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
-    return FALSE;
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  if (!need_pool || PRIV (filter)->device == NULL)
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !caps_have_opencl (caps)) {
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
     return TRUE;
-  size = GST_VIDEO_INFO_SIZE (&info);
-  pool = new_pool (filter, caps, &size, 0, 0);
-  if (pool == NULL)
-    return FALSE;
-  gst_query_add_allocation_pool (query, pool, size, 0, 0);
-  gst_object_unref (pool);
-  return TRUE;
+  }
+  return PRIV (trans)->device
+      && gst_cl_buffer_pool_propose (PRIV (trans)->device, query);
 }
 
 /* For memory:OpenCL output, only a pool of our own context will do. */
@@ -426,7 +391,8 @@ gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
     }
   }
   if (pool == NULL)
-    pool = new_pool (filter, caps, &size, min, max);
+    pool = gst_cl_buffer_pool_new_for_caps (priv->device, caps, &size, min,
+        max);
   if (pool == NULL)
     return FALSE;
 

@@ -12,9 +12,9 @@
  * stays on the device.  Buffers whose memory is GstClMemory of the element's
  * context reach process/analyse as their own cl_mem (no copy); any other
  * buffer (system memory, or OpenCL memory of another context) is copied
- * through the host into a staging cl_mem.  The base proposes a
- * GstClBufferPool of its device upstream and, for memory:OpenCL output,
- * uses only a pool of its own context. */
+ * through the host into a staging cl_mem.  For memory:OpenCL the base
+ * proposes a GstClBufferPool of its device upstream and uses only a pool of
+ * its own context downstream; system memory stays plain system memory. */
 #pragma once
 
 #include <gst/gst.h>

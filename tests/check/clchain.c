@@ -128,6 +128,10 @@ GST_START_TEST (test_device_chain_matches_system)
   gst_harness_set_sink_caps_str (sys, "video/x-raw");
   run_harness (sys, 2);
   fail_if (pad_has_opencl (sys->element, "sarmultilook0", "src"));
+  /* There, each element copies each frame in and out. */
+  clv_check_counts (&c0);
+  fail_unless_equals_int (c0.uploads - c1.uploads, 2 * FRAMES);
+  fail_unless_equals_int (c0.downloads - c1.downloads, 2 * FRAMES);
 
   gst_harness_teardown (sys);
   gst_harness_teardown (h);
