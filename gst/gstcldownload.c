@@ -29,23 +29,16 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_download_debug);
 
 struct _GstClDownload
 {
-  GstClvFilter parent;
+  GstClMemoryCopy parent;
 
   gboolean downstream_video_meta;       /* streaming thread */
 };
 
-G_DEFINE_TYPE_WITH_CODE (GstClDownload, gst_cl_download, GST_TYPE_CLV_FILTER,
+G_DEFINE_TYPE_WITH_CODE (GstClDownload, gst_cl_download, GST_TYPE_CL_MEMORY_COPY,
     GST_DEBUG_CATEGORY_INIT (gst_cl_download_debug, "cldownload", 0,
         "Download from OpenCL memory"));
 GST_ELEMENT_REGISTER_DEFINE (cldownload, "cldownload", GST_RANK_NONE,
     GST_TYPE_CL_DOWNLOAD);
-
-static GstCaps *
-gst_cl_download_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
-{
-  return gst_cl_transform_memory_caps (caps, direction, FALSE, filter);
-}
 
 static gboolean
 gst_cl_download_decide_allocation (GstBaseTransform * trans, GstQuery * query)
@@ -155,12 +148,8 @@ gst_cl_download_class_init (GstClDownloadClass * klass)
       "OpenCL downloader", "Filter/Video",
       "Moves raw video from OpenCL device memory to system memory",
       "clvision developers");
-  gst_clv_filter_class_add_pad_templates (GST_CLV_FILTER_CLASS (klass),
-      GST_VIDEO_FORMATS_ALL, GST_VIDEO_FORMATS_ALL);
 
-  trans_class->passthrough_on_same_caps = TRUE;
-  trans_class->transform_ip_on_passthrough = FALSE;
-  trans_class->transform_caps = gst_cl_download_transform_caps;
+  GST_CL_MEMORY_COPY_CLASS (klass)->to_device = FALSE;
   trans_class->decide_allocation = gst_cl_download_decide_allocation;
   trans_class->prepare_output_buffer = gst_cl_download_prepare_output_buffer;
   trans_class->transform = gst_cl_download_transform;

@@ -1,12 +1,12 @@
 #pragma once
 
-#include "gstclvfilter.h"
+#include "gstclmemorycopy.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_CL_DOWNLOAD (gst_cl_download_get_type ())
 G_DECLARE_FINAL_TYPE (GstClDownload, gst_cl_download, GST, CL_DOWNLOAD,
-    GstClvFilter);
+    GstClMemoryCopy);
 
 GST_ELEMENT_REGISTER_DECLARE (cldownload);
 

@@ -480,23 +480,3 @@ gst_cl_caps_prefer_opencl (GstCaps * caps)
   gst_caps_unref (caps);
   return gst_caps_merge (first, rest);
 }
-
-GstCaps *
-gst_cl_transform_memory_caps (GstCaps * caps, GstPadDirection direction,
-    gboolean to_device, GstCaps * filter)
-{
-  const gchar *feature = (direction == GST_PAD_SINK) == to_device ?
-      GST_CAPS_FEATURE_MEMORY_OPENCL : GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY;
-  GstCaps *ret = gst_caps_copy (caps);
-
-  for (guint i = 0; i < gst_caps_get_size (ret); i++)
-    gst_caps_set_features (ret, i, gst_caps_features_new (feature, NULL));
-  ret = gst_caps_merge (ret, gst_caps_ref (caps));
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-  return ret;
-}

@@ -108,11 +108,5 @@ void gst_cl_buffer_video_info (GstBuffer * buf, const GstVideoInfo * info,
  * in their order. */
 GstCaps *gst_cl_caps_prefer_opencl (GstCaps * caps);
 
-/* transform_caps of clupload (`to_device`) and cldownload: the other pad
- * prefers the memory the element moves frames into (memory:OpenCL for
- * clupload's src and cldownload's sink), then `caps` as they are
- * (passthrough). */
-GstCaps *gst_cl_transform_memory_caps (GstCaps * caps,
-    GstPadDirection direction, gboolean to_device, GstCaps * filter);
 
 G_END_DECLS

@@ -30,21 +30,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_upload_debug);
 
 struct _GstClUpload
 {
-  GstClvFilter parent;
+  GstClMemoryCopy parent;
 };
 
-G_DEFINE_TYPE_WITH_CODE (GstClUpload, gst_cl_upload, GST_TYPE_CLV_FILTER,
+G_DEFINE_TYPE_WITH_CODE (GstClUpload, gst_cl_upload, GST_TYPE_CL_MEMORY_COPY,
     GST_DEBUG_CATEGORY_INIT (gst_cl_upload_debug, "clupload", 0,
         "Upload to OpenCL memory"));
 GST_ELEMENT_REGISTER_DEFINE (clupload, "clupload", GST_RANK_NONE,
     GST_TYPE_CL_UPLOAD);
-
-static GstCaps *
-gst_cl_upload_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
-{
-  return gst_cl_transform_memory_caps (caps, direction, TRUE, filter);
-}
 
 /* Upstream may write its frames straight into memory of ours: pinned host
  * copies that we upload from without staging. */
@@ -154,12 +147,8 @@ gst_cl_upload_class_init (GstClUploadClass * klass)
       "OpenCL uploader", "Filter/Video",
       "Moves raw video from system memory to OpenCL device memory",
       "clvision developers");
-  gst_clv_filter_class_add_pad_templates (GST_CLV_FILTER_CLASS (klass),
-      GST_VIDEO_FORMATS_ALL, GST_VIDEO_FORMATS_ALL);
 
-  trans_class->passthrough_on_same_caps = TRUE;
-  trans_class->transform_ip_on_passthrough = FALSE;
-  trans_class->transform_caps = gst_cl_upload_transform_caps;
+  GST_CL_MEMORY_COPY_CLASS (klass)->to_device = TRUE;
   trans_class->propose_allocation = gst_cl_upload_propose_allocation;
   trans_class->prepare_output_buffer = gst_cl_upload_prepare_output_buffer;
   trans_class->transform = gst_cl_upload_transform;

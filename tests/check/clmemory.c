@@ -20,6 +20,14 @@ upload_harness (GstBufferPool ** pool)
   return h;
 }
 
+static void
+teardown (GstHarness * h, GstBufferPool * pool)
+{
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_harness_teardown (h);
+}
+
 static GstBuffer *
 acquire (GstBufferPool * pool)
 {
@@ -117,9 +125,7 @@ GST_START_TEST (test_pool_layout)
   gst_buffer_unref (buf);
 
   gst_caps_unref (caps);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
+  teardown (h, pool);
 }
 
 GST_END_TEST;
@@ -179,9 +185,7 @@ GST_START_TEST (test_transfers_follow_writes)
   fail_unless_equals_int (c1.downloads - c0.downloads, 0);
 
   gst_buffer_unref (buf);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
+  teardown (h, pool);
 }
 
 GST_END_TEST;
@@ -220,9 +224,7 @@ GST_START_TEST (test_released_buffer_needs_no_transfer)
 
   gst_buffer_unref (buf);
   gst_caps_unref (caps);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
+  teardown (h, pool);
 }
 
 GST_END_TEST;
@@ -275,9 +277,7 @@ GST_START_TEST (test_copies)
   gst_buffer_unref (copy);
 
   gst_buffer_unref (buf);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
+  teardown (h, pool);
 }
 
 GST_END_TEST;
@@ -310,9 +310,7 @@ GST_START_TEST (test_offset_memory)
   g_free (bytes);
 
   gst_buffer_unref (buf);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
+  teardown (h, pool);
 }
 
 GST_END_TEST;
