@@ -106,13 +106,18 @@ gst_cl_upload_frame (ClvDevice * dev, const GstVideoFrame * frame, cl_mem mem,
 {
   const GstVideoInfo *src = &frame->info;
   guint n_planes = GST_VIDEO_INFO_N_PLANES (src);
+  const guint8 *base = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0)
+      - GST_VIDEO_INFO_PLANE_OFFSET (src, 0);
+  gboolean one_block = TRUE;
 
   /* One plain copy when both sides lay the frame out alike (the usual case:
    * both follow the caps) and the planes are one block of memory. */
-  if (same_layout (src, info) && n_planes >= 1
-      && (n_planes == 1 || frame->map[0].data == frame->map[n_planes - 1].data))
-    return gst_cl_upload (dev, mem, 0, GST_VIDEO_INFO_SIZE (info),
-        frame->map[0].data, error);
+  for (guint i = 1; i < n_planes; i++)
+    one_block &= (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, i) ==
+        base + GST_VIDEO_INFO_PLANE_OFFSET (src, i);
+  if (one_block && same_layout (src, info))
+    return gst_cl_upload (dev, mem, 0, GST_VIDEO_INFO_SIZE (info), base,
+        error);
 
   if (GST_VIDEO_FORMAT_INFO_IS_TILED (src->finfo))
     goto tiled;
