@@ -2,7 +2,8 @@
  * memory:OpenCL, and where the time goes.  Prints one JSON object.
  *
  *   GST_PLUGIN_PATH_1_0=build/gst build/tests/bench/bench-chain \
- *       [--size 4096] [--frames 300] [--chain "sarmultilook looks=4 ! ..."]
+ *       [--size 4096] [--frames 300] [--chain "sarmultilook looks=4 ! ..."] \
+ *       [--out FILE]
  *
  * Modes, each over the same chain (default: sarmultilook ! sarrotscale !
  * sarquantize, or the part of it that is built):
@@ -21,11 +22,13 @@
 #include "config.h"
 #endif
 
+#include <stdio.h>
 #include <string.h>
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include "bench-common.h"
 #include "clv-opencl.h"
 #include "gstclmemory.h"
 
@@ -430,38 +433,42 @@ default_chain (void)
 }
 
 static void
-print_result (const char *name, const Result * r, gboolean last)
+append_result (GString * json, const char *name, const Result * r,
+    gboolean last)
 {
-  g_print ("    \"%s\": {\"fps\": %.1f, \"ms_per_frame\": %.3f, "
-      "\"uploads_per_frame\": %.2f, \"downloads_per_frame\": %.2f}%s\n", name,
-      1000.0 / r->ms_per_frame, r->ms_per_frame, r->uploads_per_frame,
-      r->downloads_per_frame, last ? "" : ",");
+  g_string_append_printf (json, "    \"%s\": {\"fps\": %.1f, "
+      "\"ms_per_frame\": %.3f, \"uploads_per_frame\": %.2f, "
+      "\"downloads_per_frame\": %.2f}%s\n", name, 1000.0 / r->ms_per_frame,
+      r->ms_per_frame, r->uploads_per_frame, r->downloads_per_frame,
+      last ? "" : ",");
 }
 
 int
 main (int argc, char **argv)
 {
   gint size = 4096, frames = 300;
-  gchar *chain = NULL;
+  gchar *chain = NULL, *out_path = NULL;
   GOptionEntry entries[] = {
     {"size", 0, 0, G_OPTION_ARG_INT, &size, "Frame width and height", "N"},
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Timed frames per mode", "N"},
     {"chain", 0, 0, G_OPTION_ARG_STRING, &chain,
         "The chain (gst-launch syntax)", "DESC"},
+    {"out", 0, 0, G_OPTION_ARG_FILENAME, &out_path, "JSON file", "FILE"},
     {NULL}
   };
   GOptionContext *octx = g_option_context_new ("- clvision chain benchmark");
+  gchar *command = g_strjoinv (" ", argv);
   GError *error = NULL;
   ClvDevice *dev;
-  gchar *caps, *dev_name;
+  gchar *caps, *chain_json;
   gchar **stages;
   Result results[G_N_ELEMENTS (mode_names)];
-  GString *prefix = g_string_new (NULL);
+  GString *prefix = g_string_new (NULL), *json = g_string_new (NULL);
   double prev_ms;
   gsize in_size, out_size;
 
   g_option_context_add_main_entries (octx, entries, NULL);
-  g_option_context_add_group (octx, gst_init_get_option_group ());
+  gst_init (&argc, &argv);
   if (!g_option_context_parse (octx, &argc, &argv, &error))
     g_error ("%s", error->message);
   g_option_context_free (octx);
@@ -483,21 +490,22 @@ main (int argc, char **argv)
   for (guint m = 0; m < G_N_ELEMENTS (mode_names); m++)
     results[m] = run_mode (m, chain, caps, frames);
 
-  dev_name = clv_device_describe (dev);
-  g_print ("{\n  \"benchmark\": \"bench-chain\",\n  \"device\": \"%s\",\n"
-      "  \"format\": \"GRAY16_LE\",\n  \"size\": %d,\n  \"frames\": %d,\n"
-      "  \"chain\": \"%s\",\n  \"input_bytes\": %" G_GSIZE_FORMAT ",\n"
-      "  \"output_bytes\": %" G_GSIZE_FORMAT ",\n  \"modes\": {\n", dev_name,
-      size, frames, chain, in_size, out_size);
+  chain_json = g_strescape (chain, NULL);
+  bench_json_begin (json, dev, command);
+  g_string_append_printf (json, ",\n  \"format\": \"GRAY16_LE\",\n"
+      "  \"size\": %d,\n  \"frames\": %d,\n  \"chain\": \"%s\",\n"
+      "  \"input_bytes\": %" G_GSIZE_FORMAT ",\n  \"output_bytes\": %"
+      G_GSIZE_FORMAT ",\n  \"modes\": {\n", size, frames, chain_json, in_size,
+      out_size);
   for (guint m = 0; m < G_N_ELEMENTS (mode_names); m++)
-    print_result (mode_names[m], &results[m],
+    append_result (json, mode_names[m], &results[m],
         m + 1 == G_N_ELEMENTS (mode_names));
 
   /* Each element's share of the resident chain: the chain grown one
    * element at a time (the empty chain is clupload alone). */
-  g_print ("  },\n  \"stages_ms\": {\n");
   prev_ms = run_mode (MODE_RESIDENT, "", caps, frames).ms_per_frame;
-  g_print ("    \"frame_handling\": %.3f", prev_ms);
+  g_string_append_printf (json, "  },\n  \"stages_ms\": {\n"
+      "    \"frame_handling\": %.3f", prev_ms);
   stages = g_strsplit (chain, "!", -1);
   for (gchar ** p = stages; *p; p++) {
     double ms;
@@ -505,11 +513,11 @@ main (int argc, char **argv)
         g_strstrip (*p));
     ms = run_mode (MODE_RESIDENT, prefix->str, caps, frames).ms_per_frame;
     (*p)[strcspn (*p, " ")] = '\0';
-    g_print (",\n    \"%s\": %.3f", *p, ms - prev_ms);
+    g_string_append_printf (json, ",\n    \"%s\": %.3f", *p, ms - prev_ms);
     prev_ms = ms;
   }
   g_strfreev (stages);
-  g_print ("\n  },\n  \"transfers_ms\": {\n"
+  g_string_append_printf (json, "\n  },\n  \"transfers_ms\": {\n"
       "    \"upload_frame_pinned\": %.3f,\n"
       "    \"upload_frame_pageable\": %.3f,\n"
       "    \"download_output_pinned\": %.3f,\n"
@@ -519,11 +527,17 @@ main (int argc, char **argv)
       time_copy (dev, in_size, TRUE, FALSE),
       time_copy (dev, out_size, FALSE, TRUE),
       time_copy (dev, out_size, FALSE, FALSE));
+  fputs (json->str, stdout);
+  if (out_path && !g_file_set_contents (out_path, json->str, -1, &error))
+    g_error ("%s", error->message);
 
-  g_free (dev_name);
+  g_string_free (json, TRUE);
   g_string_free (prefix, TRUE);
   clv_device_unref (dev);
+  g_free (chain_json);
   g_free (caps);
   g_free (chain);
+  g_free (out_path);
+  g_free (command);
   return 0;
 }
