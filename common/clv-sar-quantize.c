@@ -99,8 +99,9 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
   if (g_strcmp0 (variant, "fused") != 0 && g_strcmp0 (variant, "naive") != 0)
     goto bad_variant;
   q->fused = g_strcmp0 (variant, "fused") == 0;
-  /* 16-byte loads; bands short enough on GPUs to keep every core busy. */
-  q->vec = (int) clv_tune_int ("SAR_Q_VEC", 16 / bpp);
+  /* 16-byte loads on GPUs; on CPUs 8 lanes, one AVX2 register of sums.
+   * Bands short enough on GPUs to keep every core busy. */
+  q->vec = (int) clv_tune_int ("SAR_Q_VEC", gpu ? 16 / bpp : 8);
   q->k = (int) clv_tune_int ("SAR_Q_K", 4);
   q->wg = (int) clv_tune_int ("SAR_Q_WG", gpu ? 128 : 16);
   q->band = (int) clv_tune_int ("SAR_Q_BAND", gpu ? 16 : 64);

@@ -6,6 +6,8 @@
 #include <gst/gst.h>
 
 #include "gstsarmultilook.h"
+#include "gstsarquantize.h"
+#include "gstsarrotscale.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -13,6 +15,8 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   ret |= GST_ELEMENT_REGISTER (sarmultilook, plugin);
+  ret |= GST_ELEMENT_REGISTER (sarquantize, plugin);
+  ret |= GST_ELEMENT_REGISTER (sarrotscale, plugin);
   return ret;
 }
 
