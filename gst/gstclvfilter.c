@@ -243,6 +243,21 @@ gst_clv_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
       && g_strcmp0 (tags[0], GST_META_TAG_VIDEO_STR) == 0);
 }
 
+/* Output buffers are as large as the output caps say, whatever the input's
+ * size (without a pool, GstBaseTransform would allocate the input's). */
+static gboolean
+gst_clv_filter_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
 /* Grows *stage to at least `size` bytes. */
 static gboolean
 ensure_stage (ClvDevice * dev, cl_mem * stage, gsize * stage_size, gsize size,
@@ -481,6 +496,7 @@ gst_clv_filter_class_init (GstClvFilterClass * klass)
   trans_class->transform_meta = gst_clv_filter_transform_meta;
   trans_class->transform = gst_clv_filter_transform;
   trans_class->transform_ip = gst_clv_filter_transform_ip;
+  trans_class->transform_size = gst_clv_filter_transform_size;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CLV_FILTER, 0);
 }

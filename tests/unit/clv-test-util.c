@@ -58,3 +58,25 @@ clv_test_assert_images_equal (const guint8 * a, const guint8 * b,
             im->height, x, y, va, vb);
     }
 }
+
+guint
+clv_test_assert_images_close (const guint8 * a, const guint8 * b,
+    const ClvImage * im)
+{
+  guint off = 0;
+
+  for (int y = 0; y < im->height; y++)
+    for (int x = 0; x < im->width; x++) {
+      guint va = clv_image_get (a, im, x, y), vb = clv_image_get (b, im, x, y);
+      if (va == vb)
+        continue;
+      if (va + 1 != vb && vb + 1 != va)
+        g_error ("%dx%d image differs at (%d,%d): %u != %u", im->width,
+            im->height, x, y, va, vb);
+      off++;
+    }
+  if (off)
+    g_test_message ("%u pixels differ by one level", off);
+  g_assert_cmpuint (off * 1000, <=, (guint) (im->width * im->height));
+  return off;
+}

@@ -27,4 +27,9 @@ void clv_test_read_buffer (ClvDevice * dev, cl_mem mem, guint8 * dst,
 void clv_test_assert_images_equal (const guint8 * a, const guint8 * b,
     const ClvImage * im);
 
+/* Asserts that `a` and `b` differ by at most one level, on at most one
+ * pixel in a thousand; returns how many differ. */
+guint clv_test_assert_images_close (const guint8 * a, const guint8 * b,
+    const ClvImage * im);
+
 G_END_DECLS
