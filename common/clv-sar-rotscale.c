@@ -1,9 +1,10 @@
 /* SAR rotation and scaling: C reference and OpenCL launcher.
  *
- * The reference evaluates the same float expressions in the same order as
- * kernels/sar_rotscale.cl (common/ is built with -ffp-contract=off, the
- * kernel with FP_CONTRACT OFF), so host and device agree bit for bit unless
- * a compiler fuses or reorders float operations anyway. */
+ * The reference evaluates the same float operations in the same order as
+ * kernels/sar_rotscale.cl, every multiply-add an explicit correctly rounded
+ * fmaf()/fma() and nothing else contracted (common/ is built with
+ * -ffp-contract=off, the kernel with FP_CONTRACT OFF), so host and device
+ * agree bit for bit. */
 #include "clv-sar.h"
 
 #include <math.h>
@@ -94,12 +95,12 @@ clv_rotscale_ref (const guint8 * src, const ClvImage * si, guint8 * dst,
 
   for (int yo = 0; yo < di->height; yo++) {
     const float yf = (float) yo - g->cyo;
-    const float bx = g->cxi - yf * g->b, by = g->cyi + yf * g->a;
+    const float bx = fmaf (-yf, g->b, g->cxi), by = fmaf (yf, g->a, g->cyi);
 
     for (int xo = 0; xo < di->width; xo++) {
       const float xf = (float) xo - g->cxo;
-      const float xs = fminf (fmaxf (xf * g->a + bx, -2.0f), xmax);
-      const float ys = fminf (fmaxf (xf * g->b + by, -2.0f), ymax);
+      const float xs = fminf (fmaxf (fmaf (xf, g->a, bx), -2.0f), xmax);
+      const float ys = fminf (fmaxf (fmaf (xf, g->b, by), -2.0f), ymax);
       float v;
 
       if (interp == CLV_INTERP_NEAREST) {
@@ -115,8 +116,8 @@ clv_rotscale_ref (const guint8 * src, const ClvImage * si, guint8 * dst,
           fetch (src, si, ix + 1, iy, bg), fetch (src, si, ix, iy + 1, bg),
           fetch (src, si, ix + 1, iy + 1, bg)
         };
-        v = roundf (fminf (((w[0] * q[0] + w[1] * q[1]) + w[2] * q[2]) +
-                w[3] * q[3], maxval));
+        v = roundf (fminf (fmaf (w[3], q[3], fmaf (w[2], q[2], fmaf (w[1],
+                        q[1], w[0] * q[0]))), maxval));
       }
       clv_image_set (dst, di, xo, yo, (guint) v);
     }

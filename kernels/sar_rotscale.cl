@@ -4,15 +4,21 @@
  * Everything that does not depend on the pixel (sin/cos, 1/scale, centres,
  * clamp limits) comes from the host as constants: a = cos/scale and
  * b = sin/scale fold the division into the rotation.  A work-item computes
- * one output pixel with two multiply-adds per coordinate.
+ * one output pixel with two fused multiply-adds per coordinate.
  *
  * Bilinear is branch-free, in the seed paper's dot-product form: the four
  * weights (1-fx, fx) x (1-fy, fy) form one vector, the four neighbours
  * another; a neighbour outside the input is replaced by the background with
  * a select (its load is clamped inside so it is always legal).  Taking
  * x2 = x1 + 1 rather than ceil(x) keeps integer positions exact with no
- * special case.  The dot product is written out in a fixed order, and
- * contraction is off, so the host reference gets the same bits. */
+ * special case.
+ *
+ * Every multiply-add is an explicit fma() (correctly rounded, one
+ * instruction on GPUs) and contraction is off otherwise, so no compiler is
+ * free to fuse or not: the host reference, written with the same fmaf()
+ * calls, gets the same bits on any conforming device.  (The built-in dot()
+ * leaves its evaluation order to the implementation, hence the explicit
+ * chain.) */
 #pragma OPENCL FP_CONTRACT OFF
 
 #if PIX_BYTES == 1
@@ -50,8 +56,8 @@ sar_rotscale (const __global pix_t * src, const uint src_offset,
 
   const float xf = (float) xo - cxo, yf = (float) yo - cyo;
   /* Far-outside samples are clamped so that float->int stays defined. */
-  const float xs = clamp (xf * a + (cxi - yf * b), -2.0f, xmax);
-  const float ys = clamp (xf * b + (cyi + yf * a), -2.0f, ymax);
+  const float xs = clamp (fma (xf, a, fma (-yf, b, cxi)), -2.0f, xmax);
+  const float ys = clamp (fma (xf, b, fma (yf, a, cyi)), -2.0f, ymax);
   float v;
 
 #if BILINEAR
@@ -65,7 +71,7 @@ sar_rotscale (const __global pix_t * src, const uint src_offset,
       fetch (src, src_stride, in_width, in_height, ix + 1, iy, bg),
       fetch (src, src_stride, in_width, in_height, ix, iy + 1, bg),
       fetch (src, src_stride, in_width, in_height, ix + 1, iy + 1, bg));
-  v = round (fmin (((w.x * q.x + w.y * q.y) + w.z * q.z) + w.w * q.w,
+  v = round (fmin (fma (w.w, q.w, fma (w.z, q.z, fma (w.y, q.y, w.x * q.x))),
           MAXVAL));
 #else
   v = fetch (src, src_stride, in_width, in_height, (int) floor (xs + 0.5f),

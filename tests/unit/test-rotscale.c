@@ -73,11 +73,13 @@ kernel_for (int bpp, ClvInterpolation interp)
 }
 
 /* Output of the kernel, asserted equal to the reference's but for at most
- * 0.1% of pixels off by one level.  Both evaluate the same float
- * expressions in the same order with contraction off, so on PoCL they agree
- * exactly; a device compiler that fuses multiply-adds despite the pragma
- * (or a host with excess float precision) can move a sample across a
- * rounding boundary, which is what the tolerance allows. */
+ * 0.1% of pixels off by one level.  Both evaluate the same float operations
+ * in the same order, multiply-adds as explicit correctly rounded fma and
+ * nothing else contracted, so a conforming device agrees exactly (PoCL
+ * does: the tolerance is never used here).  The tolerance is the
+ * contract's margin for devices whose float arithmetic is not exact (the
+ * embedded profile allows an fma that is not correctly rounded): such an
+ * error can only move a sample across a rounding boundary, by one level. */
 static guint8 *
 checked_kernel_output (const guint8 * src, const ClvImage * si,
     const ClvImage * di, const ClvRotscaleGeometry * g,
