@@ -72,3 +72,18 @@ sar_check_push_image (GstHarness * h, const guint8 * data,
     gst_buffer_unref (out);
   return image;
 }
+
+GstVideoRegionOfInterestMeta *
+sar_check_add_face (GstBuffer * buf, guint x, guint y, guint w, guint h,
+    gint id)
+{
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_add_video_region_of_interest_meta (buf, "face", x, y, w, h);
+
+  roi->id = id;
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new ("detection", "label", G_TYPE_STRING, "face",
+          "x_min", G_TYPE_DOUBLE, 0.0, "y_min", G_TYPE_DOUBLE, 0.0,
+          "x_max", G_TYPE_DOUBLE, 0.0, "y_max", G_TYPE_DOUBLE, 0.0, NULL));
+  return roi;
+}

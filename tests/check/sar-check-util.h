@@ -29,4 +29,9 @@ guint8 *sar_check_push_image (GstHarness * h, const guint8 * data,
 guint8 *sar_check_buffer_image (GstBuffer * buf, GstCaps * caps,
     ClvImage * im);
 
+/* Adds a "face" ROI meta with this id and a "detection" parameter structure
+ * (normalised box fields zeroed), as vjfacedetect would. */
+GstVideoRegionOfInterestMeta *sar_check_add_face (GstBuffer * buf, guint x,
+    guint y, guint w, guint h, gint id);
+
 G_END_DECLS

@@ -179,20 +179,6 @@ GST_START_TEST (test_quarter_turn_pixels)
 GST_END_TEST;
 
 static GstVideoRegionOfInterestMeta *
-add_roi (GstBuffer * buf, guint x, guint y, guint w, guint h, gint id)
-{
-  GstVideoRegionOfInterestMeta *roi =
-      gst_buffer_add_video_region_of_interest_meta (buf, "face", x, y, w, h);
-
-  roi->id = id;
-  gst_video_region_of_interest_meta_add_param (roi,
-      gst_structure_new ("detection", "label", G_TYPE_STRING, "face",
-          "x_min", G_TYPE_DOUBLE, 0.0, "y_min", G_TYPE_DOUBLE, 0.0,
-          "x_max", G_TYPE_DOUBLE, 0.0, "y_max", G_TYPE_DOUBLE, 0.0, NULL));
-  return roi;
-}
-
-static GstVideoRegionOfInterestMeta *
 find_roi (GstBuffer * buf, gint id)
 {
   gpointer state = NULL;
@@ -238,8 +224,8 @@ GST_START_TEST (test_roi_metas)
   /* 90 degrees: (x, y) -> (y, 40 - x). */
   g_object_set (h->element, "angle", 90.0, NULL);
   in = sar_check_buffer_new (src, &si);
-  add_roi (in, 0, 0, 10, 5, 1);
-  add_roi (in, 22, 8, 6, 30, 2);
+  sar_check_add_face (in, 0, 0, 10, 5, 1);
+  sar_check_add_face (in, 22, 8, 6, 30, 2);
   out = gst_harness_push_and_pull (h, in);
   assert_roi (out, 1, 0, 30, 5, 10);
   assert_roi (out, 2, 8, 12, 30, 6);
@@ -248,7 +234,7 @@ GST_START_TEST (test_roi_metas)
   /* 45 degrees about the centre: a centred 10x10 box spans +-5 sqrt 2. */
   g_object_set (h->element, "angle", 45.0, NULL);
   in = sar_check_buffer_new (src, &si);
-  add_roi (in, 15, 15, 10, 10, 3);
+  sar_check_add_face (in, 15, 15, 10, 10, 3);
   out = gst_harness_push_and_pull (h, in);
   assert_roi (out, 3, 12, 12, 16, 16);
   gst_buffer_unref (out);
@@ -256,9 +242,9 @@ GST_START_TEST (test_roi_metas)
   /* Scale 2: x -> 2x - 20. */
   g_object_set (h->element, "angle", 0.0, "scale", 2.0, NULL);
   in = sar_check_buffer_new (src, &si);
-  add_roi (in, 0, 0, 5, 5, 4);  /* -20..-10: outside, dropped */
-  add_roi (in, 0, 0, 15, 15, 5);        /* -20..10: clipped to 0..10 */
-  add_roi (in, 18, 19, 4, 2, 6);        /* 16..24 x 18..22 */
+  sar_check_add_face (in, 0, 0, 5, 5, 4);  /* -20..-10: outside, dropped */
+  sar_check_add_face (in, 0, 0, 15, 15, 5);        /* -20..10: clipped to 0..10 */
+  sar_check_add_face (in, 18, 19, 4, 2, 6);        /* 16..24 x 18..22 */
   out = gst_harness_push_and_pull (h, in);
   fail_unless (find_roi (out, 4) == NULL);
   assert_roi (out, 5, 0, 0, 10, 10);

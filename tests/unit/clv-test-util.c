@@ -31,6 +31,22 @@ clv_test_random_image (ClvImage * im, int width, int height, int bpp,
   return data;
 }
 
+guint8 *
+clv_test_padded_copy (const guint8 * src, const ClvImage * im, gsize pad,
+    gsize offset, ClvImage * padded)
+{
+  guint8 *data;
+
+  *padded = *im;
+  padded->stride = im->stride + pad;
+  padded->offset = offset;
+  data = g_malloc0 (offset + padded->stride * im->height);
+  for (int y = 0; y < im->height; y++)
+    for (int x = 0; x < im->width; x++)
+      clv_image_set (data, padded, x, y, clv_image_get (src, im, x, y));
+  return data;
+}
+
 char *
 clv_test_data_path (const char *name)
 {

@@ -146,13 +146,7 @@ test_offset_and_stride (void)
   guint8 *src = textured_image (&packed, 45, 23, 2, 77), *big, *a, *b;
   ClvImage di;
 
-  padded = packed;
-  padded.stride = packed.stride + 14;
-  padded.offset = 10;
-  big = g_malloc0 (padded.offset + padded.stride * padded.height);
-  for (int y = 0; y < packed.height; y++)
-    for (int x = 0; x < packed.width; x++)
-      clv_image_set (big, &padded, x, y, clv_image_get (src, &packed, x, y));
+  big = clv_test_padded_copy (src, &packed, 14, 10, &padded);
   a = checked_kernel_output (NULL, src, &packed, 35);
   b = checked_kernel_output (NULL, big, &padded, 35);
   di = clv_image_make (45, 23, 1, clv_round_up (45, 4));

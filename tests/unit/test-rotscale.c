@@ -145,13 +145,7 @@ test_offset_and_stride (void)
   ClvRotscaleGeometry g;
   guint8 *a, *b;
 
-  padded = packed;
-  padded.stride = packed.stride + 10;
-  padded.offset = 6;
-  big = g_malloc0 (padded.offset + padded.stride * padded.height);
-  for (int y = 0; y < packed.height; y++)
-    for (int x = 0; x < packed.width; x++)
-      clv_image_set (big, &padded, x, y, clv_image_get (src, &packed, x, y));
+  big = clv_test_padded_copy (src, &packed, 10, 6, &padded);
   clv_rotscale_geometry_init (&g, 20, 1.2, 31, 19, 25, 23);
   a = checked_kernel_output (src, &packed, &di, &g, CLV_INTERP_BILINEAR, 0);
   b = checked_kernel_output (big, &padded, &di, &g, CLV_INTERP_BILINEAR, 0);
