@@ -243,8 +243,8 @@ GST_START_TEST (test_roi_metas)
   g_object_set (h->element, "angle", 0.0, "scale", 2.0, NULL);
   in = sar_check_buffer_new (src, &si);
   sar_check_add_face (in, 0, 0, 5, 5, 4);  /* -20..-10: outside, dropped */
-  sar_check_add_face (in, 0, 0, 15, 15, 5);        /* -20..10: clipped to 0..10 */
-  sar_check_add_face (in, 18, 19, 4, 2, 6);        /* 16..24 x 18..22 */
+  sar_check_add_face (in, 0, 0, 15, 15, 5);  /* -20..10: clipped to 0..10 */
+  sar_check_add_face (in, 18, 19, 4, 2, 6);  /* 16..24 x 18..22 */
   out = gst_harness_push_and_pull (h, in);
   fail_unless (find_roi (out, 4) == NULL);
   assert_roi (out, 5, 0, 0, 10, 10);
