@@ -230,8 +230,8 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
   const cl_float coef_f = coef;
   const size_t wg = q->wg, fwg = q->fwg;
 
-  g_return_val_if_fail (di->width == w && di->height == h && di->bpp == 1,
-      FALSE);
+  if (di->width != w || di->height != h || di->bpp != 1)
+    goto wrong_output;
   if (ev)
     ev->n_events = 0;
   if (!q->fused && MAX (w, h) > (int) MAX_UINT_TERMS)
@@ -281,6 +281,10 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
   }
   return TRUE;
 
+wrong_output:
+  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "quantize output must be "
+      "8-bit %dx%d, not %d-byte %dx%d", w, h, di->bpp, di->width, di->height);
+  return FALSE;
 too_large:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "SAR_Q_VARIANT=naive "
       "sums whole lines in 32 bits: at most %u rows and columns, not %dx%d",

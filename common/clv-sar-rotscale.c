@@ -178,8 +178,9 @@ clv_rotscale_enqueue (ClvRotscale * rs, cl_mem src, const ClvImage * si,
     clv_round_up (oh, rs->local[1])
   };
 
-  g_return_val_if_fail (g->in_width == iw && g->in_height == ih
-      && g->out_width == ow && g->out_height == oh, FALSE);
+  if (g->in_width != iw || g->in_height != ih || g->out_width != ow
+      || g->out_height != oh)
+    goto wrong_geometry;
   if (!clv_kernel_set_args (rs->kernel, error, CLV_ARG (src), CLV_ARG (a[0]),
           CLV_ARG (a[1]), CLV_ARG (iw), CLV_ARG (ih), CLV_ARG (dst),
           CLV_ARG (a[2]), CLV_ARG (a[3]), CLV_ARG (ow), CLV_ARG (oh),
@@ -191,6 +192,10 @@ clv_rotscale_enqueue (ClvRotscale * rs, cl_mem src, const ClvImage * si,
           global, rs->local, 0, NULL, event), error, fail);
   return TRUE;
 
+wrong_geometry:
+  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "rotscale geometry for "
+      "%dx%d -> %dx%d used on %dx%d -> %dx%d", g->in_width, g->in_height,
+      g->out_width, g->out_height, iw, ih, ow, oh);
 fail:
   return FALSE;
 }

@@ -5,7 +5,12 @@
  *
  *   bench-sar3 [--size 4096] [--angle 30] [--scale 1.5] [--coef 35]
  *       [--chain-looks 4] [--iterations 50] [--out FILE]
+ *       [--rs-tunes "T1;T2..."] [--q-tunes "T1;T2..."]
  *
+ * --rs-tunes and --q-tunes list further CLVISION_TUNE settings whose kernel
+ * times are reported next to the defaults' (work-group shapes, band
+ * heights), so that one run on a new device shows whether a default should
+ * move.
  * Quantize runs once per step of the seed paper's optimisation (unfused
  * one-line-per-work-item sums; fused pass with scalar loads; with vector
  * loads; with several loads per work-item), selected through CLVISION_TUNE,
@@ -67,18 +72,21 @@ set_tuning (const char *tune)
 static double
 rotscale_kernel_seconds (ClvDevice * dev, const guint16 * host,
     const ClvImage * si, double angle, double scale, ClvInterpolation interp,
-    int iterations, guint * differ, guint * max_diff)
+    const char *tune, int iterations, guint * differ, guint * max_diff)
 {
   GError *error = NULL;
   const gsize bytes = si->stride * si->height;
   int ring_n;
   cl_mem *ring = bench_ring_new (dev, host, bytes, &ring_n);
   cl_mem out = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, bytes, &error);
-  ClvRotscale *rs = clv_rotscale_new (dev, 2, interp, &error);
+  ClvRotscale *rs;
   ClvRotscaleGeometry g;
   double *t = g_new (double, iterations), median;
   guint8 *got = g_malloc (bytes), *ref = g_malloc (bytes);
 
+  set_tuning (tune);
+  rs = clv_rotscale_new (dev, 2, interp, &error);
+  set_tuning (NULL);
   if (rs == NULL || out == NULL)
     g_error ("bench: %s", error->message);
   clv_rotscale_geometry_init (&g, angle, scale, si->width, si->height,
@@ -174,12 +182,124 @@ quantize_kernel_seconds (ClvDevice * dev, const guint16 * host,
   return median;
 }
 
+/* The settings to run: the default ("") and those of `extra`. */
+static char **
+tunings (const char *extra)
+{
+  gchar *all = g_strconcat (";", extra ? extra : "", NULL);
+  char **list = g_strsplit (all, ";", -1);
+
+  g_free (all);
+  return list;
+}
+
+static void
+append_rotscale (GString * json, ClvDevice * dev, const guint16 * host,
+    const ClvImage * si, double angle, double scale, const char *caps,
+    const char *extra, int iterations, double copy_bw)
+{
+  const double bytes = 2.0 * si->stride * si->height;   /* in + out */
+  char **tunes = tunings (extra);
+  gboolean first = TRUE;
+
+  g_string_append (json, ",\n  \"rotscale\": [");
+  for (int interp = CLV_INTERP_BILINEAR; interp >= CLV_INTERP_NEAREST;
+      interp--) {
+    const char *name = interp == CLV_INTERP_BILINEAR ? "bilinear" : "nearest";
+    for (int t = 0; tunes[t]; t++) {
+      guint differ, max_diff;
+      double k = rotscale_kernel_seconds (dev, host, si, angle, scale, interp,
+          tunes[t], iterations, &differ, &max_diff);
+
+      g_string_append_printf (json, "%s\n    {\"size\": %d, \"format\": "
+          "\"GRAY16_LE\", \"angle\": %g, \"scale\": %g, "
+          "\"interpolation\": \"%s\", \"CLVISION_TUNE\": \"%s\", "
+          "\"kernel_ms\": %.4f, \"kernel_gbs\": %.1f, \"kernel_vs_copy\": "
+          "%.3f, \"pixels_unlike_reference\": %u, \"max_difference\": %u",
+          first ? "" : ",", si->width, angle, scale, name, tunes[t], k * 1e3,
+          bytes / k / 1e9, bytes / k / 1e9 / copy_bw, differ, max_diff);
+      first = FALSE;
+      if (t == 0) {
+        gchar *desc = g_strdup_printf ("sarrotscale angle=%g scale=%g "
+            "interpolation=%s", angle, scale, name);
+        double e = bench_pipeline_seconds (desc, caps, bytes / 2,
+            MAX (iterations / 5, 5));
+        g_string_append_printf (json, ", \"element\": \"%s\", "
+            "\"element_ms\": %.3f, \"element_gbs\": %.2f", desc, e * 1e3,
+            bytes / e / 1e9);
+        g_free (desc);
+      }
+      g_string_append (json, "}");
+    }
+  }
+  g_string_append (json, "\n  ]");
+  g_strfreev (tunes);
+}
+
+static void
+append_quantize (GString * json, ClvDevice * dev, const guint16 * host,
+    const ClvImage * si, double coef, const char *caps, const char *extra,
+    int iterations, double copy_bw)
+{
+  const double in_b = (double) si->stride * si->height;
+  const double out_b = (double) si->width * si->height;
+  ClvImage qi = clv_image_make (si->width, si->height, 1, si->width);
+  guint8 *ref = g_malloc (out_b);
+  char **tunes = tunings (extra);
+  const guint n_steps = G_N_ELEMENTS (quantize_steps);
+  double unfused = 0, e;
+  gchar *desc;
+
+  clv_quantize_ref ((const guint8 *) host, si, ref, &qi, coef);
+  g_string_append_printf (json, ",\n  \"quantize\": {\"size\": %d, "
+      "\"format\": \"GRAY16_LE\", \"coef\": %g, \"steps\": [", si->width,
+      coef);
+  /* The seed's steps, then the extra tunings (skipping the default). */
+  for (guint s = 0; s < n_steps + g_strv_length (tunes) - 1; s++) {
+    const char *name = s < n_steps ? quantize_steps[s].name : "tuning";
+    const char *tune = s < n_steps ? quantize_steps[s].tune :
+        tunes[s - n_steps + 1];
+    double launch_s[CLV_QUANTIZE_MAX_LAUNCHES];
+    guint n = 0;
+    gboolean exact;
+    double k = quantize_kernel_seconds (dev, host, si, coef, tune,
+        iterations, ref, launch_s, &n, &exact);
+
+    if (s == 0)
+      unfused = k;
+    g_string_append_printf (json, "%s\n      {\"step\": \"%s\", "
+        "\"CLVISION_TUNE\": \"%s\", \"launch_ms\": [", s ? "," : "", name,
+        tune);
+    for (guint l = 0; l < n; l++)
+      g_string_append_printf (json, "%s%.4f", l ? ", " : "", launch_s[l] * 1e3);
+    /* The minimum traffic: the frame read twice, the output written. */
+    g_string_append_printf (json, "], \"kernel_ms\": %.4f, \"kernel_gbs\": "
+        "%.1f, \"traffic_gbs\": %.1f, \"traffic_vs_copy\": %.3f, "
+        "\"speedup_vs_unfused\": %.2f, \"equals_reference\": %s}", k * 1e3,
+        (in_b + out_b) / k / 1e9, (2 * in_b + out_b) / k / 1e9,
+        (2 * in_b + out_b) / k / 1e9 / copy_bw, unfused / k,
+        exact ? "true" : "false");
+  }
+  desc = g_strdup_printf ("sarquantize coef=%g", coef);
+  e = bench_pipeline_seconds (desc, caps, in_b, MAX (iterations / 5, 5));
+  g_string_append_printf (json, "\n    ],\n    \"element\": \"%s\", "
+      "\"element_ms\": %.3f, \"element_gbs\": %.2f\n  }", desc, e * 1e3,
+      (in_b + out_b) / e / 1e9);
+  g_free (desc);
+  g_strfreev (tunes);
+  g_free (ref);
+}
+
 int
 main (int argc, char **argv)
 {
   int size = 4096, iterations = 50, chain_looks = 4;
   double angle = 30, scale = 1.5, coef = 35;
   char *out_path = NULL;
+  char *rs_tunes = g_strdup ("SAR_RS_WG_X=64,SAR_RS_WG_Y=4;"
+      "SAR_RS_WG_X=16,SAR_RS_WG_Y=16;SAR_RS_WG_X=128,SAR_RS_WG_Y=2");
+  char *q_tunes = g_strdup ("SAR_Q_BAND=8;SAR_Q_BAND=32;SAR_Q_BAND=64;"
+      "SAR_Q_K=2;SAR_Q_K=8;SAR_Q_WG=256;SAR_Q_WG=64");
   GOptionEntry entries[] = {
     {"size", 0, 0, G_OPTION_ARG_INT, &size, "Frame side (pixels)", "N"},
     {"angle", 0, 0, G_OPTION_ARG_DOUBLE, &angle, "Rotation (degrees)", "A"},
@@ -188,6 +308,10 @@ main (int argc, char **argv)
     {"chain-looks", 0, 0, G_OPTION_ARG_INT, &chain_looks,
         "Multilook of the chain", "N"},
     {"iterations", 0, 0, G_OPTION_ARG_INT, &iterations, "Timed runs", "N"},
+    {"rs-tunes", 0, 0, G_OPTION_ARG_STRING, &rs_tunes,
+        "Further rotscale tunings", "T1;T2"},
+    {"q-tunes", 0, 0, G_OPTION_ARG_STRING, &q_tunes,
+        "Further quantize tunings", "T1;T2"},
     {"out", 0, 0, G_OPTION_ARG_FILENAME, &out_path, "JSON file", "FILE"},
     {NULL}
   };
@@ -197,10 +321,9 @@ main (int argc, char **argv)
   GError *error = NULL;
   GString *json = g_string_new (NULL);
   ClvDevice *dev;
-  ClvImage si, qi;
+  ClvImage si;
   guint16 *host;
-  guint8 *qref;
-  double copy_bw, in_b, q_out_b, base = 0;
+  double copy_bw, e;
   gchar *caps, *desc;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -211,96 +334,37 @@ main (int argc, char **argv)
   if (dev == NULL)
     g_error ("%s", error->message);
   host = test_frame (size, &si);
-  in_b = (double) si.stride * size;
-  q_out_b = (double) size * size;
   caps = g_strdup_printf ("video/x-raw,format=GRAY16_LE,width=%d,height=%d,"
       "framerate=0/1", size, size);
 
   copy_bw = bench_copy_bandwidth (dev, BENCH_RING_BYTES, 20);
   bench_json_begin (json, dev, command);
-  g_string_append_printf (json, ",\n  \"copy_bandwidth_gbs\": %.1f,\n"
-      "  \"rotscale\": [", copy_bw);
-  for (int interp = CLV_INTERP_BILINEAR; interp >= CLV_INTERP_NEAREST;
-      interp--) {
-    const char *name = interp == CLV_INTERP_BILINEAR ? "bilinear" : "nearest";
-    guint differ, max_diff;
-    double k = rotscale_kernel_seconds (dev, host, &si, angle, scale, interp,
-        iterations, &differ, &max_diff), e;
-
-    desc = g_strdup_printf ("sarrotscale angle=%g scale=%g interpolation=%s",
-        angle, scale, name);
-    e = bench_pipeline_seconds (desc, caps, (gsize) in_b,
-        MAX (iterations / 5, 5));
-    g_string_append_printf (json, "%s\n    {\"size\": %d, \"format\": "
-        "\"GRAY16_LE\", \"angle\": %g, \"scale\": %g, \"interpolation\": "
-        "\"%s\", \"kernel_ms\": %.4f, \"kernel_gbs\": %.1f, "
-        "\"kernel_vs_copy\": %.3f, \"pixels_unlike_reference\": %u, "
-        "\"max_difference\": %u, \"element\": \"%s\", \"element_ms\": %.3f, "
-        "\"element_gbs\": %.2f}", interp == CLV_INTERP_BILINEAR ? "" : ",",
-        size, angle, scale, name, k * 1e3, 2 * in_b / k / 1e9,
-        2 * in_b / k / 1e9 / copy_bw, differ, max_diff, desc, e * 1e3,
-        2 * in_b / e / 1e9);
-    g_free (desc);
-  }
-
-  qi = clv_image_make (size, size, 1, size);
-  qref = g_malloc (q_out_b);
-  clv_quantize_ref ((const guint8 *) host, &si, qref, &qi, coef);
-  g_string_append_printf (json, "\n  ],\n  \"quantize\": {\"size\": %d, "
-      "\"format\": \"GRAY16_LE\", \"coef\": %g, \"steps\": [", size, coef);
-  for (guint s = 0; s < G_N_ELEMENTS (quantize_steps); s++) {
-    double launch_s[CLV_QUANTIZE_MAX_LAUNCHES];
-    guint n = 0;
-    gboolean exact;
-    double k = quantize_kernel_seconds (dev, host, &si, coef,
-        quantize_steps[s].tune, iterations, qref, launch_s, &n, &exact);
-
-    if (s == 0)
-      base = k;
-    g_string_append_printf (json, "%s\n      {\"step\": \"%s\", "
-        "\"CLVISION_TUNE\": \"%s\", \"launch_ms\": [", s ? "," : "",
-        quantize_steps[s].name, quantize_steps[s].tune);
-    for (guint l = 0; l < n; l++)
-      g_string_append_printf (json, "%s%.4f", l ? ", " : "", launch_s[l] * 1e3);
-    /* The minimum traffic: the frame read twice, the output written. */
-    g_string_append_printf (json, "], \"kernel_ms\": %.4f, \"kernel_gbs\": "
-        "%.1f, \"traffic_gbs\": %.1f, \"traffic_vs_copy\": %.3f, "
-        "\"speedup_vs_unfused\": %.2f, \"equals_reference\": %s}", k * 1e3,
-        (in_b + q_out_b) / k / 1e9, (2 * in_b + q_out_b) / k / 1e9,
-        (2 * in_b + q_out_b) / k / 1e9 / copy_bw, base / k,
-        exact ? "true" : "false");
-  }
-  desc = g_strdup_printf ("sarquantize coef=%g", coef);
-  {
-    double e = bench_pipeline_seconds (desc, caps, (gsize) in_b,
-        MAX (iterations / 5, 5));
-    g_string_append_printf (json, "\n    ],\n    \"element\": \"%s\", "
-        "\"element_ms\": %.3f, \"element_gbs\": %.2f\n  }", desc, e * 1e3,
-        (in_b + q_out_b) / e / 1e9);
-  }
-  g_free (desc);
+  g_string_append_printf (json, ",\n  \"copy_bandwidth_gbs\": %.1f", copy_bw);
+  append_rotscale (json, dev, host, &si, angle, scale, caps, rs_tunes,
+      iterations, copy_bw);
+  append_quantize (json, dev, host, &si, coef, caps, q_tunes, iterations,
+      copy_bw);
 
   desc = g_strdup_printf ("sarmultilook looks=%d ! sarrotscale angle=%g "
       "scale=%g ! sarquantize coef=%g", chain_looks, angle, scale, coef);
-  {
-    double e = bench_pipeline_seconds (desc, caps, (gsize) in_b,
-        MAX (iterations / 5, 5));
-    g_string_append_printf (json, ",\n  \"chain\": {\"size\": %d, \"format\": "
-        "\"GRAY16_LE\", \"elements\": \"%s\", \"frame_ms\": %.3f, "
-        "\"frames_per_s\": %.1f}\n}\n", size, desc, e * 1e3, 1 / e);
-  }
+  e = bench_pipeline_seconds (desc, caps, si.stride * size,
+      MAX (iterations / 5, 5));
+  g_string_append_printf (json, ",\n  \"chain\": {\"size\": %d, \"format\": "
+      "\"GRAY16_LE\", \"elements\": \"%s\", \"frame_ms\": %.3f, "
+      "\"frames_per_s\": %.1f}\n}\n", size, desc, e * 1e3, 1 / e);
   g_free (desc);
 
   fputs (json->str, stdout);
   if (out_path && !g_file_set_contents (out_path, json->str, -1, &error))
     g_error ("%s", error->message);
 
-  g_free (qref);
   g_free (host);
   g_free (caps);
   g_string_free (json, TRUE);
   clv_device_unref (dev);
   g_option_context_free (ctx);
+  g_free (rs_tunes);
+  g_free (q_tunes);
   g_free (out_path);
   g_free (command);
   return 0;
