@@ -262,6 +262,21 @@ gst_clv_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
       && g_strcmp0 (tags[0], GST_META_TAG_VIDEO_STR) == 0);
 }
 
+/* Output buffers are as large as the output caps say, whatever the input's
+ * size (without a pool, GstBaseTransform would allocate the input's). */
+static gboolean
+gst_clv_filter_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
 /* Adds to `outbuf` the ROI metas of `inbuf`, mapped through map_point: the
  * bounding box of the four mapped corners, clipped to the output frame.
  * ROIs that fall outside are dropped. */
@@ -638,6 +653,7 @@ gst_clv_filter_class_init (GstClvFilterClass * klass)
   trans_class->decide_allocation = gst_clv_filter_decide_allocation;
   trans_class->transform = gst_clv_filter_transform;
   trans_class->transform_ip = gst_clv_filter_transform_ip;
+  trans_class->transform_size = gst_clv_filter_transform_size;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CLV_FILTER, 0);
 }

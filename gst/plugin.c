@@ -10,6 +10,8 @@
 #include "gstclupload.h"
 #include "gstcldownload.h"
 #include "gstsarmultilook.h"
+#include "gstsarquantize.h"
+#include "gstsarrotscale.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -23,6 +25,8 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (clupload, plugin);
   ret |= GST_ELEMENT_REGISTER (cldownload, plugin);
   ret |= GST_ELEMENT_REGISTER (sarmultilook, plugin);
+  ret |= GST_ELEMENT_REGISTER (sarquantize, plugin);
+  ret |= GST_ELEMENT_REGISTER (sarrotscale, plugin);
   return ret;
 }
 
