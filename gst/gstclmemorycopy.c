@@ -33,6 +33,16 @@ gst_cl_memory_copy_transform_caps (GstBaseTransform * trans,
   return ret;
 }
 
+/* Only the memory changes: every meta that doesn't describe the memory
+ * (ROIs included) goes to the output as it is. */
+static gboolean
+gst_cl_memory_copy_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
+{
+  return !gst_meta_api_type_has_tag (meta->info->api,
+      g_quark_from_static_string (GST_META_TAG_MEMORY_STR));
+}
+
 static void
 gst_cl_memory_copy_class_init (GstClMemoryCopyClass * klass)
 {
@@ -44,6 +54,7 @@ gst_cl_memory_copy_class_init (GstClMemoryCopyClass * klass)
   /* There is nothing to analyse in passthrough. */
   trans_class->transform_ip_on_passthrough = FALSE;
   trans_class->transform_caps = gst_cl_memory_copy_transform_caps;
+  trans_class->transform_meta = gst_cl_memory_copy_transform_meta;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CL_MEMORY_COPY, 0);
 }

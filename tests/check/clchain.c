@@ -139,6 +139,87 @@ GST_START_TEST (test_device_chain_matches_system)
 
 GST_END_TEST;
 
+#define SAR_CHAIN "sarmultilook looks=2 ! sarrotscale angle=30 scale=1.5 ! " \
+  "sarquantize coef=35"
+
+/* Pushes FRAMES frames, each with a face ROI, through `h`; returns the
+ * output buffers. */
+static GstBuffer **
+run_collect (GstHarness * h)
+{
+  GstVideoInfo *info = frame_info (SYS_CAPS);
+  GstBuffer **out = g_new0 (GstBuffer *, FRAMES);
+
+  gst_harness_set_src_caps_str (h, SYS_CAPS);
+  gst_harness_set_sink_caps_str (h, "video/x-raw");
+  for (guint i = 0; i < FRAMES; i++) {
+    GstBuffer *in = clv_check_frame (info, i);
+    gst_buffer_add_video_region_of_interest_meta (in, "face", 20 + i, 10, 16,
+        12);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out[i] = gst_harness_pull (h);
+  }
+  gst_video_info_free (info);
+  return out;
+}
+
+/* The whole SAR chain between clupload and cldownload gives the bytes and
+ * ROI metas of the same chain in system memory, with one upload and one
+ * download per frame against three of each. */
+GST_START_TEST (test_sar_chain_matches_system)
+{
+  GstHarness *dh = gst_harness_new_parse ("clupload ! " SAR_CHAIN
+      " ! cldownload");
+  GstHarness *sh = gst_harness_new_parse (SAR_CHAIN);
+  GstBuffer **dev_out, **sys_out;
+  GstVideoInfo *info;
+  GstCaps *caps, *sys_caps;
+  ClvCounts c0, c1, c2;
+
+  clv_check_counts (&c0);
+  dev_out = run_collect (dh);
+  clv_check_counts (&c1);
+  sys_out = run_collect (sh);
+  clv_check_counts (&c2);
+  fail_unless_equals_int (c1.uploads - c0.uploads, FRAMES);
+  fail_unless_equals_int (c1.downloads - c0.downloads, FRAMES);
+  fail_unless_equals_int (c2.uploads - c1.uploads, 3 * FRAMES);
+  fail_unless_equals_int (c2.downloads - c1.downloads, 3 * FRAMES);
+
+  caps = gst_pad_get_current_caps (dh->sinkpad);
+  sys_caps = gst_pad_get_current_caps (sh->sinkpad);
+  fail_unless (gst_caps_is_equal (caps, sys_caps));
+  gst_caps_unref (sys_caps);
+  info = gst_video_info_new_from_caps (caps);
+  fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (info),
+      GST_VIDEO_FORMAT_GRAY8);
+  for (guint i = 0; i < FRAMES; i++) {
+    GstVideoFrame a, b;
+    GstVideoRegionOfInterestMeta *ra, *rb;
+
+    fail_unless (gst_video_frame_map (&a, info, dev_out[i], GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&b, info, sys_out[i], GST_MAP_READ));
+    clv_check_frames_equal (&a, &b);
+    gst_video_frame_unmap (&b);
+    gst_video_frame_unmap (&a);
+    ra = gst_buffer_get_video_region_of_interest_meta (dev_out[i]);
+    rb = gst_buffer_get_video_region_of_interest_meta (sys_out[i]);
+    fail_unless (ra != NULL && rb != NULL);
+    fail_unless (ra->x == rb->x && ra->y == rb->y && ra->w == rb->w
+        && ra->h == rb->h);
+    gst_buffer_unref (dev_out[i]);
+    gst_buffer_unref (sys_out[i]);
+  }
+  g_free (dev_out);
+  g_free (sys_out);
+  gst_video_info_free (info);
+  gst_caps_unref (caps);
+  gst_harness_teardown (sh);
+  gst_harness_teardown (dh);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pool_steady_after_warmup)
 {
   GstHarness *h = gst_harness_new_parse (DEVICE_CHAIN);
@@ -660,6 +741,7 @@ clchain_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_device_chain_matches_system);
+  tcase_add_test (tc, test_sar_chain_matches_system);
   tcase_add_test (tc, test_pool_steady_after_warmup);
   tcase_add_test (tc, test_upload_from_proposed_pool);
   tcase_add_test (tc, test_passthrough_when_caps_match);
