@@ -34,6 +34,7 @@
 
 #define DEFAULT_CHAIN "sarmultilook looks=4 ! sarrotscale angle=30 ! sarquantize"
 #define WARMUP 5
+#define POOL_BUFFERS 6
 
 typedef enum
 {
@@ -182,7 +183,8 @@ upload_pool (GstElement * src, GstCaps * caps)
     g_error ("clupload proposed no pool");
   gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, NULL, NULL);
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, 6, 6);
+  gst_buffer_pool_config_set_params (config, caps, size, POOL_BUFFERS,
+      POOL_BUFFERS);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)
       || !gst_buffer_pool_set_active (pool, TRUE))
@@ -244,16 +246,24 @@ run_mode (Mode mode, const gchar * chain, const gchar * caps_str,
   for (guint i = 0; i < WARMUP; i++)
     push (src, gst_buffer_ref (plain));
   wait_count (&c, WARMUP);
-  if (mode == MODE_PINNED || mode == MODE_RESIDENT)
+  if (mode == MODE_PINNED || mode == MODE_RESIDENT) {
+    GstBuffer *filled[POOL_BUFFERS];
+
+    /* Every pool buffer gets its pinned copy and a frame once, and goes
+     * through the chain once.  Resident mode keeps the first few. */
     pool = upload_pool (src, caps);
-  for (guint i = 0; i < G_N_ELEMENTS (resident) && mode == MODE_RESIDENT; i++) {
-    if (gst_buffer_pool_acquire_buffer (pool, &resident[i], NULL) != GST_FLOW_OK)
-      g_error ("no buffer from clupload's pool");
-    fill_frame (resident[i], i);
-    push (src, gst_buffer_ref (resident[i]));
+    for (guint i = 0; i < POOL_BUFFERS; i++) {
+      if (gst_buffer_pool_acquire_buffer (pool, &filled[i], NULL) !=
+          GST_FLOW_OK)
+        g_error ("no buffer from clupload's pool");
+      fill_frame (filled[i], i);
+      if (mode == MODE_RESIDENT && i < G_N_ELEMENTS (resident))
+        resident[i] = gst_buffer_ref (filled[i]);
+    }
+    for (guint i = 0; i < POOL_BUFFERS; i++)
+      push (src, filled[i]);
+    wait_count (&c, WARMUP + POOL_BUFFERS);
   }
-  if (mode == MODE_RESIDENT)
-    wait_count (&c, WARMUP + G_N_ELEMENTS (resident));
   dev = chain_device (pipeline);
   if (dev == NULL)
     g_error ("no element of %s answers a gst.opencl.context query", desc);
