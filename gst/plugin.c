@@ -12,6 +12,7 @@
 #include "gstsarmultilook.h"
 #include "gstsarquantize.h"
 #include "gstsarrotscale.h"
+#include "gstvjfacedetect.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -27,6 +28,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (sarmultilook, plugin);
   ret |= GST_ELEMENT_REGISTER (sarquantize, plugin);
   ret |= GST_ELEMENT_REGISTER (sarrotscale, plugin);
+  ret |= GST_ELEMENT_REGISTER (vjfacedetect, plugin);
   return ret;
 }
 
