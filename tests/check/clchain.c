@@ -7,6 +7,8 @@
 #include "gstclvfilter.h"
 #include "clv-sar.h"
 #include "clv-test-util.h"
+#include "clv-vj-ref.h"
+#include "vj-test-util.h"
 
 #include <string.h>
 
@@ -733,6 +735,94 @@ GST_START_TEST (test_analyse_system_frames)
 
 GST_END_TEST;
 
+/* ---- vjfacedetect on device frames ---------------------------------------- */
+
+#define FACE_SIDE 200
+
+/* Grace Hopper's portrait at FACE_SIDE², GRAY8, as a system-memory buffer. */
+static GstBuffer *
+face_frame (void)
+{
+  int w, h;
+  guint8 *src = vj_test_load_image ("grace_hopper", &w, &h);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, FACE_SIDE * FACE_SIDE,
+      NULL);
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  clv_vj_resize (src, w, h, w, map.data, FACE_SIDE, FACE_SIDE, FACE_SIDE);
+  gst_buffer_unmap (buf, &map);
+  g_free (src);
+  return buf;
+}
+
+/* The face ROIs of `buf` as "x y w h neighbors" lines. */
+static gchar *
+faces_text (GstBuffer * buf)
+{
+  GString *s = g_string_new (NULL);
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    GstStructure *d = gst_video_region_of_interest_meta_get_param (roi,
+        "detection");
+    gint neighbors = -1;
+
+    fail_unless (d != NULL);
+    gst_structure_get_int (d, "neighbors", &neighbors);
+    g_string_append_printf (s, "%u %u %u %u %d\n", roi->x, roi->y, roi->w,
+        roi->h, neighbors);
+  }
+  return g_string_free (s, FALSE);
+}
+
+static gchar *
+detect (const gchar * launch, ClvCounts * delta)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBuffer *out;
+  ClvCounts c0, c1;
+  gchar *faces;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=200,"
+      "height=200,framerate=25/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw");
+  clv_check_counts (&c0);
+  out = gst_harness_push_and_pull (h, face_frame ());
+  clv_check_counts (&c1);
+  fail_unless (out != NULL);
+  faces = faces_text (out);
+  delta->uploads = c1.uploads - c0.uploads;
+  delta->downloads = c1.downloads - c0.downloads;
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  return faces;
+}
+
+/* vjfacedetect between clupload and cldownload finds the faces it finds in
+ * system memory, analysing the frame where it is: the only frame transfers
+ * are clupload's and cldownload's. */
+GST_START_TEST (test_facedetect_on_device)
+{
+  ClvCounts dev, sys;
+  gchar *dev_faces = detect ("clupload ! vjfacedetect ! cldownload", &dev);
+  gchar *sys_faces = detect ("vjfacedetect", &sys);
+
+  fail_unless (*sys_faces != '\0', "no face found");
+  fail_unless_equals_string (dev_faces, sys_faces);
+  fail_unless_equals_int (dev.uploads, 1);
+  fail_unless_equals_int (dev.downloads, 1);
+  fail_unless_equals_int (sys.uploads, 1);
+  fail_unless_equals_int (sys.downloads, 0);
+  g_free (dev_faces);
+  g_free (sys_faces);
+}
+
+GST_END_TEST;
+
 static Suite *
 clchain_suite (void)
 {
@@ -752,6 +842,7 @@ clchain_suite (void)
   tcase_add_test (tc, test_contexts_differ);
   tcase_add_test (tc, test_analyse_device_frames);
   tcase_add_test (tc, test_analyse_system_frames);
+  tcase_add_test (tc, test_facedetect_on_device);
   return s;
 }
 
