@@ -23,7 +23,9 @@ G_BEGIN_DECLS
 /* The memory type (and registered allocator name). */
 #define GST_CL_MEMORY_TYPE_NAME "OpenCLMemory"
 
-/* Map flag: `info.data` is the cl_mem, not host memory. */
+/* Map flag: `info.data` is the cl_mem, not host memory.  The same bit as
+ * GST_MAP_GL and GST_MAP_CUDA: it means something to GstClMemory only, so
+ * check gst_is_cl_memory() first. */
 #define GST_MAP_OPENCL ((GstMapFlags) (GST_MAP_FLAG_LAST << 1))
 
 /* Which side is newer. */
