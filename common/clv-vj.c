@@ -1,0 +1,785 @@
+/* Viola–Jones on OpenCL: host side of kernels/vj_pyramid.cl and
+ * kernels/vj_detect.cl; see clv-vj.h. */
+#include "clv-vj.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Pixels per work-item per pass of a row in vj_rows. */
+#define ROW_PIX 8
+/* Raw windows read back with the counters in one go; more grow the buffer. */
+#define INITIAL_CAPACITY 4096
+/* Past every stage: no cooperative evaluation. */
+#define NO_COOP_STAGE (1 << 20)
+
+/* kernels/vj_pyramid.cl's Level. */
+typedef struct
+{
+  cl_int width, height;
+  cl_int layer_ofs;
+  cl_int xtab, ytab;
+  cl_int xfirst, xend, yfirst, yend;
+  cl_int first_row, first_col;
+  cl_int pix_ofs;
+} ClvVjLevel;
+
+/* kernels/vj_detect.cl's Scale: the levels that have windows. */
+typedef struct
+{
+  cl_int layer_ofs;
+  cl_int ystep;
+  cl_int nx;
+  cl_int first_window;
+} ClvVjWindows;
+
+/* kernels/vj_detect.cl's Feature: OpenCV's OptFeature. */
+typedef struct
+{
+  cl_int ofs[3][4];
+  cl_float weight[4];
+} ClvVjFeature;
+
+struct _ClvVjDetector
+{
+  ClvDevice *dev;
+  ClvVjTuning tune;
+  gboolean fp64;
+  int coop_stage;               /* as built: NO_COOP_STAGE if sums are not exact */
+
+  /* The cascade's shape; its arrays live on the device. */
+  int window_w, window_h, n_stages, n_features;
+  gboolean has_tilted;
+  ClvCascadeFeature *features;
+  cl_mem stages, trees, nodes, leaves;
+
+  cl_kernel k_luma, k_rows, k_cols, k_tilted, k_simple, k_uber;
+
+  /* Geometry of the last frame size and parameters. */
+  int img_w, img_h;
+  ClvVjParams params;
+  int n_levels;
+  ClvVjScale *scales;
+  ClvVjLevel *levels;
+  int n_win;                    /* levels with windows */
+  ClvVjWindows *win;
+  int *win_level;               /* level of each win[] */
+  int *win_ny;
+  int total_windows, total_rows, total_cols, max_level_w;
+  int sbuf_w, sbuf_h, sq_ofs, tilt_ofs;
+  cl_mem levels_mem, xtab, ytab, win_mem, features_mem;
+  cl_mem sbuf, pixels, diag;
+  gsize sbuf_bytes, pixels_bytes, diag_bytes;
+
+  cl_mem luma;                  /* packed RGB frames: their luma */
+  gsize luma_bytes;
+  cl_mem out;                   /* count, work counter, then (scale, y<<16|x) */
+  guint out_cap;
+  guint32 *out_host;
+};
+
+static int
+tune_int (const char *name, int def)
+{
+  return (int) clv_tune_int (name, def);
+}
+
+void
+clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
+{
+  const gboolean gpu = dev->simd_width > 1;
+  const char *variant = clv_tune_string ("VJ_VARIANT", "uber");
+
+  /* The seed's parameters (its Table 1): a work-group is one warp (32) or
+   * wavefront (64); N = one window per work-item; M = 2 on NVIDIA, 4 on
+   * AMD; 12 (NVIDIA) or 8 (AMD) groups per compute unit; stages 0-2 one
+   * window per work-item.  On a CPU a group is a few SIMD lanes. */
+  t->variant = g_ascii_strcasecmp (variant, "simple") == 0 ?
+      CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
+      CLV_VJ_VARIANT_UBER : CLV_VJ_VARIANT_INVALID;
+  t->wg = tune_int ("VJ_WG", gpu ? (int) dev->simd_width : 8);
+  t->chunk = tune_int ("VJ_CHUNK", gpu ? t->wg : 64);
+  t->coop_windows = tune_int ("VJ_COOP_WINDOWS", dev->simd_width >= 64 ? 4 :
+      2);
+  t->coop_stage = tune_int ("VJ_COOP_STAGE", 3);
+  t->groups_per_cu = tune_int ("VJ_GROUPS_PER_CU",
+      !gpu ? 4 : dev->simd_width >= 64 ? 8 : 12);
+  t->row_wg = tune_int ("VJ_ROW_WG", gpu ? 128 : 16);
+  t->simple_wg = tune_int ("VJ_SIMPLE_WG", gpu ? 64 : 8);
+}
+
+gboolean
+clv_vj_cascade_sums_exact (const ClvCascade * c, int first_stage)
+{
+  for (int si = MAX (first_stage, 0); si < c->n_stages; si++) {
+    const ClvCascadeStage *s = &c->stages[si];
+    double bound = 0;
+    int q = G_MAXINT;
+
+    /* Every leaf is a multiple of 2^q; no partial sum exceeds `bound`. */
+    for (int t = s->first_tree; t < s->first_tree + s->n_trees; t++) {
+      const ClvCascadeTree *tree = &c->trees[t];
+      double m = 0;
+      for (int l = 0; l <= tree->n_nodes; l++) {
+        float v = c->leaves[tree->first_leaf + l];
+        int e;
+        if (v == 0.0f)
+          continue;
+        frexpf (v, &e);
+        q = MIN (q, e - FLT_MANT_DIG);
+        m = MAX (m, fabs (v));
+      }
+      bound += m;
+    }
+    if (q != G_MAXINT && !(bound < ldexp (1.0, q + DBL_MANT_DIG)))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+is_pow2 (int v)
+{
+  return v > 0 && (v & (v - 1)) == 0;
+}
+
+static gboolean
+check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
+{
+  const gsize local_bytes = (gsize) (t->wg + t->chunk) * 12 + t->wg * 8 + 64;
+
+  if (t->variant == CLV_VJ_VARIANT_INVALID) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "Invalid VJ_VARIANT=%s in CLVISION_TUNE: uber or simple",
+        clv_tune_string ("VJ_VARIANT", ""));
+    return FALSE;
+  }
+  if (t->wg < 1 || (gsize) t->wg > dev->max_work_group_size
+      || t->chunk < 1 || t->coop_windows < 1 || t->coop_windows > t->wg
+      || t->wg % t->coop_windows != 0 || !is_pow2 (t->wg / t->coop_windows)
+      || t->coop_stage < 0 || t->groups_per_cu < 1 || t->row_wg < 1
+      || (gsize) t->row_wg > dev->max_work_group_size || t->simple_wg < 1
+      || (gsize) t->simple_wg > dev->max_work_group_size
+      || local_bytes > dev->local_mem_size) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "Invalid vjfacedetect tuning for %s: VJ_WG=%d VJ_CHUNK=%d "
+        "VJ_COOP_WINDOWS=%d VJ_COOP_STAGE=%d VJ_GROUPS_PER_CU=%d "
+        "VJ_ROW_WG=%d VJ_SIMPLE_WG=%d (work-groups up to %" G_GSIZE_FORMAT
+        ", VJ_WG / VJ_COOP_WINDOWS a power of two, local memory %"
+        G_GUINT64_FORMAT " bytes)", dev->device_name, t->wg, t->chunk,
+        t->coop_windows, t->coop_stage, t->groups_per_cu, t->row_wg,
+        t->simple_wg, dev->max_work_group_size, dev->local_mem_size);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static cl_mem
+upload (ClvDevice * dev, const void *data, gsize size, GError ** error)
+{
+  cl_mem m = NULL;
+  cl_int st;
+
+  CLV_CHECK ((m = clCreateBuffer (dev->context,
+              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, MAX (size, 16),
+              size ? (void *) data : (void *) "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+              &st), st), error, fail);
+  return m;
+fail:
+  return NULL;
+}
+
+static gboolean
+build_kernels (ClvVjDetector * d, GError ** error)
+{
+  const ClvVjTuning *t = &d->tune;
+  char *opts;
+  cl_program prog;
+
+  opts = g_strdup_printf ("-DVJ_ROW_WG=%d -DVJ_ROW_PIX=%d", t->row_wg,
+      ROW_PIX);
+  prog = clv_device_get_program (d->dev, "vj_pyramid", opts, error);
+  g_free (opts);
+  if (prog == NULL)
+    return FALSE;
+  d->k_luma = clv_kernel_new (prog, "vj_luma", error);
+  d->k_rows = d->k_luma ? clv_kernel_new (prog, "vj_rows", error) : NULL;
+  d->k_cols = d->k_rows ? clv_kernel_new (prog, "vj_cols", error) : NULL;
+  d->k_tilted = d->k_cols ? clv_kernel_new (prog, "vj_tilted", error) : NULL;
+  clReleaseProgram (prog);
+  if (d->k_tilted == NULL)
+    return FALSE;
+
+  opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
+      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d", d->fp64, t->wg, t->chunk,
+      t->coop_windows, d->coop_stage);
+  prog = clv_device_get_program (d->dev, "vj_detect", opts, error);
+  g_free (opts);
+  if (prog == NULL)
+    return FALSE;
+  d->k_simple = clv_kernel_new (prog, "vj_detect_simple", error);
+  d->k_uber = d->k_simple ? clv_kernel_new (prog, "vj_detect_uber",
+      error) : NULL;
+  clReleaseProgram (prog);
+  return d->k_uber != NULL;
+}
+
+ClvVjDetector *
+clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
+    const ClvVjTuning * tuning, GError ** error)
+{
+  ClvVjDetector *d = g_new0 (ClvVjDetector, 1);
+
+  d->dev = clv_device_ref (dev);
+  if (tuning)
+    d->tune = *tuning;
+  else
+    clv_vj_tuning_for_device (dev, &d->tune);
+  if (!check_tuning (dev, &d->tune, error))
+    goto fail;
+  /* Without doubles the variance and stage sums are not OpenCV's. */
+  d->fp64 = dev->has_fp64;
+  if (!d->fp64)
+    g_warning ("%s has no double precision: vjfacedetect results may differ "
+        "slightly from OpenCV's", dev->device_name);
+  d->coop_stage = clv_vj_cascade_sums_exact (c, d->tune.coop_stage) ?
+      d->tune.coop_stage : NO_COOP_STAGE;
+
+  d->window_w = c->window_w;
+  d->window_h = c->window_h;
+  d->n_stages = c->n_stages;
+  d->n_features = c->n_features;
+  d->has_tilted = c->has_tilted;
+  d->features = g_memdup2 (c->features,
+      sizeof (ClvCascadeFeature) * c->n_features);
+  if (!(d->stages = upload (dev, c->stages,
+              sizeof (ClvCascadeStage) * c->n_stages, error))
+      || !(d->trees = upload (dev, c->trees,
+              sizeof (ClvCascadeTree) * c->n_trees, error))
+      || !(d->nodes = upload (dev, c->nodes,
+              sizeof (ClvCascadeNode) * c->n_nodes, error))
+      || !(d->leaves = upload (dev, c->leaves, sizeof (float) * c->n_leaves,
+              error))
+      || !build_kernels (d, error))
+    goto fail;
+  return d;
+
+fail:
+  clv_vj_detector_free (d);
+  return NULL;
+}
+
+static void
+clear_geometry (ClvVjDetector * d)
+{
+  g_clear_pointer (&d->scales, g_free);
+  g_clear_pointer (&d->levels, g_free);
+  g_clear_pointer (&d->win, g_free);
+  g_clear_pointer (&d->win_level, g_free);
+  g_clear_pointer (&d->win_ny, g_free);
+  g_clear_pointer (&d->levels_mem, clReleaseMemObject);
+  g_clear_pointer (&d->xtab, clReleaseMemObject);
+  g_clear_pointer (&d->ytab, clReleaseMemObject);
+  g_clear_pointer (&d->win_mem, clReleaseMemObject);
+  g_clear_pointer (&d->features_mem, clReleaseMemObject);
+  d->n_levels = d->n_win = 0;
+  d->img_w = d->img_h = 0;
+}
+
+void
+clv_vj_detector_free (ClvVjDetector * d)
+{
+  if (d == NULL)
+    return;
+  clear_geometry (d);
+  g_clear_pointer (&d->sbuf, clReleaseMemObject);
+  g_clear_pointer (&d->pixels, clReleaseMemObject);
+  g_clear_pointer (&d->diag, clReleaseMemObject);
+  g_clear_pointer (&d->luma, clReleaseMemObject);
+  g_clear_pointer (&d->out, clReleaseMemObject);
+  g_clear_pointer (&d->stages, clReleaseMemObject);
+  g_clear_pointer (&d->trees, clReleaseMemObject);
+  g_clear_pointer (&d->nodes, clReleaseMemObject);
+  g_clear_pointer (&d->leaves, clReleaseMemObject);
+  g_clear_pointer (&d->k_luma, clReleaseKernel);
+  g_clear_pointer (&d->k_rows, clReleaseKernel);
+  g_clear_pointer (&d->k_cols, clReleaseKernel);
+  g_clear_pointer (&d->k_tilted, clReleaseKernel);
+  g_clear_pointer (&d->k_simple, clReleaseKernel);
+  g_clear_pointer (&d->k_uber, clReleaseKernel);
+  g_free (d->features);
+  g_free (d->out_host);
+  clv_device_unref (d->dev);
+  g_free (d);
+}
+
+/* Grows *mem to at least `size` bytes. */
+static gboolean
+ensure_buffer (ClvDevice * dev, cl_mem * mem, gsize * have, gsize size,
+    GError ** error)
+{
+  if (*mem && *have >= size)
+    return TRUE;
+  g_clear_pointer (mem, clReleaseMemObject);
+  *have = 0;
+  *mem = clv_buffer_new (dev, CL_MEM_READ_WRITE, MAX (size, 16), error);
+  if (*mem)
+    *have = size;
+  return *mem != NULL;
+}
+
+/* OpenCV's HaarEvaluator::OptFeature::setOffsets for row stride `step`. */
+static void
+feature_offsets (const ClvCascadeFeature * f, int step, int tilt_ofs,
+    ClvVjFeature * o)
+{
+  memset (o, 0, sizeof (*o));
+  for (int k = 0; k < f->n_rects && k < 3; k++) {
+    const int x = f->x[k], y = f->y[k], w = f->w[k], h = f->h[k];
+    if (f->tilted) {
+      o->ofs[k][0] = tilt_ofs + x + step * y;
+      o->ofs[k][1] = tilt_ofs + x - h + step * (y + h);
+      o->ofs[k][2] = tilt_ofs + x + w + step * (y + w);
+      o->ofs[k][3] = tilt_ofs + x + w - h + step * (y + w + h);
+    } else {
+      o->ofs[k][0] = x + step * y;
+      o->ofs[k][1] = x + w + step * y;
+      o->ofs[k][2] = x + step * (y + h);
+      o->ofs[k][3] = x + w + step * (y + h);
+    }
+    o->weight[k] = f->weight[k];
+  }
+}
+
+static gboolean
+same_params (const ClvVjParams * a, const ClvVjParams * b)
+{
+  return a->scale_factor == b->scale_factor
+      && a->min_width == b->min_width && a->min_height == b->min_height
+      && a->max_width == b->max_width && a->max_height == b->max_height;
+}
+
+/* Scales, the packed layout (OpenCV's updateScaleData), resize tables and
+ * feature offsets for frames of w x h with `p`. */
+static gboolean
+prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
+    GError ** error)
+{
+  ClvDevice *dev = d->dev;
+  GArray *xt, *yt;
+  ClvVjFeature *feat;
+  int x = 0, y = 0, band_h = 0, rows = 0, cols = 0, pix = 0, windows = 0;
+  gsize area;
+  gboolean ok;
+
+  if (d->img_w == w && d->img_h == h && same_params (&d->params, p))
+    return TRUE;
+  clear_geometry (d);
+  d->n_levels = clv_vj_scales (w, h, d->window_w, d->window_h, p,
+      &d->scales);
+  d->img_w = w;
+  d->img_h = h;
+  d->params = *p;
+  if (d->n_levels == 0)
+    return TRUE;
+
+  d->levels = g_new0 (ClvVjLevel, d->n_levels);
+  d->win = g_new0 (ClvVjWindows, d->n_levels);
+  d->win_level = g_new0 (int, d->n_levels);
+  d->win_ny = g_new0 (int, d->n_levels);
+  xt = g_array_new (FALSE, FALSE, sizeof (cl_int) * 2);
+  yt = g_array_new (FALSE, FALSE, sizeof (cl_int) * 2);
+  d->sbuf_w = (int) clv_round_up (d->scales[0].width + 31, 32);
+  d->max_level_w = 0;
+  for (int i = 0; i < d->n_levels; i++) {
+    const ClvVjScale *s = &d->scales[i];
+    ClvVjLevel *l = &d->levels[i];
+    const int iw = s->width + 1, ih = s->height + 1;
+    int *ofs = g_new (int, MAX (s->width, s->height));
+    guint16 *c1 = g_new (guint16, MAX (s->width, s->height));
+
+    if (i == 0)
+      band_h = ih;
+    if (x + iw > d->sbuf_w) {
+      x = 0;
+      y += band_h;
+      band_h = ih;
+    }
+    l->width = s->width;
+    l->height = s->height;
+    l->layer_ofs = y * d->sbuf_w + x;
+    x += iw;
+
+    l->xtab = xt->len;
+    clv_vj_resize_axis (w, s->width, ofs, c1, &l->xfirst, &l->xend);
+    for (int k = 0; k < s->width; k++) {
+      cl_int e[2] = { ofs[k], c1[k] };
+      g_array_append_val (xt, e);
+    }
+    l->ytab = yt->len;
+    clv_vj_resize_axis (h, s->height, ofs, c1, &l->yfirst, &l->yend);
+    for (int k = 0; k < s->height; k++) {
+      cl_int e[2] = { ofs[k], c1[k] };
+      g_array_append_val (yt, e);
+    }
+    g_free (ofs);
+    g_free (c1);
+
+    l->first_row = rows;
+    l->first_col = cols;
+    l->pix_ofs = pix;
+    rows += s->height;
+    cols += iw;
+    pix += s->width * s->height;
+    d->max_level_w = MAX (d->max_level_w, s->width);
+
+    if (s->x_end > 0 && s->y_end > 0) {
+      ClvVjWindows *wn = &d->win[d->n_win];
+      wn->layer_ofs = l->layer_ofs;
+      wn->ystep = s->step;
+      wn->nx = (s->x_end + s->step - 1) / s->step;
+      wn->first_window = windows;
+      d->win_ny[d->n_win] = (s->y_end + s->step - 1) / s->step;
+      d->win_level[d->n_win] = i;
+      windows += wn->nx * d->win_ny[d->n_win];
+      d->n_win++;
+    }
+  }
+  d->sbuf_h = y + band_h;
+  d->total_rows = rows;
+  d->total_cols = cols;
+  d->total_windows = windows;
+  area = (gsize) d->sbuf_w * d->sbuf_h;
+  d->tilt_ofs = d->has_tilted ? (int) area : 0;
+  d->sq_ofs = (int) (d->has_tilted ? 2 * area : area);
+
+  feat = g_new (ClvVjFeature, MAX (d->n_features, 1));
+  for (int i = 0; i < d->n_features; i++)
+    feature_offsets (&d->features[i], d->sbuf_w, d->tilt_ofs, &feat[i]);
+
+  ok = (d->levels_mem = upload (dev, d->levels,
+          sizeof (ClvVjLevel) * d->n_levels, error))
+      && (d->xtab = upload (dev, xt->data, xt->len * 8, error))
+      && (d->ytab = upload (dev, yt->data, yt->len * 8, error))
+      && (d->win_mem = upload (dev, d->win,
+          sizeof (ClvVjWindows) * MAX (d->n_win, 1), error))
+      && (d->features_mem = upload (dev, feat,
+          sizeof (ClvVjFeature) * d->n_features, error))
+      && ensure_buffer (dev, &d->sbuf, &d->sbuf_bytes,
+      area * (d->has_tilted ? 3 : 2) * sizeof (cl_uint), error)
+      && ensure_buffer (dev, &d->pixels, &d->pixels_bytes, pix, error)
+      && (!d->has_tilted || ensure_buffer (dev, &d->diag, &d->diag_bytes,
+          (gsize) d->n_levels * 2 * d->max_level_w * sizeof (cl_uint),
+          error));
+  g_free (feat);
+  g_array_free (xt, TRUE);
+  g_array_free (yt, TRUE);
+  if (!ok)
+    clear_geometry (d);
+  return ok;
+}
+
+/* Step 1: luma (packed RGB only), pyramid, integrals. */
+static gboolean
+enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
+    GError ** error)
+{
+  cl_command_queue q = d->dev->queue;
+  cl_mem luma = frame;
+  cl_uint luma_ofs = (cl_uint) f->offset, luma_stride = (cl_uint) f->stride;
+  cl_int lw = f->width, lh = f->height, n_levels = d->n_levels;
+  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
+  cl_int total_cols = d->total_cols, diag_w = d->max_level_w;
+  size_t g2[2], g1, l1;
+
+  if (f->pixel_stride > 1) {
+    cl_uint ps = f->pixel_stride, r = f->r, g = f->g, b = f->b;
+    if (!ensure_buffer (d->dev, &d->luma, &d->luma_bytes,
+            (gsize) lw * lh, error)
+        || !clv_kernel_set_args (d->k_luma, error, CLV_ARG (frame),
+            CLV_ARG (luma_ofs), CLV_ARG (luma_stride), CLV_ARG (ps),
+            CLV_ARG (r), CLV_ARG (g), CLV_ARG (b), CLV_ARG (lw), CLV_ARG (lh),
+            CLV_ARG (d->luma), CLV_ARGS_END))
+      return FALSE;
+    g2[0] = lw;
+    g2[1] = lh;
+    CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_luma, 2, NULL, g2, NULL, 0,
+            NULL, NULL), error, fail);
+    luma = d->luma;
+    luma_ofs = 0;
+    luma_stride = lw;
+  }
+
+  if (!clv_kernel_set_args (d->k_rows, error, CLV_ARG (luma),
+          CLV_ARG (luma_ofs), CLV_ARG (luma_stride), CLV_ARG (lw),
+          CLV_ARG (lh), CLV_ARG (d->levels_mem), CLV_ARG (n_levels),
+          CLV_ARG (d->xtab), CLV_ARG (d->ytab), CLV_ARG (d->sbuf),
+          CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARG (d->pixels),
+          CLV_ARGS_END))
+    return FALSE;
+  l1 = d->tune.row_wg;
+  g1 = (size_t) d->total_rows * l1;
+  CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_rows, 1, NULL, &g1, &l1, 0,
+          NULL, NULL), error, fail);
+
+  if (!clv_kernel_set_args (d->k_cols, error, CLV_ARG (d->levels_mem),
+          CLV_ARG (n_levels), CLV_ARG (total_cols), CLV_ARG (d->sbuf),
+          CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END))
+    return FALSE;
+  l1 = d->dev->simd_width > 1 ? 64 : 8;
+  g1 = clv_round_up (d->total_cols, l1);
+  CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_cols, 1, NULL, &g1, &l1, 0,
+          NULL, NULL), error, fail);
+
+  if (d->has_tilted) {
+    if (!clv_kernel_set_args (d->k_tilted, error, CLV_ARG (d->levels_mem),
+            CLV_ARG (d->pixels), CLV_ARG (d->sbuf), CLV_ARG (sbuf_w),
+            CLV_ARG (tilt_ofs), CLV_ARG (d->diag), CLV_ARG (diag_w),
+            CLV_ARGS_END))
+      return FALSE;
+    l1 = d->tune.row_wg;
+    g1 = (size_t) d->n_levels * l1;
+    CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_tilted, 1, NULL, &g1, &l1, 0,
+            NULL, NULL), error, fail);
+  }
+  return TRUE;
+
+fail:
+  return FALSE;
+}
+
+/* Steps 2-5: the detection kernel(s), writing into d->out. */
+static gboolean
+enqueue_detect (ClvVjDetector * d, GError ** error)
+{
+  cl_command_queue q = d->dev->queue;
+  const cl_uint zero[2] = { 0, 0 };
+  const int nx = d->window_w - 2, ny = d->window_h - 2;
+  cl_int4 nofs = { {1 + d->sbuf_w, 1 + nx + d->sbuf_w,
+          1 + d->sbuf_w * (1 + ny), 1 + nx + d->sbuf_w * (1 + ny)}
+  };
+  const double area_d = (double) nx * ny;
+  const float area_f = (float) area_d;
+  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, n_stages = d->n_stages;
+  cl_uint cap = d->out_cap;
+  size_t g[2], l[2];
+  cl_uint arg;
+
+  CLV_CHECK (clEnqueueWriteBuffer (q, d->out, CL_FALSE, 0, sizeof (zero),
+          zero, 0, NULL, NULL), error, fail);
+  for (int k = 0; k < 2; k++) {
+    cl_kernel kern = k ? d->k_uber : d->k_simple;
+    if (!clv_kernel_set_args (kern, error, CLV_ARG (d->sbuf),
+            CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARG (nofs), CLV_ARGS_END))
+      return FALSE;
+    CLV_CHECK (d->fp64 ? clSetKernelArg (kern, 4, sizeof (area_d), &area_d)
+        : clSetKernelArg (kern, 4, sizeof (area_f), &area_f), error, fail);
+    arg = 5;
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->stages),
+        error, fail);
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_int), &n_stages),
+        error, fail);
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->trees),
+        error, fail);
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->nodes),
+        error, fail);
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->leaves),
+        error, fail);
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem),
+            &d->features_mem), error, fail);
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->out),
+        error, fail);
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_uint), &cap), error,
+        fail);
+  }
+
+  if (d->tune.variant == CLV_VJ_VARIANT_SIMPLE) {
+    for (int i = 0; i < d->n_win; i++) {
+      const ClvVjWindows *w = &d->win[i];
+      cl_int si = i, wny = d->win_ny[i];
+      arg = 13;
+      CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int), &si),
+          error, fail);
+      CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int),
+              &w->layer_ofs), error, fail);
+      CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int),
+              &w->ystep), error, fail);
+      CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int),
+              &w->nx), error, fail);
+      CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int), &wny),
+          error, fail);
+      l[0] = d->tune.simple_wg;
+      l[1] = 1;
+      g[0] = clv_round_up (w->nx, l[0]);
+      g[1] = wny;
+      CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_simple, 2, NULL, g, l, 0,
+              NULL, NULL), error, fail);
+    }
+  } else {
+    cl_int n_win = d->n_win, total = d->total_windows;
+    arg = 13;
+    CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
+            &d->win_mem), error, fail);
+    CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &n_win),
+        error, fail);
+    CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &total),
+        error, fail);
+    l[0] = d->tune.wg;
+    g[0] = (size_t) d->tune.wg * d->tune.groups_per_cu *
+        d->dev->compute_units;
+    CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_uber, 1, NULL, g, l, 0,
+            NULL, NULL), error, fail);
+  }
+  return TRUE;
+
+fail:
+  return FALSE;
+}
+
+typedef struct
+{
+  int level, x, y;
+} RawWindow;
+
+static int
+raw_window_cmp (const void *pa, const void *pb)
+{
+  const RawWindow *a = pa, *b = pb;
+
+  if (a->level != b->level)
+    return a->level - b->level;
+  if (a->y != b->y)
+    return a->y - b->y;
+  return a->x - b->x;
+}
+
+GArray *
+clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
+    const ClvVjFrame * f, const ClvVjParams * p, GError ** error)
+{
+  GArray *rects = g_array_new (FALSE, FALSE, sizeof (ClvRect));
+  RawWindow *raw;
+  guint count;
+
+  /* Window corners travel as 16-bit coordinates. */
+  if (f->width < 1 || f->height < 1 || f->width > 65535 || f->height > 65535
+      || p->scale_factor <= 1.0)
+    goto invalid;
+  if (!prepare_geometry (d, f->width, f->height, p, error))
+    goto fail;
+  if (d->n_win == 0)
+    return rects;
+  if (d->out == NULL) {
+    d->out_cap = INITIAL_CAPACITY;
+    d->out = clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
+        (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), error);
+    d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
+    if (d->out == NULL)
+      goto fail;
+  }
+  if (!enqueue_pyramid (d, frame, f, error) || !enqueue_detect (d, error))
+    goto fail;
+  for (;;) {
+    CLV_CHECK (clEnqueueReadBuffer (d->dev->queue, d->out, CL_TRUE, 0,
+            (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), d->out_host, 0,
+            NULL, NULL), error, fail);
+    count = d->out_host[0];
+    if (count <= d->out_cap)
+      break;
+    /* More windows than room: grow and run the detection again. */
+    g_clear_pointer (&d->out, clReleaseMemObject);
+    g_free (d->out_host);
+    d->out_cap = (guint) clv_round_up (count + count / 2, 1024);
+    d->out = clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
+        (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), error);
+    d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
+    if (d->out == NULL || !enqueue_detect (d, error))
+      goto fail;
+  }
+
+  raw = g_new (RawWindow, MAX (count, 1));
+  for (guint i = 0; i < count; i++) {
+    const guint32 *e = d->out_host + 2 + 2 * i;
+    raw[i].level = d->win_level[e[0]];
+    raw[i].x = e[1] & 0xffff;
+    raw[i].y = e[1] >> 16;
+  }
+  qsort (raw, count, sizeof (RawWindow), raw_window_cmp);
+  g_array_set_size (rects, count);
+  for (guint i = 0; i < count; i++)
+    g_array_index (rects, ClvRect, i) =
+        clv_vj_candidate_rect (&d->scales[raw[i].level], raw[i].x, raw[i].y);
+  g_free (raw);
+  return rects;
+
+invalid:
+  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+      "Invalid detection request: %dx%d frame (1 to 65535 pixels a side), "
+      "scale factor %g (must be > 1)",
+      f->width, f->height, p->scale_factor);
+fail:
+  g_array_free (rects, TRUE);
+  return NULL;
+}
+
+GArray *
+clv_vj_detector_detect (ClvVjDetector * d, cl_mem frame,
+    const ClvVjFrame * f, const ClvVjParams * p, GError ** error)
+{
+  GArray *raw = clv_vj_detector_candidates (d, frame, f, p, error);
+  GArray *faces;
+
+  if (raw == NULL)
+    return NULL;
+  faces = clv_vj_group_faces ((const ClvRect *) raw->data, raw->len,
+      p->min_neighbors, f->width, f->height);
+  g_array_free (raw, TRUE);
+  return faces;
+}
+
+gboolean
+clv_vj_detector_read_level (ClvVjDetector * d, int level, guint8 * pixels,
+    ClvVjIntegrals * in, GError ** error)
+{
+  cl_command_queue q = d->dev->queue;
+  const ClvVjLevel *l;
+  size_t origin[3], region[3];
+
+  if (level < 0 || level >= d->n_levels)
+    return FALSE;
+  l = &d->levels[level];
+  if (pixels)
+    CLV_CHECK (clEnqueueReadBuffer (q, d->pixels, CL_TRUE, l->pix_ofs,
+            (gsize) l->width * l->height, pixels, 0, NULL, NULL), error,
+        fail);
+  if (in == NULL)
+    return TRUE;
+  /* Each plane's (w + 1) x (h + 1) block, row by row. */
+  for (int plane = 0; plane < 3; plane++) {
+    void *dst = plane == 0 ? (void *) in->sum : plane == 1 ?
+        (void *) in->sqsum : (void *) in->tilted;
+    const gsize base = plane == 0 ? 0 : plane == 1 ? (gsize) d->sq_ofs :
+        (gsize) d->tilt_ofs;
+    size_t buf_row = d->sbuf_w * sizeof (cl_uint);
+    size_t host_row = in->stride * sizeof (cl_uint);
+    if (dst == NULL || (plane == 2 && !d->has_tilted))
+      continue;
+    origin[0] = ((base + l->layer_ofs) % d->sbuf_w) * sizeof (cl_uint);
+    origin[1] = (base + l->layer_ofs) / d->sbuf_w;
+    origin[2] = 0;
+    region[0] = (l->width + 1) * sizeof (cl_uint);
+    region[1] = l->height + 1;
+    region[2] = 1;
+    {
+      size_t host_origin[3] = { 0, 0, 0 };
+      CLV_CHECK (clEnqueueReadBufferRect (q, d->sbuf, CL_TRUE, origin,
+              host_origin, region, buf_row, 0, host_row, 0, dst, 0, NULL,
+              NULL), error, fail);
+    }
+  }
+  return TRUE;
+
+fail:
+  return FALSE;
+}

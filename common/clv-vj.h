@@ -1,0 +1,85 @@
+/* Viola–Jones detection on an OpenCL device (DESIGN.md "vjfacedetect",
+ * steps 1–5): luma, every pyramid level and its integrals built on the
+ * device in one packed buffer; then either the seeds' persistent
+ * load-balancing uberkernel over all scales or, for comparison, the simple
+ * one-work-item-per-window kernel launched per scale.  Raw windows come back
+ * compactly and are grouped on the host with the C reference's
+ * groupRectangles, so the faces equal clv_vj_detect_ref's (and OpenCV
+ * 4.6's).  GLib only. */
+#pragma once
+
+#include "clv-cascade.h"
+#include "clv-opencl.h"
+#include "clv-vj-ref.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  CLV_VJ_VARIANT_UBER,          /* persistent uberkernel, dynamic mapping */
+  CLV_VJ_VARIANT_SIMPLE,        /* one work-item per window, one launch per scale */
+  CLV_VJ_VARIANT_INVALID,       /* CLVISION_TUNE named neither */
+} ClvVjVariant;
+
+/* Kernel tuning, the -D macros of vj_detect.cl / vj_pyramid.cl.  Defaults
+ * come from device queries (the seed's values for NVIDIA and AMD); every
+ * field can be overridden through CLVISION_TUNE (names in brackets). */
+typedef struct
+{
+  ClvVjVariant variant;         /* [VJ_VARIANT=uber|simple] */
+  int wg;                       /* [VJ_WG] work-group size: one warp */
+  int chunk;                    /* [VJ_CHUNK] windows per atomic fetch (N) */
+  int coop_windows;             /* [VJ_COOP_WINDOWS] windows evaluated by
+                                 * the whole group at once (M) */
+  int coop_stage;               /* [VJ_COOP_STAGE] first cooperative stage */
+  int groups_per_cu;            /* [VJ_GROUPS_PER_CU] */
+  int row_wg;                   /* [VJ_ROW_WG] work-group of the row pass */
+  int simple_wg;                /* [VJ_SIMPLE_WG] work-group of the simple
+                                 * variant (x, 1) */
+} ClvVjTuning;
+
+/* The defaults for `dev`, with CLVISION_TUNE applied. */
+void clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * tuning);
+
+/* Where the picture is in the device buffer handed to the detector. */
+typedef struct
+{
+  int width, height;
+  gsize offset;                 /* bytes to pixel (0, 0) of the luma or RGB plane */
+  gsize stride;                 /* bytes per row */
+  int pixel_stride;             /* 1: a luma plane as is; 3 or 4: packed RGB */
+  int r, g, b;                  /* byte offsets of the channels in a packed pixel */
+} ClvVjFrame;
+
+typedef struct _ClvVjDetector ClvVjDetector;
+
+/* Uploads the cascade and builds the kernels for `dev`. */
+ClvVjDetector *clv_vj_detector_new (ClvDevice * dev,
+    const ClvCascade * cascade, const ClvVjTuning * tuning, GError ** error);
+void clv_vj_detector_free (ClvVjDetector * det);
+
+/* Runs steps 1–5 on the frame in `frame` (a device buffer laid out as `f`
+ * says) and returns the raw candidate windows (GArray of ClvRect) in
+ * OpenCV's single-thread order (scale, row, column), as clv_vj_detect_raw
+ * does.  Waits for the device. */
+GArray *clv_vj_detector_candidates (ClvVjDetector * det, cl_mem frame,
+    const ClvVjFrame * f, const ClvVjParams * params, GError ** error);
+
+/* The whole detection: candidates, grouping with eps 0.2 and clipping to
+ * the frame, as clv_vj_detect_ref does (GArray of ClvVjFace). */
+GArray *clv_vj_detector_detect (ClvVjDetector * det, cl_mem frame,
+    const ClvVjFrame * f, const ClvVjParams * params, GError ** error);
+
+/* For tests: after a run, copies level `level`'s pyramid picture (nullable,
+ * width bytes per row) and integrals (sized for it, tilted one if the
+ * cascade has tilted features) out of the packed device buffer.  Returns
+ * FALSE when there is no such level. */
+gboolean clv_vj_detector_read_level (ClvVjDetector * det, int level,
+    guint8 * pixels, ClvVjIntegrals * integrals, GError ** error);
+
+/* Whether stage sums may be split across work-items: every partial sum of
+ * the leaf values of stages >= `first_stage` is exact in double. */
+gboolean clv_vj_cascade_sums_exact (const ClvCascade * cascade,
+    int first_stage);
+
+G_END_DECLS

@@ -1,0 +1,540 @@
+/**
+ * SECTION:element-vjfacedetect
+ * @title: vjfacedetect
+ *
+ * Detects faces with a Viola–Jones (Haar cascade) detector on an OpenCL
+ * device and gives the same faces as OpenCV 4.6's
+ * `CascadeClassifier::detectMultiScale` with the same cascade and
+ * parameters.  The video passes through unchanged; every face becomes a
+ * #GstVideoRegionOfInterestMeta of type "face" with a `detection` parameter
+ * structure (label, label_id, confidence, neighbors and the normalised box
+ * x_min, y_min, x_max, y_max), and with #GstVjFaceDetect:post-messages an
+ * element message named "vjfacedetect" is posted for every frame, shaped
+ * like gst-plugins-bad's facedetect one (timestamp, stream-time,
+ * running-time, duration, and a list `faces` of structures with x, y,
+ * width, height, neighbors).
+ *
+ * Gray and YUV frames are analysed on their luma plane as is; packed RGB
+ * frames are converted to luma on the device with OpenCV's weights.  The
+ * detector builds the image pyramid and integrals on the device and runs
+ * the cascade as one persistent, load-balanced kernel over all scales
+ * (`CLVISION_TUNE=VJ_VARIANT=simple` selects a plain
+ * one-work-item-per-window kernel instead, for comparison).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m filesrc \
+ *     location=/usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg ! \
+ *     jpegdec ! videoconvert ! vjfacedetect min-size=40x40 ! fakesink
+ * ]|
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! vjfacedetect interval=2 ! \
+ *     videoconvert ! autovideosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdlib.h>
+
+#include "gstvjfacedetect.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_vj_face_detect_debug);
+#define GST_CAT_DEFAULT gst_vj_face_detect_debug
+
+#define DEFAULT_CASCADE CLV_CASCADE_DIR "/" CLV_CASCADE_DEFAULT_NAME
+#define DEFAULT_SCALE_FACTOR 1.1
+#define MIN_SCALE_FACTOR 1.001
+#define MAX_SCALE_FACTOR 10.0
+#define DEFAULT_MIN_NEIGHBORS 3
+#define DEFAULT_MIN_SIZE "0x0"
+#define DEFAULT_MAX_SIZE "0x0"
+#define DEFAULT_INTERVAL 1
+#define DEFAULT_POST_MESSAGES TRUE
+
+/* confidence = neighbors / (neighbors + CONFIDENCE_HALF): 0.5 when this
+ * many raw windows agree. */
+#define CONFIDENCE_HALF 5.0
+
+#define FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y42B, Y444, RGB, BGR, " \
+    "RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR }"
+
+enum
+{
+  PROP_0,
+  PROP_CASCADE,
+  PROP_SCALE_FACTOR,
+  PROP_MIN_NEIGHBORS,
+  PROP_MIN_SIZE,
+  PROP_MAX_SIZE,
+  PROP_INTERVAL,
+  PROP_POST_MESSAGES,
+};
+
+struct _GstVjFaceDetect
+{
+  GstClvFilter parent;
+
+  /* properties, under the object lock */
+  gchar *cascade_path;
+  gdouble scale_factor;
+  gint min_neighbors;
+  gchar *min_size;
+  gchar *max_size;
+  guint interval;
+  gboolean post_messages;
+
+  /* streaming */
+  ClvCascade *cascade;
+  ClvVjDetector *detector;
+  GArray *faces;                /* ClvVjFace of the last analysed frame */
+  guint64 frame_count;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstVjFaceDetect, gst_vj_face_detect,
+    GST_TYPE_CLV_FILTER, GST_DEBUG_CATEGORY_INIT (gst_vj_face_detect_debug,
+        "vjfacedetect", 0, "Viola-Jones face detection on OpenCL"));
+GST_ELEMENT_REGISTER_DEFINE (vjfacedetect, "vjfacedetect", GST_RANK_NONE,
+    GST_TYPE_VJ_FACE_DETECT);
+
+/* "WxH" with W, H >= 0. */
+static gboolean
+parse_size (const gchar * str, gint * w, gint * h)
+{
+  gchar *end;
+  gint64 a, b;
+
+  if (str == NULL || !g_ascii_isdigit (str[0]))
+    return FALSE;
+  a = g_ascii_strtoll (str, &end, 10);
+  if ((*end != 'x' && *end != 'X') || !g_ascii_isdigit (end[1]))
+    return FALSE;
+  b = g_ascii_strtoll (end + 1, &end, 10);
+  if (*end != '\0' || a > G_MAXINT || b > G_MAXINT)
+    return FALSE;
+  *w = (gint) a;
+  *h = (gint) b;
+  return TRUE;
+}
+
+/* The detection parameters from the properties. */
+static gboolean
+get_params (GstVjFaceDetect * self, ClvVjParams * p, GError ** error)
+{
+  gboolean ok;
+  gchar *bad = NULL;
+
+  GST_OBJECT_LOCK (self);
+  p->scale_factor = self->scale_factor;
+  p->min_neighbors = self->min_neighbors;
+  ok = parse_size (self->min_size, &p->min_width, &p->min_height);
+  if (!ok)
+    bad = g_strdup_printf ("min-size \"%s\"", self->min_size);
+  else if (!(ok = parse_size (self->max_size, &p->max_width,
+              &p->max_height)))
+    bad = g_strdup_printf ("max-size \"%s\"", self->max_size);
+  GST_OBJECT_UNLOCK (self);
+  if (!ok) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "Invalid %s: write "
+        "WIDTHxHEIGHT in pixels, e.g. 40x40 (0x0: no limit)", bad);
+    g_free (bad);
+  }
+  return ok;
+}
+
+static gboolean
+gst_vj_face_detect_start (GstBaseTransform * trans)
+{
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (trans);
+  ClvVjParams params;
+  GError *error = NULL;
+  gchar *path;
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->start
+      (trans))
+    return FALSE;
+  if (!get_params (self, &params, &error))
+    goto bad_settings;
+
+  GST_OBJECT_LOCK (self);
+  path = g_strdup (self->cascade_path);
+  GST_OBJECT_UNLOCK (self);
+  self->cascade = clv_cascade_load (path, &error);
+  g_free (path);
+  if (self->cascade == NULL)
+    goto no_cascade;
+  self->detector = clv_vj_detector_new (gst_clv_filter_get_device
+      (GST_CLV_FILTER (self)), self->cascade, NULL, &error);
+  if (self->detector == NULL)
+    goto no_detector;
+  GST_INFO_OBJECT (self, "cascade %s: %dx%d window, %d stages",
+      self->cascade->path, self->cascade->window_w, self->cascade->window_h,
+      self->cascade->n_stages);
+  self->frame_count = 0;
+  return TRUE;
+
+  /* ERRORS */
+bad_settings:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, SETTINGS, error);
+    return FALSE;
+  }
+no_cascade:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, NOT_FOUND, error);
+    return FALSE;
+  }
+no_detector:
+  {
+    g_clear_pointer (&self->cascade, clv_cascade_free);
+    GST_CLV_FILTER_POST_ERROR (self, LIBRARY, INIT, error);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_vj_face_detect_stop (GstBaseTransform * trans)
+{
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (trans);
+
+  g_clear_pointer (&self->detector, clv_vj_detector_free);
+  g_clear_pointer (&self->cascade, clv_cascade_free);
+  g_clear_pointer (&self->faces, g_array_unref);
+  return GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->stop
+      (trans);
+}
+
+/* Where the luma (or the packed RGB) is in the frame. */
+static ClvVjFrame
+frame_layout (const GstVideoInfo * info)
+{
+  ClvVjFrame f = { GST_VIDEO_INFO_WIDTH (info),
+    GST_VIDEO_INFO_HEIGHT (info),
+    GST_VIDEO_INFO_PLANE_OFFSET (info, 0) + GST_VIDEO_INFO_COMP_POFFSET (info,
+        0),
+    GST_VIDEO_INFO_PLANE_STRIDE (info, 0), 1, 0, 0, 0
+  };
+
+  if (GST_VIDEO_INFO_IS_RGB (info)) {
+    f.offset = GST_VIDEO_INFO_PLANE_OFFSET (info, 0);
+    f.pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+    f.r = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
+    f.g = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
+    f.b = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
+  }
+  return f;
+}
+
+/* The first ROI id free in `buf`: ours must be unique within it. */
+static gint
+first_free_roi_id (GstBuffer * buf)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+  gint id = 0;
+
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    id = MAX (id, ((GstVideoRegionOfInterestMeta *) meta)->id + 1);
+  return id;
+}
+
+static void
+attach_metas (GstVjFaceDetect * self, GstBuffer * buf,
+    const GstVideoInfo * info)
+{
+  const gdouble w = GST_VIDEO_INFO_WIDTH (info);
+  const gdouble h = GST_VIDEO_INFO_HEIGHT (info);
+  gint id = first_free_roi_id (buf);
+
+  for (guint i = 0; i < self->faces->len; i++) {
+    const ClvVjFace *f = &g_array_index (self->faces, ClvVjFace, i);
+    GstVideoRegionOfInterestMeta *roi;
+
+    roi = gst_buffer_add_video_region_of_interest_meta (buf, "face",
+        f->rect.x, f->rect.y, f->rect.width, f->rect.height);
+    roi->id = id++;
+    gst_video_region_of_interest_meta_add_param (roi,
+        gst_structure_new ("detection",
+            "label", G_TYPE_STRING, "face",
+            "label_id", G_TYPE_INT, 0,
+            "confidence", G_TYPE_DOUBLE,
+            f->neighbors / (f->neighbors + CONFIDENCE_HALF),
+            "neighbors", G_TYPE_INT, f->neighbors,
+            "x_min", G_TYPE_DOUBLE, f->rect.x / w,
+            "y_min", G_TYPE_DOUBLE, f->rect.y / h,
+            "x_max", G_TYPE_DOUBLE, (f->rect.x + f->rect.width) / w,
+            "y_max", G_TYPE_DOUBLE, (f->rect.y + f->rect.height) / h, NULL));
+  }
+}
+
+/* gst-plugins-bad facedetect's message, named after this element. */
+static void
+post_message (GstVjFaceDetect * self, GstBuffer * buf)
+{
+  GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
+  const GstClockTime ts = GST_BUFFER_PTS (buf);
+  GValue list = G_VALUE_INIT;
+  GstStructure *s;
+
+  s = gst_structure_new ("vjfacedetect",
+      "timestamp", G_TYPE_UINT64, ts,
+      "stream-time", G_TYPE_UINT64,
+      gst_segment_to_stream_time (segment, GST_FORMAT_TIME, ts),
+      "running-time", G_TYPE_UINT64,
+      gst_segment_to_running_time (segment, GST_FORMAT_TIME, ts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
+  g_value_init (&list, GST_TYPE_LIST);
+  for (guint i = 0; i < self->faces->len; i++) {
+    const ClvVjFace *f = &g_array_index (self->faces, ClvVjFace, i);
+    GValue v = G_VALUE_INIT;
+
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, gst_structure_new ("face",
+            "x", G_TYPE_UINT, (guint) f->rect.x,
+            "y", G_TYPE_UINT, (guint) f->rect.y,
+            "width", G_TYPE_UINT, (guint) f->rect.width,
+            "height", G_TYPE_UINT, (guint) f->rect.height,
+            "neighbors", G_TYPE_UINT, (guint) f->neighbors, NULL));
+    gst_value_list_append_and_take_value (&list, &v);
+  }
+  gst_structure_take_value (s, "faces", &list);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static GstFlowReturn
+gst_vj_face_detect_analyse (GstClvFilter * filter, GstBuffer * buf,
+    cl_mem frame, const GstVideoInfo * info)
+{
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (filter);
+  ClvVjParams params;
+  GError *error = NULL;
+  guint interval;
+  gboolean post;
+
+  if (!get_params (self, &params, &error))
+    goto bad_settings;
+  GST_OBJECT_LOCK (self);
+  interval = self->interval;
+  post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+
+  /* Every interval-th frame is analysed; the ones between reuse its faces. */
+  if (self->faces == NULL || self->frame_count % interval == 0) {
+    const ClvVjFrame f = frame_layout (info);
+    GArray *faces = clv_vj_detector_detect (self->detector, frame, &f,
+        &params, &error);
+    if (faces == NULL)
+      goto failed;
+    g_clear_pointer (&self->faces, g_array_unref);
+    self->faces = faces;
+    GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": %u faces",
+        self->frame_count, faces->len);
+  }
+  self->frame_count++;
+
+  attach_metas (self, buf, info);
+  if (post)
+    post_message (self, buf);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+bad_settings:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, SETTINGS, error);
+    return GST_FLOW_ERROR;
+  }
+failed:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, FAILED, error);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static void
+gst_vj_face_detect_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CASCADE:
+      g_free (self->cascade_path);
+      self->cascade_path = g_value_dup_string (value);
+      if (self->cascade_path == NULL)
+        self->cascade_path = g_strdup (DEFAULT_CASCADE);
+      break;
+    case PROP_SCALE_FACTOR:
+      self->scale_factor = g_value_get_double (value);
+      break;
+    case PROP_MIN_NEIGHBORS:
+      self->min_neighbors = g_value_get_int (value);
+      break;
+    case PROP_MIN_SIZE:
+      g_free (self->min_size);
+      self->min_size = g_value_dup_string (value);
+      if (self->min_size == NULL)
+        self->min_size = g_strdup (DEFAULT_MIN_SIZE);
+      break;
+    case PROP_MAX_SIZE:
+      g_free (self->max_size);
+      self->max_size = g_value_dup_string (value);
+      if (self->max_size == NULL)
+        self->max_size = g_strdup (DEFAULT_MAX_SIZE);
+      break;
+    case PROP_INTERVAL:
+      self->interval = g_value_get_uint (value);
+      break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_vj_face_detect_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CASCADE:
+      g_value_set_string (value, self->cascade_path);
+      break;
+    case PROP_SCALE_FACTOR:
+      g_value_set_double (value, self->scale_factor);
+      break;
+    case PROP_MIN_NEIGHBORS:
+      g_value_set_int (value, self->min_neighbors);
+      break;
+    case PROP_MIN_SIZE:
+      g_value_set_string (value, self->min_size);
+      break;
+    case PROP_MAX_SIZE:
+      g_value_set_string (value, self->max_size);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint (value, self->interval);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_vj_face_detect_finalize (GObject * object)
+{
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (object);
+
+  g_free (self->cascade_path);
+  g_free (self->min_size);
+  g_free (self->max_size);
+  G_OBJECT_CLASS (gst_vj_face_detect_parent_class)->finalize (object);
+}
+
+static void
+gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstClvFilterClass *filter_class = GST_CLV_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_vj_face_detect_set_property;
+  gobject_class->get_property = gst_vj_face_detect_get_property;
+  gobject_class->finalize = gst_vj_face_detect_finalize;
+
+  /**
+   * GstVjFaceDetect:cascade:
+   *
+   * An OpenCV Haar cascade XML file (new or old format).  The default is
+   * looked up when the element starts; it comes with Debian's opencv-data.
+   */
+  g_object_class_install_property (gobject_class, PROP_CASCADE,
+      g_param_spec_string ("cascade", "Cascade",
+          "OpenCV Haar cascade XML file", DEFAULT_CASCADE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_SCALE_FACTOR,
+      g_param_spec_double ("scale-factor", "Scale factor",
+          "How much the window grows from one scale to the next (> 1)",
+          MIN_SCALE_FACTOR, MAX_SCALE_FACTOR, DEFAULT_SCALE_FACTOR,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MIN_NEIGHBORS,
+      g_param_spec_int ("min-neighbors", "Minimum neighbours",
+          "Raw windows a face needs to be kept (0: every raw window, "
+          "ungrouped)", 0, G_MAXINT, DEFAULT_MIN_NEIGHBORS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstVjFaceDetect:min-size:
+   *
+   * The smallest face searched for, "WIDTHxHEIGHT" in pixels of the
+   * frame; "0x0" means the cascade's window.
+   */
+  g_object_class_install_property (gobject_class, PROP_MIN_SIZE,
+      g_param_spec_string ("min-size", "Minimum size",
+          "Smallest face, WIDTHxHEIGHT pixels (0x0: the cascade's window)",
+          DEFAULT_MIN_SIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstVjFaceDetect:max-size:
+   *
+   * The largest face searched for, "WIDTHxHEIGHT" in pixels of the frame;
+   * a 0 means no limit.
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_SIZE,
+      g_param_spec_string ("max-size", "Maximum size",
+          "Largest face, WIDTHxHEIGHT pixels (0x0: no limit)",
+          DEFAULT_MAX_SIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint ("interval", "Interval",
+          "Analyse every Nth frame; the frames between get its faces", 1,
+          G_MAXUINT, DEFAULT_INTERVAL, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a \"vjfacedetect\" element message with the faces of every "
+          "frame", DEFAULT_POST_MESSAGES, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+
+  gst_element_class_set_static_metadata (element_class,
+      "Viola-Jones face detection",
+      "Filter/Analyzer/Video",
+      "Finds faces with an OpenCV Haar cascade on an OpenCL device, as "
+      "OpenCV's detectMultiScale does, and attaches them as ROI metas",
+      "clvision developers");
+  gst_clv_filter_class_add_pad_templates (filter_class, FORMATS, FORMATS);
+
+  trans_class->start = gst_vj_face_detect_start;
+  trans_class->stop = gst_vj_face_detect_stop;
+  filter_class->analyse = gst_vj_face_detect_analyse;
+}
+
+static void
+gst_vj_face_detect_init (GstVjFaceDetect * self)
+{
+  self->cascade_path = g_strdup (DEFAULT_CASCADE);
+  self->scale_factor = DEFAULT_SCALE_FACTOR;
+  self->min_neighbors = DEFAULT_MIN_NEIGHBORS;
+  self->min_size = g_strdup (DEFAULT_MIN_SIZE);
+  self->max_size = g_strdup (DEFAULT_MAX_SIZE);
+  self->interval = DEFAULT_INTERVAL;
+  self->post_messages = DEFAULT_POST_MESSAGES;
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}

@@ -1,0 +1,14 @@
+#pragma once
+
+#include "gstclvfilter.h"
+#include "clv-vj.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_VJ_FACE_DETECT (gst_vj_face_detect_get_type ())
+G_DECLARE_FINAL_TYPE (GstVjFaceDetect, gst_vj_face_detect, GST,
+    VJ_FACE_DETECT, GstClvFilter);
+
+GST_ELEMENT_REGISTER_DECLARE (vjfacedetect);
+
+G_END_DECLS

@@ -1,0 +1,373 @@
+/* vjfacedetect, DESIGN.md steps 2-5: the cascade over every window of every
+ * pyramid level (integrals from vj_pyramid.cl).
+ *
+ * vj_detect_uber is the seeds' load-balancing framework: one persistent
+ * kernel over all scales; work-groups of one warp (VJ_WG work-items) take
+ * chunks of VJ_CHUNK consecutive windows from a global atomic counter until
+ * none remain (dynamic mapping); a window that passes the first
+ * VJ_COOP_STAGE stages, evaluated one window per work-item, goes into a
+ * queue in local memory; once the queue holds a window per work-item (or
+ * the work has run out) the whole group evaluates the remaining stages
+ * VJ_COOP_WINDOWS windows at a time, each window's trees shared among
+ * VJ_WG / VJ_COOP_WINDOWS work-items and summed by a local reduction, and
+ * re-queues the survivors after every stage.  Warp-level exchange goes
+ * through local memory and barriers (no cl_khr_subgroups on NVIDIA).
+ *
+ * vj_detect_simple is the plain variant for comparison: one work-item per
+ * window, one launch per scale.
+ *
+ * Both give exactly OpenCV 4.6's CPU results (CascadeClassifierInvoker):
+ *  - the same types and operation order (float feature values, double
+ *    variance and stage sums; FP_CONTRACT off, no fused multiply-add);
+ *  - stage sums split across work-items are only used when the host has
+ *    proved that every partial sum of the stage's leaves is exact in double
+ *    (then any order gives the sequential sum); otherwise VJ_COOP_STAGE is
+ *    past the last stage;
+ *  - OpenCV skips the window after one rejected by stage 0 in the same row
+ *    (`if (result == 0) x += yStep`).  A window that passes every stage is
+ *    therefore reported only if the run of stage-0 rejections right before
+ *    it in its row has even length, which the kernel checks by walking left.
+ *
+ * Raw windows are written compactly as (scale, y << 16 | x) through an
+ * atomic counter; the host groups them. */
+
+#pragma OPENCL FP_CONTRACT OFF
+
+#if VJ_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double real_t;
+#else
+typedef float real_t;
+#endif
+
+/* These match ClvCascadeStage, ClvCascadeTree and ClvCascadeNode. */
+typedef struct
+{
+  int first_tree;
+  int n_trees;
+  float threshold;
+} Stage;
+
+typedef struct
+{
+  int first_node;
+  int n_nodes;
+  int first_leaf;
+} Tree;
+
+typedef struct
+{
+  int left;
+  int right;
+  int feature;
+  float threshold;
+} Node;
+
+/* A feature as offsets from the window's corner in sbuf (OpenCV's
+ * HaarEvaluator::OptFeature); the host's ClvVjFeature has this layout. */
+typedef struct
+{
+  int4 ofs[3];
+  float4 weight;
+} Feature;
+
+/* A scale: its windows are numbered from first_window, row by row. */
+typedef struct
+{
+  int layer_ofs;
+  int ystep;
+  int nx;
+  int first_window;
+} Scale;
+
+typedef struct
+{
+  const __global uint *sbuf;
+  int sbuf_w;
+  int sq_ofs;
+  int4 nofs;                    /* the variance rectangle's corners */
+  real_t area;
+  const __global Stage *stages;
+  const __global Tree *trees;
+  const __global Node *nodes;
+  const __global float *leaves;
+  const __global Feature *features;
+} Cascade;
+
+inline int
+rect_sum (const __global uint * p, const int4 o)
+{
+  return (int) (p[o.x] - p[o.y] - p[o.z] + p[o.w]);
+}
+
+/* OptFeature::calc (pwin) * varianceNormFactor, in float. */
+inline float
+feature_value (const Cascade * c, const __global uint * p, const int fi,
+    const float vnf)
+{
+  const __global Feature *f = c->features + fi;
+  const float4 w = f->weight;
+  const float a = w.x * (float) rect_sum (p, f->ofs[0]);
+  const float b = w.y * (float) rect_sum (p, f->ofs[1]);
+  float r = a + b;
+
+  if (w.z != 0.0f) {
+    const float d = w.z * (float) rect_sum (p, f->ofs[2]);
+    r = r + d;
+  }
+  return r * vnf;
+}
+
+/* HaarEvaluator::setWindow: the variance normalisation of the window at
+ * `p`; false for windows OpenCV does not evaluate (runAt returns -1). */
+inline bool
+window_norm (const Cascade * c, const __global uint * p, float *vnf)
+{
+  const int s = rect_sum (p, c->nofs);
+  const uint q = (uint) rect_sum (p + c->sq_ofs, c->nofs);
+  const real_t a = c->area * (real_t) q;
+  const real_t b = (real_t) s * (real_t) s;
+  real_t nf = a - b;
+
+  if (nf > 0) {
+    nf = sqrt (nf);
+    *vnf = (float) ((real_t) 1 / nf);
+    return c->area * (real_t) * vnf < (real_t) 0.1;
+  }
+  *vnf = 1.0f;
+  return false;
+}
+
+/* The leaf a tree gives the window. */
+inline float
+tree_leaf (const Cascade * c, const __global uint * p, const float vnf,
+    const int ti)
+{
+  const Tree t = c->trees[ti];
+  int idx = 0;
+
+  do {
+    const Node n = c->nodes[t.first_node + idx];
+    idx = feature_value (c, p, n.feature, vnf) < n.threshold ? n.left :
+        n.right;
+  } while (idx > 0);
+  return c->leaves[t.first_leaf - idx];
+}
+
+inline bool
+stage_passes (const Cascade * c, const __global uint * p, const float vnf,
+    const int si)
+{
+  const Stage s = c->stages[si];
+  real_t sum = 0;
+
+  for (int t = 0; t < s.n_trees; t++)
+    sum += (real_t) tree_leaf (c, p, vnf, s.first_tree + t);
+  return !(sum < (real_t) s.threshold);
+}
+
+/* Stages [first, last) one after the other, as OpenCV runs them. */
+inline bool
+stages_pass (const Cascade * c, const __global uint * p, const float vnf,
+    const int first, const int last)
+{
+  for (int si = first; si < last; si++)
+    if (!stage_passes (c, p, vnf, si))
+      return false;
+  return true;
+}
+
+/* Whether OpenCV evaluates the window at (x, y) of a level whose windows
+ * start at `layer`: it does unless the run of windows to its left that
+ * stage 0 rejected has odd length. */
+inline bool
+not_skipped (const Cascade * c, const int layer, const int x, const int y,
+    const int ystep)
+{
+  int run = 0;
+
+  for (int xl = x - ystep; xl >= 0; xl -= ystep) {
+    const __global uint *p = c->sbuf + layer + y * c->sbuf_w + xl;
+    float vnf;
+    if (!window_norm (c, p, &vnf) || stage_passes (c, p, vnf, 0))
+      break;
+    run++;
+  }
+  return (run & 1) == 0;
+}
+
+/* out[0] counts the windows, out[1] is the uberkernel's work counter,
+ * window k is out[2 + 2k], out[3 + 2k]. */
+inline void
+emit (__global uint * out, const uint cap, const int scale, const int x,
+    const int y)
+{
+  const uint k = atomic_inc (out);
+
+  if (k < cap)
+    vstore2 ((uint2) (scale, ((uint) y << 16) | (uint) x), k + 1, out);
+}
+
+/* Which scale window `g` belongs to, and where it is. */
+inline int
+decode_window (__constant const Scale * sc, const int n_scales, const int g,
+    int *x, int *y)
+{
+  int lo = 0, hi = n_scales - 1;
+
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if (sc[mid].first_window <= g)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const int i = g - sc[lo].first_window;
+  const int row = i / sc[lo].nx;
+  *x = (i - row * sc[lo].nx) * sc[lo].ystep;
+  *y = row * sc[lo].ystep;
+  return lo;
+}
+
+#define CASCADE_ARGS                                                    \
+    const __global uint *sbuf, const int sbuf_w, const int sq_ofs,      \
+    const int4 nofs, const real_t area,                                 \
+    const __global Stage *stages, const int n_stages,                   \
+    const __global Tree *trees, const __global Node *nodes,             \
+    const __global float *leaves, const __global Feature *features,     \
+    __global uint *out, const uint out_cap
+
+#define CASCADE_INIT                                                    \
+  const Cascade c = { sbuf, sbuf_w, sq_ofs, nofs, area, stages, trees,  \
+    nodes, leaves, features }
+
+__kernel void
+vj_detect_simple (CASCADE_ARGS, const int scale, const int layer_ofs,
+    const int ystep, const int nx, const int ny)
+{
+  CASCADE_INIT;
+  const int i = get_global_id (0), j = get_global_id (1);
+
+  if (i >= nx || j >= ny)
+    return;
+  const int x = i * ystep, y = j * ystep;
+  const __global uint *p = sbuf + layer_ofs + y * sbuf_w + x;
+  float vnf;
+
+  if (window_norm (&c, p, &vnf) && stages_pass (&c, p, vnf, 0, n_stages)
+      && not_skipped (&c, layer_ofs, x, y, ystep))
+    emit (out, out_cap, scale, x, y);
+}
+
+#define VJ_LANES (VJ_WG / VJ_COOP_WINDOWS)
+#define VJ_QUEUE (VJ_WG + VJ_CHUNK)
+
+__kernel __attribute__ ((reqd_work_group_size (VJ_WG, 1, 1)))
+void
+vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
+    const int n_scales, const int total)
+{
+  CASCADE_INIT;
+  __local int q_pos[VJ_QUEUE];  /* window corner in sbuf */
+  __local int q_win[VJ_QUEUE];  /* window number */
+  __local float q_vnf[VJ_QUEUE];
+  __local real_t red[VJ_WG];
+  __local int l_base, l_count, l_keep;
+  const int lid = get_local_id (0);
+  const int coop = min (VJ_COOP_STAGE, n_stages);
+  bool exhausted = false;
+
+  for (;;) {
+    /* Fill the local queue: early stages, one window per work-item. */
+    if (lid == 0)
+      l_count = 0;
+    while (!exhausted) {
+      if (lid == 0)
+        l_base = atomic_add (out + 1, (uint) VJ_CHUNK);
+      barrier (CLK_LOCAL_MEM_FENCE);
+      const int base = l_base;
+      if (base >= total) {
+        exhausted = true;
+        break;
+      }
+      for (int j = lid; j < VJ_CHUNK; j += VJ_WG) {
+        const int g = base + j;
+        int x, y;
+        float vnf;
+        if (g >= total)
+          break;
+        const int s = decode_window (scales, n_scales, g, &x, &y);
+        const int pos = scales[s].layer_ofs + y * sbuf_w + x;
+        if (!window_norm (&c, sbuf + pos, &vnf)
+            || !stages_pass (&c, sbuf + pos, vnf, 0, coop))
+          continue;
+        if (coop == n_stages) {
+          if (not_skipped (&c, scales[s].layer_ofs, x, y, scales[s].ystep))
+            emit (out, out_cap, s, x, y);
+        } else {
+          const int k = atomic_inc (&l_count);
+          q_pos[k] = pos;
+          q_win[k] = g;
+          q_vnf[k] = vnf;
+        }
+      }
+      barrier (CLK_LOCAL_MEM_FENCE);
+      if (l_count >= VJ_WG)
+        break;
+    }
+    int n = l_count;
+    if (n == 0 && exhausted)
+      break;
+
+    /* Later stages: VJ_COOP_WINDOWS windows at a time, VJ_LANES
+     * work-items per window, survivors compacted in place. */
+    const int w_off = lid / VJ_LANES, lane = lid % VJ_LANES;
+    for (int si = coop; si < n_stages && n > 0; si++) {
+      const Stage st = stages[si];
+      if (lid == 0)
+        l_keep = 0;
+      barrier (CLK_LOCAL_MEM_FENCE);
+      for (int b = 0; b < n; b += VJ_COOP_WINDOWS) {
+        const int w = b + w_off;
+        int pos = 0, win = 0;
+        float vnf = 0.0f;
+        real_t part = 0;
+        if (w < n) {
+          pos = q_pos[w];
+          win = q_win[w];
+          vnf = q_vnf[w];
+          for (int t = lane; t < st.n_trees; t += VJ_LANES)
+            part += (real_t) tree_leaf (&c, sbuf + pos, vnf,
+                st.first_tree + t);
+        }
+        red[lid] = part;
+        barrier (CLK_LOCAL_MEM_FENCE);
+        for (int off = VJ_LANES / 2; off > 0; off >>= 1) {
+          if (lane < off)
+            red[lid] += red[lid + off];
+          barrier (CLK_LOCAL_MEM_FENCE);
+        }
+        if (lane == 0 && w < n && !(red[lid] < (real_t) st.threshold)) {
+          const int k = atomic_inc (&l_keep);
+          q_pos[k] = pos;
+          q_win[k] = win;
+          q_vnf[k] = vnf;
+        }
+        barrier (CLK_LOCAL_MEM_FENCE);
+      }
+      n = l_keep;
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+
+    /* Windows that passed every stage. */
+    for (int i = lid; i < n; i += VJ_WG) {
+      int x, y;
+      const int s = decode_window (scales, n_scales, q_win[i], &x, &y);
+      if (not_skipped (&c, scales[s].layer_ofs, x, y, scales[s].ystep))
+        emit (out, out_cap, s, x, y);
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (exhausted)
+      break;
+  }
+}

@@ -1,0 +1,356 @@
+/* vjfacedetect benchmark: wall time per frame (upload of the gray frame,
+ * pyramid, integrals, detection, read-back and grouping on the host) of the
+ * optimised uberkernel and of the simple variant, and OpenCV 4.6's
+ * detectMultiScale on the same frames through the oracle, in one run; one
+ * JSON document on stdout.
+ *
+ *   bench-vj [--repeat N] [--warmup N] [--size WxH ...] [--no-native]
+ *       [--cascade FILE] [--scale-factor F] [--min-neighbors N]
+ *       [--min-size WxH] [--tune "A=1,B=2" ...] [--oracle PATH]
+ *       [--threads N] [--frames-dir DIR] [--no-check] IMAGE.pgm ...
+ *
+ * Every IMAGE (a real photograph, gray PGM) is measured at its own size
+ * and, for every --size, scaled to that size with OpenCV's bilinear resize
+ * (such frames are marked "synthetic" in the output).  Each --tune adds a
+ * run of the uberkernel with those CLVISION_TUNE values.  With --oracle
+ * (tests/oracle/oracle-detect) every frame is also timed with OpenCV,
+ * --threads threads.  Unless --no-check, the faces of every variant are
+ * compared with the C reference's (OpenCV-exact) on the device used. */
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench-common.h"
+#include "clv-pgm.h"
+#include "clv-vj.h"
+
+typedef struct
+{
+  char *name;                   /* file name of the frame */
+  char *source;                 /* how it was made */
+  gboolean synthetic;
+  guint8 *pixels;
+  int width, height;
+} Frame;
+
+typedef struct
+{
+  int repeat, warmup, threads;
+  gboolean check;
+  char *cascade, *oracle, *frames_dir;
+  ClvVjParams params;
+} Options;
+
+static double
+now_ms (void)
+{
+  return g_get_monotonic_time () / 1000.0;
+}
+
+static gboolean
+parse_size (const char *s, int *w, int *h)
+{
+  char end;
+  return sscanf (s, "%dx%d%c", w, h, &end) == 2 && *w >= 0 && *h >= 0;
+}
+
+/* Times one detector on one frame; appends a JSON object to `out`. */
+static void
+bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
+    GArray * ref, const Options * o, const char *label, const char *tune,
+    GString * out)
+{
+  GError *error = NULL;
+  ClvVjTuning t;
+  ClvVjDetector *det;
+  const gsize size = (gsize) f->width * f->height;
+  cl_mem mem = clv_buffer_new (dev, CL_MEM_READ_ONLY, size, &error);
+  ClvVjFrame layout = { f->width, f->height, 0, f->width, 1, 0, 0, 0 };
+  double *ms = g_new (double, o->repeat), mean = 0;
+  GArray *faces = NULL;
+  gboolean equal = TRUE;
+
+  if (tune)
+    g_setenv ("CLVISION_TUNE", tune, TRUE);
+  else
+    g_unsetenv ("CLVISION_TUNE");
+  clv_vj_tuning_for_device (dev, &t);
+  if (strcmp (label, "clvision-simple") == 0)
+    t.variant = CLV_VJ_VARIANT_SIMPLE;
+  det = clv_vj_detector_new (dev, cascade, &t, &error);
+  if (det == NULL || mem == NULL)
+    g_error ("bench-vj: %s", error->message);
+
+  for (int r = -o->warmup; r < o->repeat; r++) {
+    double t0 = now_ms ();
+    if (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0, size, f->pixels,
+            0, NULL, NULL) != CL_SUCCESS)
+      g_error ("bench-vj: upload failed");
+    if (faces)
+      g_array_free (faces, TRUE);
+    faces = clv_vj_detector_detect (det, mem, &layout, &o->params, &error);
+    if (faces == NULL)
+      g_error ("bench-vj: %s", error->message);
+    if (r >= 0) {
+      ms[r] = now_ms () - t0;
+      mean += ms[r] / o->repeat;
+    }
+  }
+  if (ref)
+    equal = ref->len == faces->len && memcmp (ref->data, faces->data,
+        faces->len * sizeof (ClvVjFace)) == 0;
+  g_string_append_printf (out, "{\"implementation\": \"%s\", "
+      "\"tune\": \"%s\", \"wg\": %d, \"chunk\": %d, \"coop_windows\": %d, "
+      "\"coop_stage\": %d, \"groups_per_cu\": %d, \"frame\": \"%s\", "
+      "\"width\": %d, \"height\": %d, \"faces\": %u, \"repeat\": %d, ",
+      label, tune ? tune : "", t.wg, t.chunk, t.coop_windows, t.coop_stage,
+      t.groups_per_cu, f->name, f->width, f->height, faces->len, o->repeat);
+  {
+    double med = bench_median (ms, o->repeat);
+    g_string_append_printf (out, "\"ms_min\": %.3f, \"ms_median\": %.3f, "
+        "\"ms_mean\": %.3f", ms[0], med, mean);
+  }
+  if (ref)
+    g_string_append_printf (out, ", \"equal_to_reference\": %s",
+        equal ? "true" : "false");
+  g_string_append (out, "}");
+
+  g_array_free (faces, TRUE);
+  clv_vj_detector_free (det);
+  clReleaseMemObject (mem);
+  g_free (ms);
+  g_unsetenv ("CLVISION_TUNE");
+}
+
+/* OpenCV through the oracle on the frame's PGM; its JSON object, or NULL. */
+static char *
+bench_opencv (const Frame * f, const Options * o)
+{
+  char *path = g_build_filename (o->frames_dir, f->name, NULL);
+  char *repeat = g_strdup_printf ("%d", o->repeat);
+  char *threads = g_strdup_printf ("%d", o->threads);
+  char *scale = g_strdup_printf ("%g", o->params.scale_factor);
+  char *neighbors = g_strdup_printf ("%d", o->params.min_neighbors);
+  char *min = g_strdup_printf ("%dx%d", o->params.min_width,
+      o->params.min_height);
+  const char *argv[] = { o->oracle, "--cascade", o->cascade, "--image", path,
+    "--scale-factor", scale, "--min-neighbors", neighbors, "--min-size", min,
+    "--threads", threads, "--repeat", repeat, NULL
+  };
+  char *out = NULL, *err = NULL;
+  int status = 0;
+  GError *error = NULL;
+
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+          &out, &err, &status, &error)
+      || !g_spawn_check_wait_status (status, &error)) {
+    g_printerr ("bench-vj: OpenCV oracle failed on %s: %s\n%s", path,
+        error->message, err ? err : "");
+    g_clear_error (&error);
+    g_clear_pointer (&out, g_free);
+  } else {
+    g_strstrip (out);
+  }
+  g_free (err);
+  g_free (path);
+  g_free (repeat);
+  g_free (threads);
+  g_free (scale);
+  g_free (neighbors);
+  g_free (min);
+  return out;
+}
+
+static double
+json_number (const char *json, const char *key)
+{
+  char *k = g_strdup_printf ("\"%s\": ", key);
+  const char *p = json ? strstr (json, k) : NULL;
+  double v = p ? g_ascii_strtod (p + strlen (k), NULL) : 0;
+
+  g_free (k);
+  return v;
+}
+
+int
+main (int argc, char **argv)
+{
+  char **sizes = NULL, **tunes = NULL, *min_size = NULL;
+  gboolean no_native = FALSE, no_check = FALSE;
+  Options o = { 20, 3, 16, TRUE, NULL, NULL, NULL, CLV_VJ_PARAMS_DEFAULT };
+  GOptionEntry entries[] = {
+    {"repeat", 0, 0, G_OPTION_ARG_INT, &o.repeat, "Timed runs per frame", "N"},
+    {"warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup, "Untimed runs first", "N"},
+    {"size", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sizes,
+        "Also scale every image to WxH", "WxH"},
+    {"no-native", 0, 0, G_OPTION_ARG_NONE, &no_native,
+        "Skip the images' own sizes", NULL},
+    {"cascade", 0, 0, G_OPTION_ARG_FILENAME, &o.cascade, "Cascade XML",
+        "FILE"},
+    {"scale-factor", 0, 0, G_OPTION_ARG_DOUBLE, &o.params.scale_factor,
+        "Scale factor (1.1)", "F"},
+    {"min-neighbors", 0, 0, G_OPTION_ARG_INT, &o.params.min_neighbors,
+        "Minimum neighbours (3)", "N"},
+    {"min-size", 0, 0, G_OPTION_ARG_STRING, &min_size, "Minimum face size",
+        "WxH"},
+    {"tune", 0, 0, G_OPTION_ARG_STRING_ARRAY, &tunes,
+        "Also time the uberkernel with these CLVISION_TUNE values", "A=1,B=2"},
+    {"oracle", 0, 0, G_OPTION_ARG_FILENAME, &o.oracle,
+        "tests/oracle/oracle-detect: time OpenCV too", "PATH"},
+    {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads, "OpenCV threads (16)",
+        "N"},
+    {"frames-dir", 0, 0, G_OPTION_ARG_FILENAME, &o.frames_dir,
+        "Where the frames are written for OpenCV (default: a temporary "
+        "folder)", "DIR"},
+    {"no-check", 0, 0, G_OPTION_ARG_NONE, &no_check,
+        "Do not compare with the C reference", NULL},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("IMAGE.pgm... - vjfacedetect "
+      "benchmark");
+  char *command = g_strjoinv (" ", argv);
+  GError *error = NULL;
+  GPtrArray *frames = g_ptr_array_new ();
+  ClvDevice *dev;
+  ClvCascade *cascade;
+  GString *json = g_string_new (NULL);
+  gboolean own_dir;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc < 2
+      || o.repeat < 1 || o.warmup < 0 || o.params.scale_factor <= 1.0
+      || (min_size && !parse_size (min_size, &o.params.min_width,
+              &o.params.min_height))) {
+    g_printerr ("%s\n", error ? error->message :
+        g_option_context_get_help (ctx, TRUE, NULL));
+    return 2;
+  }
+  o.check = !no_check;
+  if (o.cascade == NULL)
+    o.cascade = clv_cascade_default_path (NULL);
+  own_dir = o.frames_dir == NULL;
+  if (own_dir)
+    o.frames_dir = g_dir_make_tmp ("bench-vj-XXXXXX", &error);
+  if (o.frames_dir == NULL)
+    g_error ("bench-vj: %s", error->message);
+
+  /* The frames: every image as it is, then scaled to every --size. */
+  for (int i = 1; i < argc; i++) {
+    int w, h;
+    guint8 *px = clv_pgm_read (argv[i], &w, &h, &error);
+    char *base;
+    if (px == NULL)
+      g_error ("bench-vj: %s", error->message);
+    base = g_path_get_basename (argv[i]);
+    if (g_str_has_suffix (base, ".pgm"))
+      base[strlen (base) - 4] = '\0';
+    if (!no_native) {
+      Frame *f = g_new0 (Frame, 1);
+      f->name = g_strdup_printf ("%s.pgm", base);
+      f->source = g_strdup_printf ("real photograph %s, %dx%d", base, w, h);
+      f->pixels = g_memdup2 (px, (gsize) w * h);
+      f->width = w;
+      f->height = h;
+      g_ptr_array_add (frames, f);
+    }
+    for (int k = 0; sizes && sizes[k]; k++) {
+      Frame *f = g_new0 (Frame, 1);
+      if (!parse_size (sizes[k], &f->width, &f->height) || f->width < 1
+          || f->height < 1)
+        g_error ("bench-vj: --size %s is not WxH", sizes[k]);
+      f->name = g_strdup_printf ("%s-%dx%d.pgm", base, f->width, f->height);
+      f->source = g_strdup_printf ("synthetic: %s (%dx%d) scaled to %dx%d "
+          "with OpenCV's bilinear resize", base, w, h, f->width, f->height);
+      f->synthetic = TRUE;
+      f->pixels = g_malloc ((gsize) f->width * f->height);
+      clv_vj_resize (px, w, h, w, f->pixels, f->width, f->height, f->width);
+      g_ptr_array_add (frames, f);
+    }
+    g_free (base);
+    g_free (px);
+  }
+
+  dev = clv_device_open (NULL, &error);
+  if (dev == NULL)
+    g_error ("bench-vj: %s", error->message);
+  cascade = clv_cascade_load (o.cascade, &error);
+  if (cascade == NULL)
+    g_error ("bench-vj: %s", error->message);
+
+  bench_json_begin (json, dev, command);
+  g_string_append_printf (json, ",\n  \"benchmark\": \"vjfacedetect: wall "
+      "time per frame, upload + pyramid + detection + grouping\",\n"
+      "  \"cascade\": \"%s\",\n  \"scale_factor\": %g,\n"
+      "  \"min_neighbors\": %d,\n  \"min_size\": \"%dx%d\",\n"
+      "  \"opencv_threads\": %d,\n  \"frames\": [", o.cascade,
+      o.params.scale_factor, o.params.min_neighbors, o.params.min_width,
+      o.params.min_height, o.threads);
+
+  for (guint i = 0; i < frames->len; i++) {
+    Frame *f = frames->pdata[i];
+    GString *uber = g_string_new (NULL), *simple = g_string_new (NULL);
+    char *ocv = NULL, *path = g_build_filename (o.frames_dir, f->name, NULL);
+    GArray *ref = NULL;
+    double u, s, c;
+
+    if (!clv_pgm_write (path, f->pixels, f->width, f->height, f->width,
+            &error))
+      g_error ("bench-vj: %s", error->message);
+    g_printerr ("bench-vj: %s %dx%d\n", f->name, f->width, f->height);
+    if (o.check)
+      ref = clv_vj_detect_ref (cascade, f->pixels, f->width, f->height,
+          f->width, &o.params);
+    bench_variant (dev, cascade, f, ref, &o, "clvision-uber", NULL, uber);
+    bench_variant (dev, cascade, f, ref, &o, "clvision-simple", NULL, simple);
+    if (o.oracle)
+      ocv = bench_opencv (f, &o);
+    u = json_number (uber->str, "ms_median");
+    s = json_number (simple->str, "ms_median");
+    c = json_number (ocv, "ms_median");
+
+    g_string_append_printf (json, "%s\n    {\"frame\": \"%s\", \"source\": "
+        "\"%s\", \"synthetic\": %s, \"width\": %d, \"height\": %d,\n"
+        "     \"uber\": %s,\n     \"simple\": %s,\n     \"opencv\": %s,\n"
+        "     \"uber_vs_simple\": %.2f", i ? "," : "", f->name, f->source,
+        f->synthetic ? "true" : "false", f->width, f->height, uber->str,
+        simple->str, ocv ? ocv : "null", u > 0 ? s / u : 0);
+    if (ocv)
+      g_string_append_printf (json, ", \"uber_vs_opencv\": %.2f, "
+          "\"simple_vs_opencv\": %.2f", u > 0 ? c / u : 0, s > 0 ? c / s : 0);
+    g_string_append (json, ",\n     \"tunings\": [");
+    for (int k = 0; tunes && tunes[k]; k++) {
+      GString *t = g_string_new (NULL);
+      bench_variant (dev, cascade, f, ref, &o, "clvision-uber", tunes[k], t);
+      g_string_append_printf (json, "%s\n       %s", k ? "," : "", t->str);
+      g_string_free (t, TRUE);
+    }
+    g_string_append (json, "]}");
+    g_string_free (uber, TRUE);
+    g_string_free (simple, TRUE);
+    if (ref)
+      g_array_free (ref, TRUE);
+    g_free (ocv);
+    if (own_dir)
+      g_unlink (path);
+    g_free (path);
+  }
+  g_string_append (json, "\n  ]\n}\n");
+  g_print ("%s", json->str);
+
+  if (own_dir)
+    g_rmdir (o.frames_dir);
+  for (guint i = 0; i < frames->len; i++) {
+    Frame *f = frames->pdata[i];
+    g_free (f->name);
+    g_free (f->source);
+    g_free (f->pixels);
+    g_free (f);
+  }
+  g_ptr_array_free (frames, TRUE);
+  g_string_free (json, TRUE);
+  clv_cascade_free (cascade);
+  clv_device_unref (dev);
+  g_option_context_free (ctx);
+  g_free (command);
+  return 0;
+}

@@ -1,0 +1,652 @@
+/* vjfacedetect: OpenCV's faces (the golden files) on real pictures, the same
+ * faces from every caps format, the metas and bus messages, interval,
+ * min/max size, tiny frames, and cascade or settings errors that fail the
+ * state change with a message. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <glib/gstdio.h>
+#include <gst/video/video.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clv-vj-ref.h"
+#include "vj-test-util.h"
+
+typedef struct
+{
+  guint8 *pixels;
+  int width, height;
+} Gray;
+
+static Gray
+load_gray (const char *name)
+{
+  Gray g;
+
+  g.pixels = vj_test_load_image (name, &g.width, &g.height);
+  return g;
+}
+
+static Gray
+scaled (const Gray * src, int width, int height)
+{
+  Gray g = { g_malloc ((gsize) width * height), width, height };
+
+  clv_vj_resize (src->pixels, src->width, src->height, src->width, g.pixels,
+      width, height, width);
+  return g;
+}
+
+/* A frame of `format` whose luma is exactly `g`: gray chroma for YUV, equal
+ * channels for RGB (OpenCV's weights add up to one). */
+static GstBuffer *
+frame_buffer (const Gray * g, const char *format, GstCaps ** caps)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstBuffer *buf;
+
+  gst_video_info_set_format (&info, gst_video_format_from_string (format),
+      g->width, g->height);
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  gst_buffer_memset (buf, 0, 128, GST_VIDEO_INFO_SIZE (&info));
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (int y = 0; y < g->height; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (&frame, 0)
+        + y * GST_VIDEO_FRAME_COMP_STRIDE (&frame, 0);
+    const int ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, 0);
+    for (int x = 0; x < g->width; x++) {
+      const guint8 v = g->pixels[y * g->width + x];
+      if (GST_VIDEO_INFO_IS_RGB (&info)) {
+        guint8 *px = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
+            + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0) + x * ps;
+        px[GST_VIDEO_FRAME_COMP_POFFSET (&frame, GST_VIDEO_COMP_R)] = v;
+        px[GST_VIDEO_FRAME_COMP_POFFSET (&frame, GST_VIDEO_COMP_G)] = v;
+        px[GST_VIDEO_FRAME_COMP_POFFSET (&frame, GST_VIDEO_COMP_B)] = v;
+      } else {
+        row[x * ps] = v;
+      }
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  if (caps)
+    *caps = gst_video_info_to_caps (&info);
+  GST_BUFFER_PTS (buf) = 40 * GST_MSECOND;
+  GST_BUFFER_DURATION (buf) = 40 * GST_MSECOND;
+  return buf;
+}
+
+/* A harness around a vjfacedetect made with `props` ("name=value ..."). */
+static GstHarness *
+harness (const char *props)
+{
+  GstElement *el = gst_element_factory_make ("vjfacedetect", NULL);
+  char **items = g_strsplit (props ? props : "", " ", -1);
+  GstHarness *h;
+
+  for (char **it = items; *it; it++) {
+    char **kv = g_strsplit (*it, "=", 2);
+    if (kv[0] && kv[1])
+      gst_util_set_object_arg (G_OBJECT (el), kv[0], kv[1]);
+    g_strfreev (kv);
+  }
+  g_strfreev (items);
+  h = gst_harness_new_with_element (el, "sink", "src");
+  gst_object_unref (el);
+  return h;
+}
+
+/* Pushes `g` as `format` and returns the faces in the output's metas. */
+static GArray *
+push_frame (GstHarness * h, const Gray * g, const char *format,
+    GstBuffer ** out_buf)
+{
+  GstCaps *caps;
+  GstBuffer *in = frame_buffer (g, format, &caps), *out;
+  GArray *found = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  gst_harness_set_src_caps (h, caps);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    GstStructure *s = gst_video_region_of_interest_meta_get_param (roi,
+        "detection");
+    ClvVjFace f = { {roi->x, roi->y, roi->w, roi->h}, 0 };
+
+    if (roi->roi_type != g_quark_from_string ("face"))
+      continue;
+    fail_unless (s != NULL);
+    fail_unless (gst_structure_get_int (s, "neighbors", &f.neighbors));
+    g_array_append_val (found, f);
+  }
+  if (out_buf)
+    *out_buf = out;
+  else
+    gst_buffer_unref (out);
+  return found;
+}
+
+/* The element fails to start (READY -> PAUSED) and the error message on the
+ * bus contains `expect`. */
+static void
+check_start_fails (const char *prop, const char *value, const char *expect)
+{
+  GstElement *pipeline = gst_pipeline_new (NULL);
+  GstElement *el = gst_element_factory_make ("vjfacedetect", NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_util_set_object_arg (G_OBJECT (el), prop, value);
+  gst_bin_add (GST_BIN (pipeline), el);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for %s=%s", prop, value);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, expect) != NULL,
+      "%s=%s: \"%s\" does not say \"%s\"", prop, value, err->message, expect);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+/* Faces equal OpenCV's (the golden files): same count, same rectangles and
+ * neighbour counts (no tolerance used). */
+static void
+assert_golden (GArray * found, const char *image, const char *cascade,
+    double scale, int neighbors)
+{
+  GArray *expected = vj_test_golden_faces (image, cascade, scale, neighbors);
+  char *what = g_strdup_printf ("%s %s scale %g neighbors %d", image,
+      cascade, scale, neighbors);
+
+  vj_test_assert_faces (expected, found, 0, what);
+  g_free (what);
+  g_array_free (expected, TRUE);
+}
+
+/* One cascade over every golden picture, both scale factors, 0 and 3
+ * neighbours. */
+static void
+check_golden (const char *cascade)
+{
+  char *path = vj_test_cascade_path (cascade);
+  char *props = g_strdup_printf ("cascade=%s", path);
+  GstHarness *h = harness (props);
+
+  for (guint i = 0; vj_test_images[i]; i++) {
+    Gray g = load_gray (vj_test_images[i]);
+    for (int s = 0; s < 2; s++)
+      for (int k = 0; k < 2; k++) {
+        double scale = vj_test_scale_factors[s];
+        int n = vj_test_min_neighbors[k];
+        GArray *found;
+        g_object_set (h->element, "scale-factor", scale, "min-neighbors", n,
+            NULL);
+        found = push_frame (h, &g, "GRAY8", NULL);
+        assert_golden (found, vj_test_images[i], cascade, scale, n);
+        g_array_free (found, TRUE);
+      }
+    g_free (g.pixels);
+  }
+  gst_harness_teardown (h);
+  g_free (props);
+  g_free (path);
+}
+
+GST_START_TEST (test_golden_default)
+{
+  check_golden ("frontalface_default");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_golden_alt)
+{
+  check_golden ("frontalface_alt");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_golden_alt2)
+{
+  check_golden ("frontalface_alt2");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_golden_alt_tree)
+{
+  check_golden ("frontalface_alt_tree");
+}
+
+GST_END_TEST;
+
+/* The simple variant through the element gives the same golden faces. */
+GST_START_TEST (test_golden_simple_variant)
+{
+  GstHarness *h;
+  Gray g = load_gray ("astronaut");
+  GArray *found;
+
+  g_setenv ("CLVISION_TUNE", "VJ_VARIANT=simple", TRUE);
+  h = harness ("min-neighbors=0");
+  found = push_frame (h, &g, "GRAY8", NULL);
+  fail_unless (found->len > 10);
+  assert_golden (found, "astronaut", "frontalface_default", 1.1, 0);
+  g_array_free (found, TRUE);
+  /* A variant that does not exist fails the start with a message. */
+  gst_harness_teardown (h);
+  g_setenv ("CLVISION_TUNE", "VJ_VARIANT=fast", TRUE);
+  check_start_fails ("min-neighbors", "3", "VJ_VARIANT=fast");
+  g_unsetenv ("CLVISION_TUNE");
+  g_free (g.pixels);
+}
+
+GST_END_TEST;
+
+/* GRAY8, planar and semi-planar YUV and packed RGB with the same luma give
+ * the same faces; an odd width gives padded strides. */
+GST_START_TEST (test_formats_agree)
+{
+  const char *formats[] = { "GRAY8", "I420", "YV12", "NV12", "NV21", "Y42B",
+    "Y444", "RGB", "BGR", "BGRx", "xRGB", "RGBA", "ABGR"
+  };
+  Gray full = load_gray ("astronaut");
+  Gray g = scaled (&full, 301, 300);
+  GstHarness *h = harness ("min-neighbors=2");
+  GArray *gray = push_frame (h, &g, "GRAY8", NULL);
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  GError *error = NULL;
+  char *path = vj_test_cascade_path ("frontalface_default");
+  ClvCascade *c = clv_cascade_load (path, &error);
+  GArray *ref;
+
+  g_assert_no_error (error);
+  p.min_neighbors = 2;
+  ref = clv_vj_detect_ref (c, g.pixels, g.width, g.height, g.width, &p);
+  fail_unless (gray->len > 0);
+  vj_test_assert_faces (ref, gray, 0, "GRAY8");
+  for (guint i = 1; i < G_N_ELEMENTS (formats); i++) {
+    GArray *other = push_frame (h, &g, formats[i], NULL);
+    vj_test_assert_faces (ref, other, 0, formats[i]);
+    g_array_free (other, TRUE);
+  }
+  gst_harness_teardown (h);
+  g_array_free (ref, TRUE);
+  g_array_free (gray, TRUE);
+  clv_cascade_free (c);
+  g_free (path);
+  g_free (g.pixels);
+  g_free (full.pixels);
+}
+
+GST_END_TEST;
+
+/* One meta per face: type "face", ids unique and after the ones already on
+ * the buffer, the `detection` structure with the DL Streamer fields. */
+GST_START_TEST (test_metas)
+{
+  Gray g = load_gray ("astronaut");
+  GstHarness *h = harness ("min-neighbors=0");
+  GstCaps *caps;
+  GstBuffer *in = frame_buffer (&g, "GRAY8", &caps), *out;
+  GstVideoRegionOfInterestMeta *upstream;
+  gpointer state = NULL;
+  GstMeta *meta;
+  guint faces = 0;
+  GHashTable *ids = g_hash_table_new (NULL, NULL);
+
+  upstream = gst_buffer_add_video_region_of_interest_meta (in, "person", 0, 0,
+      10, 10);
+  upstream->id = 7;
+  gst_harness_set_src_caps (h, caps);
+  out = gst_harness_push_and_pull (h, in);
+  while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    GstStructure *s;
+    const char *label;
+    int label_id, n;
+    double conf, x0, y0, x1, y1;
+
+    if (roi->id == 7)
+      continue;
+    faces++;
+    fail_unless_equals_string (g_quark_to_string (roi->roi_type), "face");
+    fail_unless (roi->id > 7);
+    fail_if (g_hash_table_contains (ids, GINT_TO_POINTER (roi->id)));
+    g_hash_table_add (ids, GINT_TO_POINTER (roi->id));
+    s = gst_video_region_of_interest_meta_get_param (roi, "detection");
+    fail_unless (s != NULL);
+    label = gst_structure_get_string (s, "label");
+    fail_unless_equals_string (label, "face");
+    fail_unless (gst_structure_get_int (s, "label_id", &label_id));
+    fail_unless_equals_int (label_id, 0);
+    fail_unless (gst_structure_get_int (s, "neighbors", &n));
+    /* Without grouping every raw window is a face of its own. */
+    fail_unless_equals_int (n, 1);
+    fail_unless (gst_structure_get_double (s, "confidence", &conf));
+    fail_unless (conf > 0 && conf < 1);
+    fail_unless (gst_structure_get_double (s, "x_min", &x0)
+        && gst_structure_get_double (s, "y_min", &y0)
+        && gst_structure_get_double (s, "x_max", &x1)
+        && gst_structure_get_double (s, "y_max", &y1));
+    fail_unless_equals_float (x0, roi->x / (double) g.width);
+    fail_unless_equals_float (y0, roi->y / (double) g.height);
+    fail_unless_equals_float (x1, (roi->x + roi->w) / (double) g.width);
+    fail_unless_equals_float (y1, (roi->y + roi->h) / (double) g.height);
+  }
+  fail_unless (faces > 10);
+  gst_buffer_unref (out);
+  g_hash_table_unref (ids);
+  gst_harness_teardown (h);
+  g_free (g.pixels);
+}
+
+GST_END_TEST;
+
+/* The confidence grows with the neighbours: n / (n + 5). */
+GST_START_TEST (test_confidence)
+{
+  Gray g = load_gray ("astronaut");
+  GstHarness *h = harness ("min-neighbors=1");
+  GstBuffer *out;
+  GArray *found = push_frame (h, &g, "GRAY8", &out);
+  gpointer state = NULL;
+  GstMeta *meta;
+  int distinct = 0, last = -1;
+
+  fail_unless (found->len > 1);
+  while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstStructure *s = gst_video_region_of_interest_meta_get_param (
+        (GstVideoRegionOfInterestMeta *) meta, "detection");
+    int n;
+    double conf;
+    fail_unless (gst_structure_get_int (s, "neighbors", &n));
+    fail_unless (gst_structure_get_double (s, "confidence", &conf));
+    fail_unless (n >= 2);
+    fail_unless_equals_float (conf, n / (n + 5.0));
+    distinct += n != last;
+    last = n;
+  }
+  fail_unless (distinct > 1);
+  gst_buffer_unref (out);
+  g_array_free (found, TRUE);
+  gst_harness_teardown (h);
+  g_free (g.pixels);
+}
+
+GST_END_TEST;
+
+static GstBus *
+watch_bus (GstHarness * h)
+{
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (h->element, bus);
+  return bus;
+}
+
+/* facedetect's message shape, with our name and the neighbours. */
+GST_START_TEST (test_bus_message)
+{
+  Gray g = load_gray ("astronaut");
+  GstHarness *h = harness ("min-neighbors=3");
+  GstBus *bus = watch_bus (h);
+  GstBuffer *out;
+  GArray *found = push_frame (h, &g, "GRAY8", &out);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  const GstStructure *s;
+  const GValue *list;
+  guint64 ts, st, rt, dur;
+
+  fail_unless (msg != NULL);
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (h->element));
+  s = gst_message_get_structure (msg);
+  fail_unless (gst_structure_has_name (s, "vjfacedetect"));
+  fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+  fail_unless (gst_structure_get_uint64 (s, "stream-time", &st));
+  fail_unless (gst_structure_get_uint64 (s, "running-time", &rt));
+  fail_unless (gst_structure_get_uint64 (s, "duration", &dur));
+  fail_unless_equals_uint64 (ts, GST_BUFFER_PTS (out));
+  fail_unless_equals_uint64 (st, ts);
+  fail_unless_equals_uint64 (rt, ts);
+  fail_unless_equals_uint64 (dur, GST_BUFFER_DURATION (out));
+  list = gst_structure_get_value (s, "faces");
+  fail_unless (list != NULL && GST_VALUE_HOLDS_LIST (list));
+  fail_unless (found->len > 0);
+  fail_unless_equals_int (gst_value_list_get_size (list), found->len);
+  for (guint i = 0; i < found->len; i++) {
+    const GstStructure *f =
+        gst_value_get_structure (gst_value_list_get_value (list, i));
+    const ClvVjFace *m = &g_array_index (found, ClvVjFace, i);
+    guint x, y, w, hh, n;
+    fail_unless (gst_structure_has_name (f, "face"));
+    fail_unless (gst_structure_get_uint (f, "x", &x)
+        && gst_structure_get_uint (f, "y", &y)
+        && gst_structure_get_uint (f, "width", &w)
+        && gst_structure_get_uint (f, "height", &hh)
+        && gst_structure_get_uint (f, "neighbors", &n));
+    fail_unless_equals_int (x, m->rect.x);
+    fail_unless_equals_int (y, m->rect.y);
+    fail_unless_equals_int (w, m->rect.width);
+    fail_unless_equals_int (hh, m->rect.height);
+    fail_unless_equals_int (n, m->neighbors);
+  }
+  gst_message_unref (msg);
+  gst_buffer_unref (out);
+
+  /* post-messages=false: none. */
+  g_object_set (h->element, "post-messages", FALSE, NULL);
+  g_array_free (found, TRUE);
+  found = push_frame (h, &g, "GRAY8", NULL);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT) == NULL);
+
+  g_array_free (found, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (g.pixels);
+}
+
+GST_END_TEST;
+
+/* interval=3: frames 0 and 3 are analysed, 1 and 2 carry frame 0's faces
+ * even when they show none. */
+GST_START_TEST (test_interval)
+{
+  Gray face = load_gray ("grace_hopper");
+  Gray blank = { g_malloc ((gsize) face.width * face.height), face.width,
+    face.height
+  };
+  GstHarness *h = harness ("interval=3");
+  const Gray *seq[] = { &face, &blank, &blank, &blank, &face, &blank };
+  const guint expect[] = { 1, 1, 1, 0, 0, 0 };
+
+  memset (blank.pixels, 90, (gsize) blank.width * blank.height);
+  for (guint i = 0; i < G_N_ELEMENTS (seq); i++) {
+    GArray *found = push_frame (h, seq[i], "GRAY8", NULL);
+    fail_unless (found->len == expect[i], "frame %u: %u faces, expected %u",
+        i, found->len, expect[i]);
+    g_array_free (found, TRUE);
+  }
+  /* interval=1: every frame on its own. */
+  g_object_set (h->element, "interval", 1, NULL);
+  for (guint i = 0; i < 2; i++) {
+    GArray *found = push_frame (h, seq[i], "GRAY8", NULL);
+    fail_unless_equals_int (found->len, i == 0 ? 1 : 0);
+    g_array_free (found, TRUE);
+  }
+  gst_harness_teardown (h);
+  g_free (blank.pixels);
+  g_free (face.pixels);
+}
+
+GST_END_TEST;
+
+/* min-size and max-size have OpenCV's meaning (the C reference's answer). */
+GST_START_TEST (test_min_max_size)
+{
+  Gray g = load_gray ("astronaut");
+  GstHarness *h = harness ("min-neighbors=0");
+  GError *error = NULL;
+  char *path = vj_test_cascade_path ("frontalface_default");
+  ClvCascade *c = clv_cascade_load (path, &error);
+  const int sizes[][4] = { {60, 60, 0, 0}, {0, 0, 50, 50}, {40, 30, 90, 100} };
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+    char *min = g_strdup_printf ("%dx%d", sizes[i][0], sizes[i][1]);
+    char *max = g_strdup_printf ("%dx%d", sizes[i][2], sizes[i][3]);
+    GArray *found, *ref;
+
+    p.min_neighbors = 0;
+    p.min_width = sizes[i][0];
+    p.min_height = sizes[i][1];
+    p.max_width = sizes[i][2];
+    p.max_height = sizes[i][3];
+    ref = clv_vj_detect_ref (c, g.pixels, g.width, g.height, g.width, &p);
+    g_object_set (h->element, "min-size", min, "max-size", max, NULL);
+    found = push_frame (h, &g, "GRAY8", NULL);
+    fail_unless (ref->len > 0);
+    vj_test_assert_faces (ref, found, 0, min);
+    for (guint k = 0; k < found->len; k++) {
+      const ClvRect *r = &g_array_index (found, ClvVjFace, k).rect;
+      fail_unless (r->width >= sizes[i][0] && r->height >= sizes[i][1]);
+      fail_unless (sizes[i][2] == 0 || r->width <= sizes[i][2]);
+    }
+    g_array_free (found, TRUE);
+    g_array_free (ref, TRUE);
+    g_free (min);
+    g_free (max);
+  }
+  gst_harness_teardown (h);
+  clv_cascade_free (c);
+  g_free (path);
+  g_free (g.pixels);
+}
+
+GST_END_TEST;
+
+/* Frames smaller than the cascade's window: no faces, no error. */
+GST_START_TEST (test_tiny_frames)
+{
+  GstHarness *h = harness (NULL);
+  const int sizes[][2] = { {1, 1}, {23, 40}, {40, 23}, {24, 24} };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    Gray g = { g_malloc ((gsize) sizes[i][0] * sizes[i][1]), sizes[i][0],
+      sizes[i][1]
+    };
+    GArray *found;
+    memset (g.pixels, 100, (gsize) g.width * g.height);
+    found = push_frame (h, &g, i % 2 ? "I420" : "GRAY8", NULL);
+    fail_unless_equals_int (found->len, 0);
+    g_array_free (found, TRUE);
+    g_free (g.pixels);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A copy of the default cascade with `from` replaced by `to` once. */
+static char *
+broken_cascade (const char *from, const char *to)
+{
+  char *text, *path, *hit, *out;
+  char *good = vj_test_cascade_path ("frontalface_default");
+  GError *error = NULL;
+  int fd = g_file_open_tmp ("vjfacedetect-XXXXXX.xml", &path, &error);
+
+  g_assert_no_error (error);
+  close (fd);
+  fail_unless (g_file_get_contents (good, &text, NULL, NULL));
+  g_free (good);
+  hit = strstr (text, from);
+  fail_unless (hit != NULL);
+  *hit = '\0';
+  out = g_strconcat (text, to, hit + strlen (from), NULL);
+  fail_unless (g_file_set_contents (path, out, -1, NULL));
+  g_free (out);
+  g_free (text);
+  return path;
+}
+
+GST_START_TEST (test_bad_cascades_fail_start)
+{
+  const struct
+  {
+    const char *from, *to, *expect;
+  } cases[] = {
+    /* not XML any more: GMarkup's line and column */
+    {"<stageType>", "<stageType<", "line"},
+    {"<opencv_storage>", "<opencv_storag>", "opencv_storage"},
+    {"<stageThreshold>-5.0425500869750977e+00", "<stageThreshold>abc",
+        "abc"},
+    {"0 -1 0 -3.1511999666690826e-02", "0 -1 99999 -3.1511999666690826e-02",
+        "99999"},
+  };
+  char *dir;
+
+  check_start_fails ("cascade", "/nonexistent/cascade.xml",
+      "Cannot read cascade /nonexistent/cascade.xml");
+  dir = g_dir_make_tmp ("vjfacedetect-XXXXXX", NULL);
+  check_start_fails ("cascade", dir, dir);
+  g_rmdir (dir);
+  g_free (dir);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    char *path = broken_cascade (cases[i].from, cases[i].to);
+    check_start_fails ("cascade", path, path);
+    check_start_fails ("cascade", path, cases[i].expect);
+    g_unlink (path);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bad_sizes_fail_start)
+{
+  check_start_fails ("min-size", "40", "Invalid min-size \"40\"");
+  check_start_fails ("max-size", "40x-3", "Invalid max-size \"40x-3\"");
+  check_start_fails ("min-size", "ax40", "WIDTHxHEIGHT");
+}
+
+GST_END_TEST;
+
+static Suite *
+vjfacedetect_suite (void)
+{
+  Suite *s = suite_create ("vjfacedetect");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_golden_default);
+  tcase_add_test (tc, test_golden_alt);
+  tcase_add_test (tc, test_golden_alt2);
+  tcase_add_test (tc, test_golden_alt_tree);
+  tcase_add_test (tc, test_golden_simple_variant);
+  tcase_add_test (tc, test_formats_agree);
+  tcase_add_test (tc, test_metas);
+  tcase_add_test (tc, test_confidence);
+  tcase_add_test (tc, test_bus_message);
+  tcase_add_test (tc, test_interval);
+  tcase_add_test (tc, test_min_max_size);
+  tcase_add_test (tc, test_tiny_frames);
+  tcase_add_test (tc, test_bad_cascades_fail_start);
+  tcase_add_test (tc, test_bad_sizes_fail_start);
+  return s;
+}
+
+GST_CHECK_MAIN (vjfacedetect);

@@ -1,0 +1,519 @@
+/* The OpenCL Viola–Jones path equals the C reference: pyramid pictures and
+ * integrals bit for bit, raw candidate windows one for one, final faces;
+ * for the uberkernel and the simple variant, gray planes and packed RGB. */
+#include <string.h>
+
+#include "clv-test-util.h"
+#include "clv-vj.h"
+#include "vj-test-util.h"
+
+typedef struct
+{
+  guint8 *pixels;
+  int width, height;
+} Gray;
+
+static ClvDevice *device;
+
+/* NAME.xml */
+static ClvCascade *
+load_cascade (const char *name)
+{
+  GError *error = NULL;
+  char *path = vj_test_cascade_path (name);
+  ClvCascade *c = clv_cascade_load (path, &error);
+
+  g_assert_no_error (error);
+  g_free (path);
+  return c;
+}
+
+static Gray
+load_gray (const char *name)
+{
+  Gray g;
+
+  g.pixels = vj_test_load_image (name, &g.width, &g.height);
+  return g;
+}
+
+/* Bilinear (OpenCV-exact) downscale with the reference, for smaller frames
+ * of the same real picture. */
+static Gray
+scaled (const Gray * src, int width, int height)
+{
+  Gray g = { g_malloc ((gsize) width * height), width, height };
+
+  clv_vj_resize (src->pixels, src->width, src->height, src->width, g.pixels,
+      width, height, width);
+  return g;
+}
+
+static cl_mem
+upload (const guint8 * data, gsize size)
+{
+  GError *error = NULL;
+  cl_mem m = clv_buffer_new (device, CL_MEM_READ_ONLY, size, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (clEnqueueWriteBuffer (device->queue, m, CL_TRUE, 0, size,
+          data, 0, NULL, NULL), ==, CL_SUCCESS);
+  return m;
+}
+
+static ClvVjDetector *
+detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
+{
+  GError *error = NULL;
+  ClvVjTuning t;
+  ClvVjDetector *d;
+
+  clv_vj_tuning_for_device (device, &t);
+  t.variant = variant;
+  if (extra && g_str_equal (extra, "coop-all")) {
+    /* Every stage cooperative, one window at a time, long chunks. */
+    t.coop_stage = 0;
+    t.coop_windows = 1;
+    t.chunk = 3 * t.wg + 1;
+  }
+  d = clv_vj_detector_new (device, c, &t, &error);
+  g_assert_no_error (error);
+  return d;
+}
+
+static void
+assert_rects_equal (GArray * a, GArray * b, const char *what)
+{
+  if (a->len != b->len)
+    g_error ("%s: %u candidates, reference %u", what, a->len, b->len);
+  for (guint i = 0; i < a->len; i++) {
+    ClvRect *r = &g_array_index (a, ClvRect, i);
+    ClvRect *s = &g_array_index (b, ClvRect, i);
+    if (memcmp (r, s, sizeof (ClvRect)) != 0)
+      g_error ("%s: candidate %u is %d,%d %dx%d, reference %d,%d %dx%d",
+          what, i, r->x, r->y, r->width, r->height, s->x, s->y, s->width,
+          s->height);
+  }
+}
+
+static GArray *
+gpu_candidates (ClvVjDetector * d, const Gray * g, const ClvVjParams * p)
+{
+  GError *error = NULL;
+  cl_mem m = upload (g->pixels, (gsize) g->width * g->height);
+  ClvVjFrame f = { g->width, g->height, 0, g->width, 1, 0, 0, 0 };
+  GArray *r = clv_vj_detector_candidates (d, m, &f, p, &error);
+
+  g_assert_no_error (error);
+  clReleaseMemObject (m);
+  return r;
+}
+
+/* Every level's picture and integrals equal the reference's. */
+static void
+check_pyramid (const char *cascade, const Gray * g)
+{
+  ClvCascade *c = load_cascade (cascade);
+  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  ClvVjScale *scales;
+  int n = clv_vj_scales (g->width, g->height, c->window_w, c->window_h, &p,
+      &scales);
+  GArray *cand = gpu_candidates (d, g, &p);
+  GError *error = NULL;
+
+  g_assert_cmpint (n, >, 3);
+  for (int i = 0; i < n; i++) {
+    const int w = scales[i].width, h = scales[i].height;
+    const gsize np = (gsize) (w + 1) * (h + 1);
+    guint8 *ref_pix = g_malloc ((gsize) w * h), *pix = g_malloc ((gsize) w * h);
+    ClvVjIntegrals *ref = clv_vj_integrals_new (w, h, c->has_tilted);
+    ClvVjIntegrals *got = clv_vj_integrals_new (w, h, c->has_tilted);
+
+    clv_vj_resize (g->pixels, g->width, g->height, g->width, ref_pix, w, h,
+        w);
+    clv_vj_integrals_compute (ref, ref_pix, w, h, w);
+    g_assert_true (clv_vj_detector_read_level (d, i, pix, got, &error));
+    g_assert_no_error (error);
+    if (memcmp (pix, ref_pix, (gsize) w * h) != 0)
+      g_error ("level %d (%dx%d) picture differs", i, w, h);
+    if (memcmp (got->sum, ref->sum, np * 4) != 0)
+      g_error ("level %d (%dx%d) integral differs", i, w, h);
+    if (memcmp (got->sqsum, ref->sqsum, np * 4) != 0)
+      g_error ("level %d (%dx%d) squared integral differs", i, w, h);
+    if (c->has_tilted && memcmp (got->tilted, ref->tilted, np * 4) != 0)
+      g_error ("level %d (%dx%d) tilted integral differs", i, w, h);
+    clv_vj_integrals_free (ref);
+    clv_vj_integrals_free (got);
+    g_free (ref_pix);
+    g_free (pix);
+  }
+  g_assert_false (clv_vj_detector_read_level (d, n, NULL, NULL, &error));
+  g_array_free (cand, TRUE);
+  g_free (scales);
+  clv_vj_detector_free (d);
+  clv_cascade_free (c);
+}
+
+static void
+test_pyramid_matches_reference (void)
+{
+  Gray g = load_gray ("grace_hopper");
+  Gray odd = scaled (&g, 333, 301);
+
+  check_pyramid ("frontalface_default", &g);
+  /* Tilted features need the tilted integral too. */
+  check_pyramid ("smile", &odd);
+  g_free (odd.pixels);
+  g_free (g.pixels);
+}
+
+typedef struct
+{
+  const char *cascade;
+  const char *image;
+  int width, height;            /* 0: as is */
+  double scale_factor;
+} Case;
+
+/* The candidate windows of both variants equal the reference's, in order. */
+static void
+check_candidates (const Case * k, const char *tuning)
+{
+  ClvCascade *c = load_cascade (k->cascade);
+  Gray full = load_gray (k->image);
+  Gray g = k->width ? scaled (&full, k->width, k->height) : full;
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  GArray *ref;
+
+  p.scale_factor = k->scale_factor;
+  ref = clv_vj_detect_raw (c, g.pixels, g.width, g.height, g.width, &p);
+  g_assert_cmpuint (ref->len, >, 0);
+  for (int v = 0; v < 2; v++) {
+    ClvVjDetector *d = detector (c, v ? CLV_VJ_VARIANT_SIMPLE :
+        CLV_VJ_VARIANT_UBER, tuning);
+    GArray *got = gpu_candidates (d, &g, &p);
+    char *what = g_strdup_printf ("%s %s %dx%d x%g %s%s", k->cascade,
+        k->image, g.width, g.height, k->scale_factor, v ? "simple" : "uber",
+        tuning ? tuning : "");
+    assert_rects_equal (got, ref, what);
+    g_free (what);
+    g_array_free (got, TRUE);
+    clv_vj_detector_free (d);
+  }
+  g_array_free (ref, TRUE);
+  if (k->width)
+    g_free (g.pixels);
+  g_free (full.pixels);
+  clv_cascade_free (c);
+}
+
+static const Case cases[] = {
+  {"frontalface_default", "grace_hopper", 0, 0, 1.1},
+  {"frontalface_alt", "astronaut", 0, 0, 1.2},
+  {"frontalface_alt2", "grace_hopper", 0, 0, 1.2},
+  {"frontalface_alt_tree", "astronaut", 256, 256, 1.1},
+  {"frontalface_default", "astronaut", 200, 171, 1.2},
+};
+
+static void
+test_candidates_match_reference (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    check_candidates (&cases[i], NULL);
+}
+
+/* The cooperative path on every stage (all split sums) still equals it. */
+static void
+test_all_stages_cooperative (void)
+{
+  check_candidates (&cases[0], "coop-all");
+  check_candidates (&cases[2], "coop-all");
+}
+
+/* A two-stage cascade on noise: thousands of candidates (the output buffer
+ * grows) and many stage-0 rejections next to each other, where OpenCV's
+ * skip-the-next-window rule decides which windows count. */
+static void
+test_skip_rule_and_many_candidates (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  ClvCascade weak = *c;
+  ClvImage im;
+  Gray g;
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  GArray *ref;
+  ClvVjIntegrals *in;
+  int skipped = 0;
+
+  weak.n_stages = 2;
+  g.pixels = clv_test_random_image (&im, 300, 240, 1, 7);
+  g.width = 300;
+  g.height = 240;
+  g_assert_cmpuint (im.stride, ==, 300);
+  ref = clv_vj_detect_raw (&weak, g.pixels, g.width, g.height, g.width, &p);
+  g_assert_cmpuint (ref->len, >, 4096);
+  /* The rule must matter here: some windows that pass are skipped. */
+  in = clv_vj_integrals_new (300, 240, FALSE);
+  clv_vj_integrals_compute (in, g.pixels, 300, 240, 300);
+  for (int y = 0; y < 240 - 24; y += 2) {
+    int res[150], n = 0;
+    for (int x = 0; x < 300 + 1 - 24; x += 2)
+      res[n++] = clv_vj_eval_window (&weak, in, x, y);
+    for (int i = 0; i < n; i++)
+      skipped += res[i] > 0;
+    skipped -= clv_vj_apply_skip (res, n, NULL);
+    if (skipped > 0)
+      break;
+  }
+  clv_vj_integrals_free (in);
+  g_assert_cmpint (skipped, >, 0);
+  for (int v = 0; v < 2; v++) {
+    ClvVjDetector *d = detector (&weak, v ? CLV_VJ_VARIANT_SIMPLE :
+        CLV_VJ_VARIANT_UBER, NULL);
+    GArray *got = gpu_candidates (d, &g, &p);
+    assert_rects_equal (got, ref, v ? "weak simple" : "weak uber");
+    g_array_free (got, TRUE);
+    clv_vj_detector_free (d);
+  }
+  g_array_free (ref, TRUE);
+  g_free (g.pixels);
+  clv_cascade_free (c);
+}
+
+/* Faces (grouped, clipped) equal clv_vj_detect_ref's, with neighbours. */
+static void
+test_faces_match_reference (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_alt2");
+  Gray g = load_gray ("astronaut");
+  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  cl_mem m = upload (g.pixels, (gsize) g.width * g.height);
+  ClvVjFrame f = { g.width, g.height, 0, g.width, 1, 0, 0, 0 };
+  GError *error = NULL;
+
+  for (int mn = 0; mn <= 3; mn += 3) {
+    GArray *ref, *got;
+    p.min_neighbors = mn;
+    ref = clv_vj_detect_ref (c, g.pixels, g.width, g.height, g.width, &p);
+    got = clv_vj_detector_detect (d, m, &f, &p, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (got->len, ==, ref->len);
+    g_assert_cmpuint (got->len, >, 0);
+    g_assert_cmpmem (got->data, got->len * sizeof (ClvVjFace), ref->data,
+        ref->len * sizeof (ClvVjFace));
+    g_array_free (ref, TRUE);
+    g_array_free (got, TRUE);
+  }
+  clReleaseMemObject (m);
+  clv_vj_detector_free (d);
+  g_free (g.pixels);
+  clv_cascade_free (c);
+}
+
+/* Packed RGB(x) with an offset and a padded stride: the device luma equals
+ * OpenCV's RGB->GRAY, so the candidates equal the reference's on it. */
+static void
+test_packed_rgb (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  Gray full = load_gray ("grace_hopper");
+  Gray g = scaled (&full, 240, 240);
+  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  const int w = g.width, h = g.height;
+  const gsize offset = 13, stride = w * 4 + 12;
+  guint8 *rgbx = g_malloc0 (offset + stride * h), *gray = g_malloc (w * h);
+  GRand *rand = g_rand_new_with_seed (3);
+  GError *error = NULL;
+  GArray *ref, *got;
+  cl_mem m;
+
+  /* A colour picture whose luma is not the gray one: channels differ. */
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      guint8 *px = rgbx + offset + y * stride + x * 4;
+      int v = g.pixels[y * w + x];
+      px[0] = (guint8) CLAMP (v + g_rand_int_range (rand, -40, 40), 0, 255);
+      px[1] = (guint8) v;
+      px[2] = (guint8) CLAMP (v + g_rand_int_range (rand, -40, 40), 0, 255);
+      px[3] = 0xff;
+    }
+  /* As BGRx: b at byte 0, g at 1, r at 2. */
+  clv_rgb_to_gray_ref (rgbx + offset, stride, 4, 2, 1, 0, w, h, gray, w);
+  ref = clv_vj_detect_raw (c, gray, w, h, w, &p);
+  m = upload (rgbx, offset + stride * h);
+  {
+    ClvVjFrame f = { w, h, offset, stride, 4, 2, 1, 0 };
+    got = clv_vj_detector_candidates (d, m, &f, &p, &error);
+  }
+  g_assert_no_error (error);
+  g_assert_cmpuint (ref->len, >, 0);
+  assert_rects_equal (got, ref, "BGRx");
+  {
+    guint8 *level0 = g_malloc (w * h);
+    g_assert_true (clv_vj_detector_read_level (d, 0, level0, NULL, &error));
+    g_assert_cmpmem (level0, w * h, gray, w * h);
+    g_free (level0);
+  }
+  g_rand_free (rand);
+  g_array_free (ref, TRUE);
+  g_array_free (got, TRUE);
+  clReleaseMemObject (m);
+  clv_vj_detector_free (d);
+  g_free (rgbx);
+  g_free (gray);
+  g_free (g.pixels);
+  g_free (full.pixels);
+  clv_cascade_free (c);
+}
+
+/* A luma plane inside a bigger buffer (offset, stride) as YUV formats have. */
+static void
+test_plane_with_offset_and_stride (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  Gray full = load_gray ("grace_hopper");
+  Gray g = scaled (&full, 250, 250);
+  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_SIMPLE, NULL);
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  const gsize offset = 100, stride = 256;
+  guint8 *buf = g_malloc0 (offset + stride * g.height + 4000);
+  ClvVjFrame f = { g.width, g.height, offset, stride, 1, 0, 0, 0 };
+  GError *error = NULL;
+  GArray *ref, *got;
+  cl_mem m;
+
+  for (int y = 0; y < g.height; y++)
+    memcpy (buf + offset + y * stride, g.pixels + y * g.width, g.width);
+  m = upload (buf, offset + stride * g.height + 4000);
+  ref = clv_vj_detect_raw (c, g.pixels, g.width, g.height, g.width, &p);
+  got = clv_vj_detector_candidates (d, m, &f, &p, &error);
+  g_assert_no_error (error);
+  assert_rects_equal (got, ref, "plane");
+  g_array_free (ref, TRUE);
+  g_array_free (got, TRUE);
+  clReleaseMemObject (m);
+  clv_vj_detector_free (d);
+  g_free (buf);
+  g_free (g.pixels);
+  g_free (full.pixels);
+  clv_cascade_free (c);
+}
+
+/* Frames smaller than the window, or with min size above the frame: no
+ * windows, no error; a bad scale factor is an error. */
+static void
+test_tiny_frames (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  guint8 px[40 * 40];
+  GError *error = NULL;
+  cl_mem m;
+  GArray *got;
+  const int sizes[][2] = { {1, 1}, {23, 100}, {100, 23}, {24, 24} };
+
+  memset (px, 128, sizeof (px));
+  m = upload (px, sizeof (px));
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    ClvVjFrame f = { sizes[i][0], sizes[i][1], 0, sizes[i][0], 1, 0, 0, 0 };
+    if (f.width * f.height > 40 * 40)
+      f.height = 40 * 40 / f.width;
+    got = clv_vj_detector_detect (d, m, &f, &p, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (got->len, ==, 0);
+    g_array_free (got, TRUE);
+  }
+  {
+    ClvVjFrame f = { 40, 40, 0, 40, 1, 0, 0, 0 };
+    p.min_width = p.min_height = 41;
+    got = clv_vj_detector_detect (d, m, &f, &p, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (got->len, ==, 0);
+    g_array_free (got, TRUE);
+    p.scale_factor = 1.0;
+    g_assert_null (clv_vj_detector_detect (d, m, &f, &p, &error));
+    g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+    g_clear_error (&error);
+  }
+  clReleaseMemObject (m);
+  clv_vj_detector_free (d);
+  clv_cascade_free (c);
+}
+
+/* Split sums are allowed for OpenCV's cascades; not when a leaf is too
+ * small for its stage's sum to stay exact in double, and then the detector
+ * keeps every stage per work-item and still matches. */
+static void
+test_split_sums_only_when_exact (void)
+{
+  const char *names[] = { "frontalface_default",
+    "frontalface_alt", "frontalface_alt2",
+    "frontalface_alt_tree"
+  };
+  ClvCascade *c;
+  float saved;
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++) {
+    c = load_cascade (names[i]);
+    g_assert_true (clv_vj_cascade_sums_exact (c, 0));
+    clv_cascade_free (c);
+  }
+  c = load_cascade ("frontalface_default");
+  saved = c->leaves[c->trees[c->stages[5].first_tree].first_leaf];
+  c->leaves[c->trees[c->stages[5].first_tree].first_leaf] = 1e-30f;
+  g_assert_false (clv_vj_cascade_sums_exact (c, 3));
+  g_assert_true (clv_vj_cascade_sums_exact (c, 6));
+  c->leaves[c->trees[c->stages[5].first_tree].first_leaf] = saved;
+  clv_cascade_free (c);
+}
+
+/* Bad tuning is an error that names the values, not a crash. */
+static void
+test_bad_tuning (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  ClvVjTuning t;
+  GError *error = NULL;
+
+  clv_vj_tuning_for_device (device, &t);
+  t.coop_windows = 3;
+  t.wg = 8;
+  g_assert_null (clv_vj_detector_new (device, c, &t, &error));
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "VJ_COOP_WINDOWS=3"));
+  g_clear_error (&error);
+  clv_cascade_free (c);
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  device = clv_test_device ();
+  g_test_add_func ("/vj-gpu/pyramid-matches-reference",
+      test_pyramid_matches_reference);
+  g_test_add_func ("/vj-gpu/candidates-match-reference",
+      test_candidates_match_reference);
+  g_test_add_func ("/vj-gpu/all-stages-cooperative",
+      test_all_stages_cooperative);
+  g_test_add_func ("/vj-gpu/skip-rule-and-many-candidates",
+      test_skip_rule_and_many_candidates);
+  g_test_add_func ("/vj-gpu/faces-match-reference",
+      test_faces_match_reference);
+  g_test_add_func ("/vj-gpu/packed-rgb", test_packed_rgb);
+  g_test_add_func ("/vj-gpu/plane-with-offset-and-stride",
+      test_plane_with_offset_and_stride);
+  g_test_add_func ("/vj-gpu/tiny-frames", test_tiny_frames);
+  g_test_add_func ("/vj-gpu/split-sums-only-when-exact",
+      test_split_sums_only_when_exact);
+  g_test_add_func ("/vj-gpu/bad-tuning", test_bad_tuning);
+  ret = g_test_run ();
+  clv_device_unref (device);
+  return ret;
+}
