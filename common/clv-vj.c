@@ -34,12 +34,17 @@ typedef struct
   cl_int first_window;
 } ClvVjWindows;
 
-/* kernels/vj_detect.cl's Feature: OpenCV's OptFeature. */
+/* kernels/vj_detect.cl's Node: a tree node with its feature as OpenCV's
+ * OptFeature offsets for the current layout; the next node (> 0) or the
+ * leaf value for either side.  Tree t's root is node t. */
 typedef struct
 {
   cl_int ofs[3][4];
-  cl_float weight[4];
-} ClvVjFeature;
+  cl_float weight[3];
+  cl_float threshold;
+  cl_int next[2];
+  cl_float leaf[2];
+} ClvVjNode;
 
 struct _ClvVjDetector
 {
@@ -48,11 +53,14 @@ struct _ClvVjDetector
   gboolean fp64;
   int coop_stage;               /* as built: NO_COOP_STAGE if sums are not exact */
 
-  /* The cascade's shape; its arrays live on the device. */
-  int window_w, window_h, n_stages, n_features;
-  gboolean has_tilted;
+  /* The cascade (its stages live on the device; its nodes are laid out for
+   * each frame geometry). */
+  ClvCascade shape;             /* counts and sizes; arrays below */
+  ClvCascadeTree *trees;
+  ClvCascadeNode *nodes;
+  float *leaves;
   ClvCascadeFeature *features;
-  cl_mem stages, trees, nodes, leaves;
+  cl_mem stages;
 
   cl_kernel k_luma, k_rows, k_cols, k_tilted, k_simple, k_uber;
 
@@ -68,7 +76,7 @@ struct _ClvVjDetector
   int *win_ny;
   int total_windows, total_rows, total_cols, max_level_w;
   int sbuf_w, sbuf_h, sq_ofs, tilt_ofs;
-  cl_mem levels_mem, xtab, ytab, win_mem, features_mem;
+  cl_mem levels_mem, xtab, ytab, win_mem, nodes_mem;
   cl_mem sbuf, pixels, diag;
   gsize sbuf_bytes, pixels_bytes, diag_bytes;
 
@@ -246,21 +254,20 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
   d->coop_stage = clv_vj_cascade_sums_exact (c, d->tune.coop_stage) ?
       d->tune.coop_stage : NO_COOP_STAGE;
 
-  d->window_w = c->window_w;
-  d->window_h = c->window_h;
-  d->n_stages = c->n_stages;
-  d->n_features = c->n_features;
-  d->has_tilted = c->has_tilted;
+  d->shape = *c;
+  d->shape.path = NULL;
+  d->shape.stages = NULL;
+  d->shape.trees = NULL;
+  d->shape.nodes = NULL;
+  d->shape.leaves = NULL;
+  d->shape.features = NULL;
+  d->trees = g_memdup2 (c->trees, sizeof (ClvCascadeTree) * c->n_trees);
+  d->nodes = g_memdup2 (c->nodes, sizeof (ClvCascadeNode) * c->n_nodes);
+  d->leaves = g_memdup2 (c->leaves, sizeof (float) * c->n_leaves);
   d->features = g_memdup2 (c->features,
       sizeof (ClvCascadeFeature) * c->n_features);
   if (!(d->stages = upload (dev, c->stages,
               sizeof (ClvCascadeStage) * c->n_stages, error))
-      || !(d->trees = upload (dev, c->trees,
-              sizeof (ClvCascadeTree) * c->n_trees, error))
-      || !(d->nodes = upload (dev, c->nodes,
-              sizeof (ClvCascadeNode) * c->n_nodes, error))
-      || !(d->leaves = upload (dev, c->leaves, sizeof (float) * c->n_leaves,
-              error))
       || !build_kernels (d, error))
     goto fail;
   return d;
@@ -282,7 +289,7 @@ clear_geometry (ClvVjDetector * d)
   g_clear_pointer (&d->xtab, clReleaseMemObject);
   g_clear_pointer (&d->ytab, clReleaseMemObject);
   g_clear_pointer (&d->win_mem, clReleaseMemObject);
-  g_clear_pointer (&d->features_mem, clReleaseMemObject);
+  g_clear_pointer (&d->nodes_mem, clReleaseMemObject);
   d->n_levels = d->n_win = 0;
   d->img_w = d->img_h = 0;
 }
@@ -299,15 +306,15 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_clear_pointer (&d->luma, clReleaseMemObject);
   g_clear_pointer (&d->out, clReleaseMemObject);
   g_clear_pointer (&d->stages, clReleaseMemObject);
-  g_clear_pointer (&d->trees, clReleaseMemObject);
-  g_clear_pointer (&d->nodes, clReleaseMemObject);
-  g_clear_pointer (&d->leaves, clReleaseMemObject);
   g_clear_pointer (&d->k_luma, clReleaseKernel);
   g_clear_pointer (&d->k_rows, clReleaseKernel);
   g_clear_pointer (&d->k_cols, clReleaseKernel);
   g_clear_pointer (&d->k_tilted, clReleaseKernel);
   g_clear_pointer (&d->k_simple, clReleaseKernel);
   g_clear_pointer (&d->k_uber, clReleaseKernel);
+  g_free (d->trees);
+  g_free (d->nodes);
+  g_free (d->leaves);
   g_free (d->features);
   g_free (d->out_host);
   clv_device_unref (d->dev);
@@ -332,9 +339,8 @@ ensure_buffer (ClvDevice * dev, cl_mem * mem, gsize * have, gsize size,
 /* OpenCV's HaarEvaluator::OptFeature::setOffsets for row stride `step`. */
 static void
 feature_offsets (const ClvCascadeFeature * f, int step, int tilt_ofs,
-    ClvVjFeature * o)
+    ClvVjNode * o)
 {
-  memset (o, 0, sizeof (*o));
   for (int k = 0; k < f->n_rects && k < 3; k++) {
     const int x = f->x[k], y = f->y[k], w = f->w[k], h = f->h[k];
     if (f->tilted) {
@@ -350,6 +356,42 @@ feature_offsets (const ClvCascadeFeature * f, int step, int tilt_ofs,
     }
     o->weight[k] = f->weight[k];
   }
+}
+
+/* The device nodes for row stride `step`: the roots first (tree t's at t),
+ * then the other nodes tree by tree. */
+static ClvVjNode *
+layout_nodes (const ClvVjDetector * d, int step, int tilt_ofs, int *count)
+{
+  const int n_trees = d->shape.n_trees;
+  ClvVjNode *out = g_new0 (ClvVjNode, MAX (d->shape.n_nodes, 1));
+  int *base = g_new (int, MAX (n_trees, 1));
+
+  /* Index of node k > 0 of tree t: base[t] + k - 1. */
+  for (int t = 0, next = n_trees; t < n_trees; t++) {
+    base[t] = next;
+    next += d->trees[t].n_nodes - 1;
+  }
+  for (int t = 0; t < n_trees; t++) {
+    const ClvCascadeTree *tree = &d->trees[t];
+    for (int k = 0; k < tree->n_nodes; k++) {
+      const ClvCascadeNode *n = &d->nodes[tree->first_node + k];
+      ClvVjNode *o = &out[k == 0 ? t : base[t] + k - 1];
+      const int child[2] = { n->left, n->right };
+
+      feature_offsets (&d->features[n->feature], step, tilt_ofs, o);
+      o->threshold = n->threshold;
+      for (int side = 0; side < 2; side++) {
+        if (child[side] > 0)
+          o->next[side] = base[t] + child[side] - 1;
+        else
+          o->leaf[side] = d->leaves[tree->first_leaf - child[side]];
+      }
+    }
+  }
+  g_free (base);
+  *count = d->shape.n_nodes;
+  return out;
 }
 
 static gboolean
@@ -368,15 +410,16 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
 {
   ClvDevice *dev = d->dev;
   GArray *xt, *yt;
-  ClvVjFeature *feat;
+  ClvVjNode *nodes;
   int x = 0, y = 0, band_h = 0, rows = 0, cols = 0, pix = 0, windows = 0;
+  int n_nodes;
   gsize area;
   gboolean ok;
 
   if (d->img_w == w && d->img_h == h && same_params (&d->params, p))
     return TRUE;
   clear_geometry (d);
-  d->n_levels = clv_vj_scales (w, h, d->window_w, d->window_h, p,
+  d->n_levels = clv_vj_scales (w, h, d->shape.window_w, d->shape.window_h, p,
       &d->scales);
   d->img_w = w;
   d->img_h = h;
@@ -451,12 +494,10 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   d->total_cols = cols;
   d->total_windows = windows;
   area = (gsize) d->sbuf_w * d->sbuf_h;
-  d->tilt_ofs = d->has_tilted ? (int) area : 0;
-  d->sq_ofs = (int) (d->has_tilted ? 2 * area : area);
+  d->tilt_ofs = d->shape.has_tilted ? (int) area : 0;
+  d->sq_ofs = (int) (d->shape.has_tilted ? 2 * area : area);
 
-  feat = g_new (ClvVjFeature, MAX (d->n_features, 1));
-  for (int i = 0; i < d->n_features; i++)
-    feature_offsets (&d->features[i], d->sbuf_w, d->tilt_ofs, &feat[i]);
+  nodes = layout_nodes (d, d->sbuf_w, d->tilt_ofs, &n_nodes);
 
   ok = (d->levels_mem = upload (dev, d->levels,
           sizeof (ClvVjLevel) * d->n_levels, error))
@@ -464,20 +505,31 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
       && (d->ytab = upload (dev, yt->data, yt->len * 8, error))
       && (d->win_mem = upload (dev, d->win,
           sizeof (ClvVjWindows) * MAX (d->n_win, 1), error))
-      && (d->features_mem = upload (dev, feat,
-          sizeof (ClvVjFeature) * d->n_features, error))
+      && (d->nodes_mem = upload (dev, nodes, sizeof (ClvVjNode) * n_nodes,
+          error))
       && ensure_buffer (dev, &d->sbuf, &d->sbuf_bytes,
-      area * (d->has_tilted ? 3 : 2) * sizeof (cl_uint), error)
+      area * (d->shape.has_tilted ? 3 : 2) * sizeof (cl_uint), error)
       && ensure_buffer (dev, &d->pixels, &d->pixels_bytes, pix, error)
-      && (!d->has_tilted || ensure_buffer (dev, &d->diag, &d->diag_bytes,
+      && (!d->shape.has_tilted || ensure_buffer (dev, &d->diag, &d->diag_bytes,
           (gsize) d->n_levels * 2 * d->max_level_w * sizeof (cl_uint),
           error));
-  g_free (feat);
+  g_free (nodes);
   g_array_free (xt, TRUE);
   g_array_free (yt, TRUE);
   if (!ok)
     clear_geometry (d);
   return ok;
+}
+
+static gboolean
+enqueue_1d (ClvVjDetector * d, cl_kernel kernel, size_t global, size_t local,
+    GError ** error)
+{
+  CLV_CHECK (clEnqueueNDRangeKernel (d->dev->queue, kernel, 1, NULL, &global,
+          &local, 0, NULL, NULL), error, fail);
+  return TRUE;
+fail:
+  return FALSE;
 }
 
 /* Step 1: luma (packed RGB only), pyramid, integrals. */
@@ -491,7 +543,7 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
   cl_int lw = f->width, lh = f->height, n_levels = d->n_levels;
   cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
   cl_int total_cols = d->total_cols, diag_w = d->max_level_w;
-  size_t g2[2], g1, l1;
+  size_t g2[2], l1;
 
   if (f->pixel_stride > 1) {
     cl_uint ps = f->pixel_stride, r = f->r, g = f->g, b = f->b;
@@ -518,30 +570,27 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
           CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARG (d->pixels),
           CLV_ARGS_END))
     return FALSE;
-  l1 = d->tune.row_wg;
-  g1 = (size_t) d->total_rows * l1;
-  CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_rows, 1, NULL, &g1, &l1, 0,
-          NULL, NULL), error, fail);
+  if (!enqueue_1d (d, d->k_rows, (size_t) d->total_rows * d->tune.row_wg,
+          d->tune.row_wg, error))
+    return FALSE;
 
   if (!clv_kernel_set_args (d->k_cols, error, CLV_ARG (d->levels_mem),
           CLV_ARG (n_levels), CLV_ARG (total_cols), CLV_ARG (d->sbuf),
           CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END))
     return FALSE;
   l1 = d->dev->simd_width > 1 ? 64 : 8;
-  g1 = clv_round_up (d->total_cols, l1);
-  CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_cols, 1, NULL, &g1, &l1, 0,
-          NULL, NULL), error, fail);
+  if (!enqueue_1d (d, d->k_cols, clv_round_up (d->total_cols, l1), l1, error))
+    return FALSE;
 
-  if (d->has_tilted) {
+  if (d->shape.has_tilted) {
     if (!clv_kernel_set_args (d->k_tilted, error, CLV_ARG (d->levels_mem),
             CLV_ARG (d->pixels), CLV_ARG (d->sbuf), CLV_ARG (sbuf_w),
             CLV_ARG (tilt_ofs), CLV_ARG (d->diag), CLV_ARG (diag_w),
             CLV_ARGS_END))
       return FALSE;
-    l1 = d->tune.row_wg;
-    g1 = (size_t) d->n_levels * l1;
-    CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_tilted, 1, NULL, &g1, &l1, 0,
-            NULL, NULL), error, fail);
+    if (!enqueue_1d (d, d->k_tilted, (size_t) d->n_levels * d->tune.row_wg,
+            d->tune.row_wg, error))
+      return FALSE;
   }
   return TRUE;
 
@@ -555,13 +604,13 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
 {
   cl_command_queue q = d->dev->queue;
   const cl_uint zero[2] = { 0, 0 };
-  const int nx = d->window_w - 2, ny = d->window_h - 2;
+  const int nx = d->shape.window_w - 2, ny = d->shape.window_h - 2;
   cl_int4 nofs = { {1 + d->sbuf_w, 1 + nx + d->sbuf_w,
           1 + d->sbuf_w * (1 + ny), 1 + nx + d->sbuf_w * (1 + ny)}
   };
   const double area_d = (double) nx * ny;
   const float area_f = (float) area_d;
-  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, n_stages = d->n_stages;
+  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, n_stages = d->shape.n_stages;
   cl_uint cap = d->out_cap;
   size_t g[2], l[2];
   cl_uint arg;
@@ -580,14 +629,8 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
         error, fail);
     CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_int), &n_stages),
         error, fail);
-    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->trees),
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->nodes_mem),
         error, fail);
-    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->nodes),
-        error, fail);
-    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->leaves),
-        error, fail);
-    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem),
-            &d->features_mem), error, fail);
     CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->out),
         error, fail);
     CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_uint), &cap), error,
@@ -598,7 +641,7 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
     for (int i = 0; i < d->n_win; i++) {
       const ClvVjWindows *w = &d->win[i];
       cl_int si = i, wny = d->win_ny[i];
-      arg = 13;
+      arg = 10;
       CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int), &si),
           error, fail);
       CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int),
@@ -618,18 +661,16 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
     }
   } else {
     cl_int n_win = d->n_win, total = d->total_windows;
-    arg = 13;
+    arg = 10;
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
             &d->win_mem), error, fail);
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &n_win),
         error, fail);
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &total),
         error, fail);
-    l[0] = d->tune.wg;
-    g[0] = (size_t) d->tune.wg * d->tune.groups_per_cu *
-        d->dev->compute_units;
-    CLV_CHECK (clEnqueueNDRangeKernel (q, d->k_uber, 1, NULL, g, l, 0,
-            NULL, NULL), error, fail);
+    if (!enqueue_1d (d, d->k_uber, (size_t) d->tune.wg *
+            d->tune.groups_per_cu * d->dev->compute_units, d->tune.wg, error))
+      return FALSE;
   }
   return TRUE;
 
@@ -732,8 +773,7 @@ clv_vj_detector_detect (ClvVjDetector * d, cl_mem frame,
 
   if (raw == NULL)
     return NULL;
-  faces = clv_vj_group_faces ((const ClvRect *) raw->data, raw->len,
-      p->min_neighbors, f->width, f->height);
+  faces = clv_vj_group_faces (raw, p->min_neighbors, f->width, f->height);
   g_array_free (raw, TRUE);
   return faces;
 }
@@ -763,7 +803,7 @@ clv_vj_detector_read_level (ClvVjDetector * d, int level, guint8 * pixels,
         (gsize) d->tilt_ofs;
     size_t buf_row = d->sbuf_w * sizeof (cl_uint);
     size_t host_row = in->stride * sizeof (cl_uint);
-    if (dst == NULL || (plane == 2 && !d->has_tilted))
+    if (dst == NULL || (plane == 2 && !d->shape.has_tilted))
       continue;
     origin[0] = ((base + l->layer_ofs) % d->sbuf_w) * sizeof (cl_uint);
     origin[1] = (base + l->layer_ofs) / d->sbuf_w;

@@ -40,7 +40,7 @@ typedef double real_t;
 typedef float real_t;
 #endif
 
-/* These match ClvCascadeStage, ClvCascadeTree and ClvCascadeNode. */
+/* Matches ClvCascadeStage: trees [first_tree, first_tree + n_trees). */
 typedef struct
 {
   int first_tree;
@@ -48,28 +48,18 @@ typedef struct
   float threshold;
 } Stage;
 
-typedef struct
-{
-  int first_node;
-  int n_nodes;
-  int first_leaf;
-} Tree;
-
-typedef struct
-{
-  int left;
-  int right;
-  int feature;
-  float threshold;
-} Node;
-
-/* A feature as offsets from the window's corner in sbuf (OpenCV's
- * HaarEvaluator::OptFeature); the host's ClvVjFeature has this layout. */
+/* A tree node with its feature resolved for the current layout (the host's
+ * ClvVjNode): OpenCV's OptFeature offsets from the window's corner in sbuf,
+ * the rectangles' weights and the node threshold, and per side either the
+ * next node (> 0) or the leaf value.  Tree t's root is node t, so a tree
+ * costs one chain of loads: node, integrals, (node, integrals,) done. */
 typedef struct
 {
   int4 ofs[3];
-  float4 weight;
-} Feature;
+  float4 weight;                /* w0, w1, w2, threshold */
+  int2 next;                    /* left, right: next node, or <= 0: a leaf */
+  float2 leaf;                  /* left, right leaf values */
+} Node;
 
 /* A scale: its windows are numbered from first_window, row by row. */
 typedef struct
@@ -88,10 +78,7 @@ typedef struct
   int4 nofs;                    /* the variance rectangle's corners */
   real_t area;
   const __global Stage *stages;
-  const __global Tree *trees;
   const __global Node *nodes;
-  const __global float *leaves;
-  const __global Feature *features;
 } Cascade;
 
 inline int
@@ -102,10 +89,9 @@ rect_sum (const __global uint * p, const int4 o)
 
 /* OptFeature::calc (pwin) * varianceNormFactor, in float. */
 inline float
-feature_value (const Cascade * c, const __global uint * p, const int fi,
+feature_value (const __global Node * f, const __global uint * p,
     const float vnf)
 {
-  const __global Feature *f = c->features + fi;
   const float4 w = f->weight;
   const float a = w.x * (float) rect_sum (p, f->ofs[0]);
   const float b = w.y * (float) rect_sum (p, f->ofs[1]);
@@ -138,20 +124,21 @@ window_norm (const Cascade * c, const __global uint * p, float *vnf)
   return false;
 }
 
-/* The leaf a tree gives the window. */
+/* The leaf tree `t` gives the window. */
 inline float
 tree_leaf (const Cascade * c, const __global uint * p, const float vnf,
-    const int ti)
+    const int t)
 {
-  const Tree t = c->trees[ti];
-  int idx = 0;
+  int n = t;
 
-  do {
-    const Node n = c->nodes[t.first_node + idx];
-    idx = feature_value (c, p, n.feature, vnf) < n.threshold ? n.left :
-        n.right;
-  } while (idx > 0);
-  return c->leaves[t.first_leaf - idx];
+  for (;;) {
+    const __global Node *nd = c->nodes + n;
+    const bool left = feature_value (nd, p, vnf) < nd->weight.w;
+    const int next = left ? nd->next.x : nd->next.y;
+    if (next <= 0)
+      return left ? nd->leaf.x : nd->leaf.y;
+    n = next;
+  }
 }
 
 inline bool
@@ -233,13 +220,10 @@ decode_window (__constant const Scale * sc, const int n_scales, const int g,
     const __global uint *sbuf, const int sbuf_w, const int sq_ofs,      \
     const int4 nofs, const real_t area,                                 \
     const __global Stage *stages, const int n_stages,                   \
-    const __global Tree *trees, const __global Node *nodes,             \
-    const __global float *leaves, const __global Feature *features,     \
-    __global uint *out, const uint out_cap
+    const __global Node *nodes, __global uint *out, const uint out_cap
 
 #define CASCADE_INIT                                                    \
-  const Cascade c = { sbuf, sbuf_w, sq_ofs, nofs, area, stages, trees,  \
-    nodes, leaves, features }
+  const Cascade c = { sbuf, sbuf_w, sq_ofs, nofs, area, stages, nodes }
 
 __kernel void
 vj_detect_simple (CASCADE_ARGS, const int scale, const int layer_ofs,

@@ -178,7 +178,11 @@ vj_rows (const __global uchar * luma, const uint luma_ofs,
 }
 
 /* One work-item per integral column of every level: row 0 is zero, row
- * y + 1 adds the prefix row that vj_rows left there to row y. */
+ * y + 1 adds the prefix row that vj_rows left there to row y.  Rows are
+ * loaded COL_BLOCK at a time before any is stored, so the loads of a column
+ * overlap instead of waiting for each other. */
+#define COL_BLOCK 8
+
 __kernel void
 vj_cols (__constant const Level * levels, const int n_levels,
     const int total_cols, __global uint * sbuf, const int sbuf_w,
@@ -191,16 +195,32 @@ vj_cols (__constant const Level * levels, const int n_levels,
   const int li = find_level (levels, n_levels, col, 1);
   __constant const Level *l = levels + li;
   __global uint *p = sbuf + l->layer_ofs + (col - l->first_col);
+  const int h = l->height;
   uint s = 0, q = 0;
+  int y = 1;
 
   p[0] = 0;
   p[sq_ofs] = 0;
-  for (int y = 1; y <= l->height; y++) {
-    p += sbuf_w;
-    s += p[0];
-    q += p[sq_ofs];
-    p[0] = s;
-    p[sq_ofs] = q;
+  for (; y + COL_BLOCK - 1 <= h; y += COL_BLOCK) {
+    __global uint *r = p + (size_t) y * sbuf_w;
+    uint a[COL_BLOCK], b[COL_BLOCK];
+    for (int k = 0; k < COL_BLOCK; k++) {
+      a[k] = r[(size_t) k * sbuf_w];
+      b[k] = r[(size_t) k * sbuf_w + sq_ofs];
+    }
+    for (int k = 0; k < COL_BLOCK; k++) {
+      s += a[k];
+      q += b[k];
+      r[(size_t) k * sbuf_w] = s;
+      r[(size_t) k * sbuf_w + sq_ofs] = q;
+    }
+  }
+  for (; y <= h; y++) {
+    __global uint *r = p + (size_t) y * sbuf_w;
+    s += r[0];
+    q += r[sq_ofs];
+    r[0] = s;
+    r[sq_ofs] = q;
   }
 }
 

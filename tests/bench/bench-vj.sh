@@ -10,7 +10,10 @@
 # Frames: every IMAGE (real photographs, gray PGMs; default: the test
 # images of tests/fetch-data.sh, which must be in tests/data/cache) at its
 # own size and scaled to 640x480, 1920x1400 and 3840x2160 (marked synthetic
-# in the output).  Environment: REPEAT (20), THREADS (16), SIZES, TUNES.
+# in the output).  OpenCV is timed with ORACLE (default: the bundle of
+# tests/oracle/bundle-oracle.sh in BUILD_DIR/oracle-bundle, which runs
+# without OpenCV installed, else BUILD_DIR/tests/oracle/oracle-detect).
+# Environment: REPEAT (20), THREADS (16), SIZES, TUNES, ORACLE.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 build=${1:-build}
@@ -23,10 +26,6 @@ fi
 for i in "${images[@]}"; do
   [ -f "$i" ] || { echo "bench-vj.sh: $i is missing (tests/fetch-data.sh $build/tests/oracle/clv-gray-pgm)" >&2; exit 1; }
 done
-# OpenCV's libraries, carried to the GPU machine (shared/device/README.md).
-if [ -d .device/ocv/lib ]; then
-  export LD_LIBRARY_PATH=$PWD/.device/ocv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
 
 args=(--repeat "${REPEAT:-20}" --threads "${THREADS:-16}")
 for s in ${SIZES:-640x480 1920x1400 3840x2160}; do
@@ -37,10 +36,11 @@ for t in ${TUNES:-VJ_CHUNK=128 VJ_CHUNK=512 VJ_COOP_STAGE=2 VJ_COOP_STAGE=6 \
     VJ_GROUPS_PER_CU=32}; do
   args+=(--tune "$t")
 done
-oracle=$build/tests/oracle/oracle-detect
+oracle=${ORACLE:-$build/oracle-bundle/oracle-detect}
+[ -n "${ORACLE:-}" ] || [ -x "$oracle" ] || oracle=$build/tests/oracle/oracle-detect
 if [ -x "$oracle" ]; then
   args+=(--oracle "$oracle")
 else
-  echo "bench-vj.sh: $oracle was not built (no OpenCV): OpenCV not timed" >&2
+  echo "bench-vj.sh: no OpenCV oracle ($oracle): OpenCV not timed" >&2
 fi
 exec "$build/tests/bench/bench-vj" "${args[@]}" "${images[@]}"

@@ -10,32 +10,7 @@
 #include <unistd.h>
 
 #include "clv-vj-ref.h"
-#include "vj-test-util.h"
-
-typedef struct
-{
-  guint8 *pixels;
-  int width, height;
-} Gray;
-
-static Gray
-load_gray (const char *name)
-{
-  Gray g;
-
-  g.pixels = vj_test_load_image (name, &g.width, &g.height);
-  return g;
-}
-
-static Gray
-scaled (const Gray * src, int width, int height)
-{
-  Gray g = { g_malloc ((gsize) width * height), width, height };
-
-  clv_vj_resize (src->pixels, src->width, src->height, src->width, g.pixels,
-      width, height, width);
-  return g;
-}
+#include "vj-test-gray.h"
 
 /* A frame of `format` whose luma is exactly `g`: gray chroma for YUV, equal
  * channels for RGB (OpenCV's weights add up to one). */

@@ -5,17 +5,11 @@
 
 #include "clv-test-util.h"
 #include "clv-vj.h"
-#include "vj-test-util.h"
-
-typedef struct
-{
-  guint8 *pixels;
-  int width, height;
-} Gray;
+#include "vj-test-gray.h"
 
 static ClvDevice *device;
 
-/* NAME.xml */
+/* opencv-data's haarcascade_NAME.xml */
 static ClvCascade *
 load_cascade (const char *name)
 {
@@ -26,27 +20,6 @@ load_cascade (const char *name)
   g_assert_no_error (error);
   g_free (path);
   return c;
-}
-
-static Gray
-load_gray (const char *name)
-{
-  Gray g;
-
-  g.pixels = vj_test_load_image (name, &g.width, &g.height);
-  return g;
-}
-
-/* Bilinear (OpenCV-exact) downscale with the reference, for smaller frames
- * of the same real picture. */
-static Gray
-scaled (const Gray * src, int width, int height)
-{
-  Gray g = { g_malloc ((gsize) width * height), width, height };
-
-  clv_vj_resize (src->pixels, src->width, src->height, src->width, g.pixels,
-      width, height, width);
-  return g;
 }
 
 static cl_mem
@@ -214,6 +187,8 @@ static const Case cases[] = {
   {"frontalface_alt2", "grace_hopper", 0, 0, 1.2},
   {"frontalface_alt_tree", "astronaut", 256, 256, 1.1},
   {"frontalface_default", "astronaut", 200, 171, 1.2},
+  /* tilted features */
+  {"smile", "astronaut", 160, 160, 1.2},
 };
 
 static void
