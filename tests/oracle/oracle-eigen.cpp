@@ -6,8 +6,9 @@
 //       (any format imread reads, made gray) must share one size.
 //   oracle-eigen predict MODEL [--threshold T] (--list LIST | IMAGE...)
 //       one "path label distance" line per image (%.17g).
-//   oracle-eigen crop-resize IMAGE X Y W H OUT_W OUT_H OUT.pgm
-//       cv::resize (INTER_LINEAR) of the ROI, written as binary PGM.
+//   oracle-eigen crop-resize IMAGE X Y W H OUT_W OUT_H OUT.pgm [--inexact]
+//       cv::resize (INTER_LINEAR_EXACT, or INTER_LINEAR with --inexact) of
+//       the ROI, written as binary PGM.
 //   oracle-eigen bench [--threads N] [--size S] [--faces M1,M2,...]
 //       [--components K] [--predict N]
 //       trains on M synthetic faces of S×S for every M (K = 0: M / 5, the
@@ -156,13 +157,15 @@ int
 cmd_crop_resize (int argc, char **argv)
 {
   if (argc < 8)
-    die ("usage: crop-resize IMAGE X Y W H OUT_W OUT_H OUT.pgm");
+    die ("usage: crop-resize IMAGE X Y W H OUT_W OUT_H OUT.pgm [--inexact]");
+  bool inexact = argc > 8 && std::strcmp (argv[8], "--inexact") == 0;
   cv::Mat im = read_gray (argv[0]);
   cv::Rect roi (std::atoi (argv[1]), std::atoi (argv[2]), std::atoi (argv[3]),
       std::atoi (argv[4]));
   cv::Mat out;
   cv::resize (im (roi), out, cv::Size (std::atoi (argv[5]),
-          std::atoi (argv[6])), 0, 0, cv::INTER_LINEAR);
+          std::atoi (argv[6])), 0, 0,
+      inexact ? cv::INTER_LINEAR : cv::INTER_LINEAR_EXACT);
   if (!cv::imwrite (argv[7], out))
     die (std::string ("cannot write ") + argv[7]);
   return 0;
