@@ -89,11 +89,11 @@ project (const __global real * faces, const int n_faces, const int dim,
     part[b][lid] = acc[b];
   barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-  for (int half = PROJ_WG / 2; half > 0; half >>= 1) {
-    if (lid < half)
+  for (int span = PROJ_WG / 2; span > 0; span >>= 1) {
+    if (lid < span)
 #pragma unroll
       for (int b = 0; b < PROJ_FACES; b++)
-        part[b][lid] += part[b][lid + half];
+        part[b][lid] += part[b][lid + span];
     barrier (CLK_LOCAL_MEM_FENCE);
   }
   if (lid < PROJ_FACES && f0 + lid < n_faces)
@@ -147,10 +147,10 @@ nearest (const __global real * dist, const int n_train,
   dmin[lid] = bd;
   imin[lid] = bi;
   barrier (CLK_LOCAL_MEM_FENCE);
-  for (int half = NEAR_WG / 2; half > 0; half >>= 1) {
-    if (lid < half) {
-      const real od = dmin[lid + half];
-      const int oi = imin[lid + half];
+  for (int span = NEAR_WG / 2; span > 0; span >>= 1) {
+    if (lid < span) {
+      const real od = dmin[lid + span];
+      const int oi = imin[lid + span];
       if (od < dmin[lid] || (od == dmin[lid] && oi < imin[lid])) {
         dmin[lid] = od;
         imin[lid] = oi;
@@ -168,9 +168,9 @@ nearest (const __global real * dist, const int n_train,
       od = fmin (od, d[i]);
   dmin[lid] = od;
   barrier (CLK_LOCAL_MEM_FENCE);
-  for (int half = NEAR_WG / 2; half > 0; half >>= 1) {
-    if (lid < half)
-      dmin[lid] = fmin (dmin[lid], dmin[lid + half]);
+  for (int span = NEAR_WG / 2; span > 0; span >>= 1) {
+    if (lid < span)
+      dmin[lid] = fmin (dmin[lid], dmin[lid + span]);
     barrier (CLK_LOCAL_MEM_FENCE);
   }
   if (lid == 0) {

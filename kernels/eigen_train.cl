@@ -54,9 +54,9 @@ face_mean (const __global uchar * faces, const int n_faces, const int dim,
   part[ly][lx] = s;
   barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-  for (int half = MEAN_LANES / 2; half > 0; half >>= 1) {
-    if (ly < half)
-      part[ly][lx] += part[ly + half][lx];
+  for (int span = MEAN_LANES / 2; span > 0; span >>= 1) {
+    if (ly < span)
+      part[ly][lx] += part[ly + span][lx];
     barrier (CLK_LOCAL_MEM_FENCE);
   }
   if (ly == 0 && p < dim)
@@ -302,9 +302,9 @@ jacobi_norm (const __global real * b, const int n, const int ld,
   part[lid] = s;
   barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-  for (int half = RED_WG / 2; half > 0; half >>= 1) {
-    if (lid < half)
-      part[lid] += part[lid + half];
+  for (int span = RED_WG / 2; span > 0; span >>= 1) {
+    if (lid < span)
+      part[lid] += part[lid + span];
     barrier (CLK_LOCAL_MEM_FENCE);
   }
   if (lid == 0)
@@ -352,9 +352,9 @@ normalise_rows (__global real * u, const int dim)
   part[lid] = s;
   barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-  for (int half = RED_WG / 2; half > 0; half >>= 1) {
-    if (lid < half)
-      part[lid] += part[lid + half];
+  for (int span = RED_WG / 2; span > 0; span >>= 1) {
+    if (lid < span)
+      part[lid] += part[lid + span];
     barrier (CLK_LOCAL_MEM_FENCE);
   }
   const real norm = sqrt (part[0]);
