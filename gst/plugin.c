@@ -6,6 +6,7 @@
 #include <gst/gst.h>
 
 #include "gstsarmultilook.h"
+#include "gsteigenrecognise.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -13,6 +14,7 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   ret |= GST_ELEMENT_REGISTER (sarmultilook, plugin);
+  ret |= GST_ELEMENT_REGISTER (eigenrecognise, plugin);
   return ret;
 }
 
