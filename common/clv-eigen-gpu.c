@@ -409,11 +409,11 @@ create_buffer (Trainer * tr, int which, cl_mem_flags flags, gsize bytes,
 ClvEigenModel *
 clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces, int n_train,
     const int *labels, int width, int height,
-    const ClvEigenComponents * components, ClvEigenTrainTimes * times,
+    const ClvEigenComponents * components, ClvEigenTrainStats * stats,
     GError ** error)
 {
   Trainer tr = { 0 };
-  ClvEigenTrainTimes tm = { 0 };
+  ClvEigenTrainStats tm = { 0 };
   ClvEigenModel *model = NULL;
   const gint64 t_start = g_get_monotonic_time ();
   const int m = n_train, dim = width * height;
@@ -430,6 +430,7 @@ clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces, int n_train,
     goto too_few;
   if (!trainer_init (&tr, dev, error))
     goto fail;
+  tm.build = (g_get_monotonic_time () - t_start) * 1e-6;
   rs = real_size (tr.tune.fp64);
   n = m + (m & 1);
   tr.n_train = m;
@@ -506,8 +507,10 @@ clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces, int n_train,
     ctx.values = diag;
     g_qsort_with_data (order, m, sizeof (int), compare_descending, &ctx);
     eig = g_new (double, m);
-    for (int i = 0; i < m; i++)
+    for (int i = 0; i < m; i++) {
       eig[i] = diag[order[i]];
+      tm.eigenvalue_sum += MAX (eig[i], 0);
+    }
     g_free (diag);
   }
   k = clv_eigen_choose_components (eig, m, m, components);
@@ -573,8 +576,8 @@ clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces, int n_train,
   tm.normalise = take_event_seconds (&ev[E_NORM]);
   tm.projections = take_event_seconds (&ev[E_PROJ]);
   tm.wall = (g_get_monotonic_time () - t_start) * 1e-6;
-  if (times)
-    *times = tm;
+  if (stats)
+    *stats = tm;
   goto out;
 
   /* ERRORS */
@@ -611,8 +614,8 @@ clv_luma_get (const guint8 * data, const ClvLumaImage * im, int x, int y)
 
   if (im->r < 0)
     return px[0];
-  return (guint8) ((px[im->r] * 4899u + px[im->g] * 9617u +
-          px[im->b] * 1868u + 8192u) >> 14);
+  return (guint8) ((px[im->r] * 9798u + px[im->g] * 19235u +
+          px[im->b] * 3735u + 16384u) >> 15);
 }
 
 double

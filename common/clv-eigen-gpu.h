@@ -8,10 +8,12 @@
 
 G_BEGIN_DECLS
 
-/* Device time of each training step (kernel profiling, seconds) and the
- * wall time of the whole call (uploads, read-backs and host work included). */
+/* Device time of each training step (kernel profiling, seconds), the wall
+ * time of the whole call (uploads, read-backs and host work included), and
+ * what the tool's summary reports. */
 typedef struct
 {
+  double build;                 /* wall: kernels built or loaded from cache */
   double mean;                  /* step 1: mean face, a reduction */
   double zero_mean;             /* step 2: A = faces − mean */
   double covariance;            /* step 3: L = A·Aᵀ / M, tiled product */
@@ -21,20 +23,21 @@ typedef struct
   double projections;           /* step 8: Ω = A·U, tiled product */
   double wall;
   int sweeps;                   /* Jacobi sweeps until convergence */
-} ClvEigenTrainTimes;
+  double eigenvalue_sum;        /* Σ of all M eigenvalues (the energy) */
+} ClvEigenTrainStats;
 
 /* Trains on M = n_train GRAY8 faces of width × height packed one after the
  * other, as clv_eigen_train_ref does, on `dev` (double precision where the
- * device has it).  `times` is nullable. */
+ * device has it).  `stats` is nullable. */
 ClvEigenModel *clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces,
     int n_train, const int *labels, int width, int height,
-    const ClvEigenComponents * components, ClvEigenTrainTimes * times,
+    const ClvEigenComponents * components, ClvEigenTrainStats * stats,
     GError ** error);
 
 /* Where the luma of a frame's pixel is: the byte at `offset` + y·`stride` +
- * x·`bpp` for gray and planar YUV (r = g = b = −1), or OpenCV's fixed-point
- * RGB→gray of the three bytes at offsets r, g, b there for packed RGB
- * (bpp 3 or 4). */
+ * x·`bpp` for gray and planar YUV (r = g = b = −1), or OpenCV 4.6's RGB→gray
+ * (cvtColor: (R·9798 + G·19235 + B·3735 + 2¹⁴) >> 15) of the three bytes at
+ * offsets r, g, b there for packed RGB (bpp 3 or 4). */
 typedef struct
 {
   ClvImage image;

@@ -109,7 +109,7 @@ obtain_model (GstEigenRecognise * self, GError ** error)
   gint width, height;
   ClvEigenComponents comp = { CLV_EIGEN_KEEP_COUNT, 0, 0 };
   GstClvFaceImages *images;
-  ClvEigenTrainTimes times;
+  ClvEigenTrainStats times;
   ClvEigenModel *model = NULL;
 
   GST_OBJECT_LOCK (self);
