@@ -367,8 +367,8 @@ flow_skip (YParser * p, const char *s, int *lineno)
   return s;
 }
 
-/* A scalar inside a flow collection: quoted, or plain up to , ] } or
- * (for keys) ':'. */
+/* A scalar inside a flow collection: quoted, or plain up to a flow
+ * indicator , [ ] { } or (for keys) ':'. */
 static char *
 flow_token (YParser * p, const char **ps, int lineno, gboolean key,
     gboolean * quoted)
@@ -378,8 +378,8 @@ flow_token (YParser * p, const char **ps, int lineno, gboolean key,
   *quoted = s < p->end && (*s == '"' || *s == '\'');
   if (*quoted)
     return parse_quoted (p, ps, p->end, lineno);
-  for (t = s; t < p->end && *t != ',' && *t != ']' && *t != '}' &&
-      *t != '\n' && !(key && *t == ':'); t++);
+  for (t = s; t < p->end && !strchr (",[]{}\n", *t) && !(key && *t == ':');
+      t++);
   *ps = t;
   while (t > s && (t[-1] == ' ' || t[-1] == '\r'))
     t--;
@@ -959,7 +959,7 @@ extract_model (Extract * x, const YNode * root, int width, int height)
     Matrix p;
     char *key = g_strdup_printf ("projections[%d]", i);
     gboolean ok = get_matrix (x, projections->items->pdata[i], key, "df", &p);
-    if (ok && p.rows * p.cols != k)
+    if (ok && (p.rows != 1 || p.cols != k))
       ok = bad_value (x, projections->items->pdata[i], key, "expected 1 × %d"
           " (K from 'eigenvectors'), found %d × %d", k, p.rows, p.cols);
     g_free (key);

@@ -2,10 +2,15 @@
 // and its baseline for the benchmark.
 //
 //   oracle-eigen train LIST MODEL [--components K] [--threshold T]
-//       LIST: one "path label [name]" per line (# comments); the images
-//       (any format imread reads, made gray) must share one size.
+//       LIST: one "path label [name]" per line (# comments; the name is
+//       the rest of the line); the images (any format imread reads, made
+//       gray) must share one size.
 //   oracle-eigen predict MODEL [--threshold T] (--list LIST | IMAGE...)
 //       one "path label distance" line per image (%.17g).
+//   oracle-eigen eigenvalues MODEL
+//       the model's eigenvalues, one per line (%.17g).
+//   oracle-eigen version
+//       OpenCV's version.
 //   oracle-eigen crop-resize IMAGE X Y W H OUT_W OUT_H OUT.pgm [--inexact]
 //       cv::resize (INTER_LINEAR_EXACT, or INTER_LINEAR with --inexact) of
 //       the ROI, written as binary PGM.
@@ -60,7 +65,7 @@ read_list (const std::string & path)
     Sample s;
     if (!(ls >> s.path >> s.label))
       die ("bad line in " + path + ": " + line);
-    ls >> s.name;
+    std::getline (ls >> std::ws, s.name);
     samples.push_back (s);
   }
   return samples;
@@ -150,6 +155,20 @@ cmd_predict (int argc, char **argv)
     model->predict (read_gray (p), label, dist);
     std::printf ("%s %d %.17g\n", p.c_str (), label, dist);
   }
+  return 0;
+}
+
+int
+cmd_eigenvalues (int argc, char **argv)
+{
+  if (argc < 1)
+    die ("usage: eigenvalues MODEL");
+  cv::Ptr<cv::face::EigenFaceRecognizer> model =
+      cv::face::EigenFaceRecognizer::create ();
+  model->read (std::string (argv[0]));
+  cv::Mat values = model->getEigenValues ();
+  for (int i = 0; i < (int) values.total (); i++)
+    std::printf ("%.17g\n", values.at<double> (i));
   return 0;
 }
 
@@ -254,13 +273,20 @@ int
 main (int argc, char **argv)
 {
   if (argc < 2)
-    die ("usage: oracle-eigen train|predict|crop-resize|bench ...");
+    die ("usage: oracle-eigen train|predict|eigenvalues|version|crop-resize|"
+        "bench ...");
   std::string cmd = argv[1];
   try {
     if (cmd == "train")
       return cmd_train (argc - 2, argv + 2);
     if (cmd == "predict")
       return cmd_predict (argc - 2, argv + 2);
+    if (cmd == "eigenvalues")
+      return cmd_eigenvalues (argc - 2, argv + 2);
+    if (cmd == "version") {
+      std::printf ("%s\n", CV_VERSION);
+      return 0;
+    }
     if (cmd == "crop-resize")
       return cmd_crop_resize (argc - 2, argv + 2);
     if (cmd == "bench")
