@@ -14,16 +14,17 @@ typedef double real;
 typedef float real;
 #endif
 
-/* The luma of a pixel: the byte itself (gray, planar YUV), or OpenCV's
- * fixed-point RGB→gray (cvtColor, 14 fraction bits, rounded) for packed
- * RGB, whose component byte offsets are rgb.x, .y, .z (x < 0: gray). */
+/* The luma of a pixel: the byte itself (gray, planar YUV), or OpenCV 4.6's
+ * fixed-point RGB→gray (cvtColor RGB2Gray<uchar>, 15 fraction bits,
+ * rounded) for packed RGB, whose component byte offsets are rgb.x, .y, .z
+ * (x < 0: gray). */
 inline uint
 luma (const __global uchar * px, const int4 rgb)
 {
   if (rgb.x < 0)
     return px[0];
-  return (px[rgb.x] * 4899u + px[rgb.y] * 9617u + px[rgb.z] * 1868u +
-      8192u) >> 14;
+  return (px[rgb.x] * 9798u + px[rgb.y] * 19235u + px[rgb.z] * 3735u +
+      16384u) >> 15;
 }
 
 /* Step 0: every face cropped and resized to the model size (bit-exact
