@@ -3,9 +3,10 @@
  * recognition (crop + resize, labels, distances), on real LFW face crops. */
 #include "clv-eigen-gpu.h"
 #include "clv-test-util.h"
+#include "clv-test-eigen.h"
 
+#include <float.h>
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------- test data */
@@ -15,6 +16,7 @@ typedef struct
   int width, height, n;
   guint8 *pixels;               /* n × width × height */
   int *labels;
+  char **paths;                 /* relative to the LFW directory */
 } FaceSet;
 
 static void
@@ -22,77 +24,18 @@ face_set_free (FaceSet * s)
 {
   g_free (s->pixels);
   g_free (s->labels);
+  g_strfreev (s->paths);
   g_free (s);
 }
 
-/* A binary (P5) 8-bit PGM. */
-static guint8 *
-read_pgm (const char *path, int *width, int *height)
-{
-  gchar *data;
-  gsize len;
-  int w, h, maxval, used = 0;
-  GError *error = NULL;
-  guint8 *out;
-
-  if (!g_file_get_contents (path, &data, &len, &error))
-    g_error ("%s", error->message);
-  if (sscanf (data, "P5 %d %d %d%n", &w, &h, &maxval, &used) != 3
-      || maxval != 255 || len < (gsize) used + 1 + (gsize) w * h)
-    g_error ("%s: not an 8-bit binary PGM", path);
-  out = g_memdup2 (data + used + 1, (gsize) w * h);
-  g_free (data);
-  *width = w;
-  *height = h;
-  return out;
-}
-
-static char *
-lfw_dir (void)
-{
-  const char *dir = g_getenv ("CLV_TEST_DATA");
-
-  return g_build_filename (dir ? dir : "tests/data", "cache", "lfw", NULL);
-}
-
-/* The faces of a list ("path label [name]" per line) of the LFW PGMs that
- * tests/data/make-lfw.py writes (from Debian python3-skimage). */
+/* An LFW list of tests/data/make-lfw.py ("train.txt", "test.txt"). */
 static FaceSet *
 load_list (const char *list_name)
 {
-  char *dir = lfw_dir ();
-  char *list = g_build_filename (dir, list_name, NULL);
-  gchar *text, **lines;
-  GError *error = NULL;
-  GByteArray *px = g_byte_array_new ();
-  GArray *labels = g_array_new (FALSE, FALSE, sizeof (int));
   FaceSet *s = g_new0 (FaceSet, 1);
 
-  if (!g_file_get_contents (list, &text, NULL, &error))
-    g_error ("%s (run tests/data/make-lfw.py %s)", error->message, dir);
-  lines = g_strsplit (text, "\n", -1);
-  for (int i = 0; lines[i]; i++) {
-    char path[1024];
-    int label, w, h;
-    guint8 *img;
-    if (lines[i][0] == '#' || sscanf (lines[i], "%1023s %d", path, &label) != 2)
-      continue;
-    img = read_pgm (path, &w, &h);
-    g_assert_true (s->n == 0 || (w == s->width && h == s->height));
-    s->width = w;
-    s->height = h;
-    g_byte_array_append (px, img, w * h);
-    g_array_append_val (labels, label);
-    s->n++;
-    g_free (img);
-  }
-  g_assert_cmpint (s->n, >, 0);
-  s->pixels = g_byte_array_free (px, FALSE);
-  s->labels = (int *) g_array_free (labels, FALSE);
-  g_strfreev (lines);
-  g_free (text);
-  g_free (list);
-  g_free (dir);
+  s->pixels = clv_test_lfw_load (list_name, &s->n, &s->width, &s->height,
+      &s->labels, &s->paths);
   return s;
 }
 
@@ -537,6 +480,96 @@ test_recognise_rgb (void)
   clv_device_unref (dev);
 }
 
+/* Trained on the device on the LFW split, then recognising every test face
+ * of one frame in one batch, we give what OpenCV 4.6's EigenFaceRecognizer
+ * gave (golden files from tests/data/make-eigen-golden.sh): its
+ * eigenvalues within 1e-4 and, with and without a threshold, its labels
+ * and its distances within 1e-3. */
+static void
+test_matches_opencv_golden (gconstpointer data)
+{
+  const int k = GPOINTER_TO_INT (data);
+  ClvTestEigenGolden *golden = clv_test_eigen_golden_load (k);
+  ClvEigenComponents keep = { CLV_EIGEN_KEEP_COUNT, k, 0 };
+  FaceSet *train = load_list ("train.txt"), *test = load_list ("test.txt");
+  ClvDevice *dev = clv_test_device ();
+  ClvEigenRoi *boxes = g_new (ClvEigenRoi, test->n);
+  ClvEigenMatch *m = g_new (ClvEigenMatch, test->n);
+  const int cols = 10, rows = (test->n + cols - 1) / cols;
+  GError *error = NULL;
+  ClvEigenModel *model;
+  ClvEigenRecogniser *rec;
+  Frame *fr;
+  cl_mem mem;
+  guint checked = 0;
+
+  model = clv_eigen_train_gpu (dev, train->pixels, train->n, train->labels,
+      train->width, train->height, &keep, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (model->n_components, ==, k);
+  for (int c = 0; c < k; c++)
+    assert_rel (g_array_index (golden->eigenvalues, double, c),
+        model->eigenvalues[c], 1e-4, "OpenCV eigenvalue", c);
+
+  for (int i = 0; i < test->n; i++) {
+    ClvEigenRoi b = { (i % cols) * test->width, (i / cols) * test->height,
+      test->width, test->height
+    };
+    boxes[i] = b;
+  }
+  fr = frame_with_faces (test, test->n, boxes, cols * test->width,
+      rows * test->height);
+  rec = clv_eigen_recogniser_new (dev, model, &error);
+  g_assert_no_error (error);
+  mem = clv_buffer_new (dev, CL_MEM_READ_ONLY, fr->size, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (clEnqueueWriteBuffer (dev->queue, mem, CL_TRUE, 0,
+          fr->size, fr->data, 0, NULL, NULL), ==, CL_SUCCESS);
+
+  /* One batch per threshold of the golden file. */
+  for (guint i = 0; i < golden->predictions->len; i++) {
+    const ClvTestPrediction *p = &g_array_index (golden->predictions,
+        ClvTestPrediction, i);
+    const double t = isinf (p->threshold) ? G_MAXDOUBLE : p->threshold;
+    if (i > 0 && p->threshold == g_array_index (golden->predictions,
+            ClvTestPrediction, i - 1).threshold)
+      continue;
+    g_assert_true (clv_eigen_recogniser_run (rec, mem, &fr->im, boxes,
+            test->n, t, m, NULL, &error));
+    g_assert_no_error (error);
+    for (guint j = i; j < golden->predictions->len; j++) {
+      const ClvTestPrediction *q = &g_array_index (golden->predictions,
+          ClvTestPrediction, j);
+      int f = 0;
+      if (q->threshold != p->threshold)
+        break;
+      while (f < test->n && strcmp (test->paths[f], q->path) != 0)
+        f++;
+      g_assert_cmpint (f, <, test->n);
+      g_assert_cmpint (m[f].label, ==, q->label);
+      if (q->label == CLV_EIGEN_UNKNOWN) {
+        g_assert_cmpfloat (q->distance, ==, DBL_MAX);
+        g_assert_cmpfloat (m[f].distance, >=, t);
+      } else {
+        assert_rel (q->distance, m[f].distance, 1e-3, "OpenCV distance", j);
+      }
+      checked++;
+    }
+  }
+  g_assert_cmpuint (checked, ==, golden->predictions->len);
+
+  clReleaseMemObject (mem);
+  frame_free (fr);
+  clv_eigen_recogniser_free (rec);
+  clv_eigen_model_free (model);
+  g_free (boxes);
+  g_free (m);
+  face_set_free (train);
+  face_set_free (test);
+  clv_test_eigen_golden_free (golden);
+  clv_device_unref (dev);
+}
+
 /* OpenCV 4.6's fixed-point weights, by hand. */
 static void
 test_luma_weights (void)
@@ -567,5 +600,11 @@ main (int argc, char **argv)
   g_test_add_func ("/eigen-gpu/recognise/threshold", test_recognise_threshold);
   g_test_add_func ("/eigen-gpu/recognise/edges", test_recognise_edges);
   g_test_add_func ("/eigen-gpu/recognise/rgb", test_recognise_rgb);
+  g_test_add_data_func ("/eigen-gpu/matches-opencv/k5", GINT_TO_POINTER (5),
+      test_matches_opencv_golden);
+  g_test_add_data_func ("/eigen-gpu/matches-opencv/k20",
+      GINT_TO_POINTER (20), test_matches_opencv_golden);
+  g_test_add_data_func ("/eigen-gpu/matches-opencv/k69",
+      GINT_TO_POINTER (69), test_matches_opencv_golden);
   return g_test_run ();
 }
