@@ -213,7 +213,7 @@ enum
 };
 
 /* Partial sums of jacobi_norm: work-groups launched. */
-#define NORM_GROUPS 64
+#define NORM_GROUPS 256
 
 typedef struct
 {

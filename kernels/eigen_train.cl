@@ -282,7 +282,9 @@ jacobi_rotate (__global real * b, __global real * v, const int n,
 
 /* Convergence: per-work-group partial sums of B's squared entries, off the
  * diagonal only or all of them; the host adds the partials (the seed's
- * "sum of absolute values" step, squared for the Frobenius norm). */
+ * "sum of absolute values" step, squared for the Frobenius norm).  Work-
+ * groups take every n_groups-th row, their work-items neighbouring
+ * columns. */
 __kernel __attribute__ ((reqd_work_group_size (RED_WG, 1, 1)))
 void
 jacobi_norm (const __global real * b, const int n, const int ld,
@@ -290,15 +292,14 @@ jacobi_norm (const __global real * b, const int n, const int ld,
 {
   __local real part[RED_WG];
   const int lid = get_local_id (0);
-  const size_t total = (size_t) n * n;
   real s = 0;
 
-  for (size_t t = get_global_id (0); t < total; t += get_global_size (0)) {
-    const int i = t / n, j = t % n;
-    const real e = b[(size_t) i * ld + j];
-    if (!off_diagonal_only || i != j)
-      s += e * e;
-  }
+  for (int i = get_group_id (0); i < n; i += get_num_groups (0))
+    for (int j = lid; j < n; j += RED_WG) {
+      const real e = b[(size_t) i * ld + j];
+      if (!off_diagonal_only || i != j)
+        s += e * e;
+    }
   part[lid] = s;
   barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
