@@ -6,6 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The device precision: double where the device has it (the accuracy
+ * tests need it for small eigenvalues); EIG_FP64=0 forces float. */
+static gboolean
+choose_precision (ClvDevice * dev, gboolean * fp64, GError ** error)
+{
+  *fp64 = clv_tune_int ("EIG_FP64", dev->has_fp64) != 0;
+  if (*fp64 && !dev->has_fp64) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "EIG_FP64=1 was asked for but %s has no double precision",
+        dev->device_name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gsize
 real_size (gboolean fp64)
 {
@@ -154,9 +169,8 @@ train_tune (ClvDevice * dev, TrainTune * t, GError ** error)
   const char *tol;
   gsize local_bytes;
 
-  t->fp64 = clv_tune_int ("EIG_FP64", dev->has_fp64) != 0;
-  if (t->fp64 && !dev->has_fp64)
-    goto no_fp64;
+  if (!choose_precision (dev, &t->fp64, error))
+    return FALSE;
   t->red_wg = tune_pow2 ("EIG_RED_WG", gpu ? 256 : 64, max_wg);
   t->mean_pix = tune_pow2 ("EIG_MEAN_PIX", gpu ? dev->simd_width : 16,
       max_wg);
@@ -181,11 +195,6 @@ train_tune (ClvDevice * dev, TrainTune * t, GError ** error)
   t->jac_tol = tol ? g_ascii_strtod (tol, NULL) : t->fp64 ? 1e-12 : 1e-6;
   return TRUE;
 
-no_fp64:
-  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-      "EIG_FP64=1 was asked for but %s has no double precision",
-      dev->device_name);
-  return FALSE;
 too_big:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
       "EIG_MM_TILE=%d with EIG_MM_TK=%d needs %" G_GSIZE_FORMAT " bytes of "
@@ -709,9 +718,8 @@ clv_eigen_recogniser_new (ClvDevice * dev, const ClvEigenModel * model,
   cl_int st;
 
   rec->dev = clv_device_ref (dev);
-  rec->fp64 = clv_tune_int ("EIG_FP64", dev->has_fp64) != 0;
-  if (rec->fp64 && !dev->has_fp64)
-    goto no_fp64;
+  if (!choose_precision (dev, &rec->fp64, error))
+    goto fail;
   if (kc < 1 || m < 1 || dim < 1)
     goto empty;
   rec->width = model->width;
@@ -763,11 +771,6 @@ clv_eigen_recogniser_new (ClvDevice * dev, const ClvEigenModel * model,
   return rec;
 
   /* ERRORS */
-no_fp64:
-  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-      "EIG_FP64=1 was asked for but %s has no double precision",
-      dev->device_name);
-  goto fail;
 empty:
   g_set_error (error, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_BAD_VALUE,
       "The model is empty (%d components, %d training faces of %d pixels)",

@@ -159,29 +159,22 @@ matmul_tile (const __global real * x, const int ldx,
   }
 }
 
-__kernel __attribute__ ((reqd_work_group_size (MM_SIDE, MM_SIDE, 1)))
-void
-matmul_nt (const __global real * x, const int ldx, const __global real * y,
-    const int ldy, __global real * c, const int ldc, const int m,
-    const int n, const int k, const real alpha)
-{
-  __local real xs[MM_TILE][MM_TK + 1];
-  __local real ys[MM_TK][MM_TILE + 1];
-
-  matmul_tile (x, ldx, y, ldy, c, ldc, m, n, k, alpha, 1, xs, ys);
+#define MATMUL_KERNEL(name, y_transposed)                               \
+__kernel __attribute__ ((reqd_work_group_size (MM_SIDE, MM_SIDE, 1)))   \
+void                                                                    \
+name (const __global real * x, const int ldx, const __global real * y,  \
+    const int ldy, __global real * c, const int ldc, const int m,       \
+    const int n, const int k, const real alpha)                         \
+{                                                                       \
+  __local real xs[MM_TILE][MM_TK + 1];                                  \
+  __local real ys[MM_TK][MM_TILE + 1];                                  \
+                                                                        \
+  matmul_tile (x, ldx, y, ldy, c, ldc, m, n, k, alpha, y_transposed,    \
+      xs, ys);                                                          \
 }
 
-__kernel __attribute__ ((reqd_work_group_size (MM_SIDE, MM_SIDE, 1)))
-void
-matmul_nn (const __global real * x, const int ldx, const __global real * y,
-    const int ldy, __global real * c, const int ldc, const int m,
-    const int n, const int k, const real alpha)
-{
-  __local real xs[MM_TILE][MM_TK + 1];
-  __local real ys[MM_TK][MM_TILE + 1];
-
-  matmul_tile (x, ldx, y, ldy, c, ldc, m, n, k, alpha, 0, xs, ys);
-}
+MATMUL_KERNEL (matmul_nt, 1)
+MATMUL_KERNEL (matmul_nn, 0)
 
 /* Step 4: parallel cyclic Jacobi on the symmetric n × n matrix B (n even;
  * an odd matrix is padded with a zero row and column, whose pairs never
