@@ -158,11 +158,16 @@ typedef struct
   int zm_rows;                  /* EIG_ZM_ROWS */
   int mm_tile, mm_tk, mm_wpt;   /* EIG_MM_TILE, EIG_MM_TK, EIG_MM_WPT */
   int jac_wg;                   /* EIG_JAC_WG: rotation work-group width */
+  int jac_batch;                /* EIG_JAC_BATCH: rounds per V update */
+  int vacc_wg, vacc_rows;       /* EIG_VACC_WG, EIG_VACC_ROWS */
+  gboolean vacc_local;          /* the V rows fit in local memory */
   double jac_tol;               /* EIG_JACOBI_TOL: off(L) / ‖L‖ to stop at */
 } TrainTune;
 
+/* `n`: the side of L (even), which sets how many rows of V fit in local
+ * memory. */
 static gboolean
-train_tune (ClvDevice * dev, TrainTune * t, GError ** error)
+train_tune (ClvDevice * dev, int n, TrainTune * t, GError ** error)
 {
   const gboolean gpu = dev->simd_width > 1;
   const gsize max_wg = dev->max_work_group_size;
@@ -191,6 +196,14 @@ train_tune (ClvDevice * dev, TrainTune * t, GError ** error)
   if (local_bytes > dev->local_mem_size)
     goto too_big;
   t->jac_wg = tune_pow2 ("EIG_JAC_WG", gpu ? 64 : 16, max_wg);
+  t->jac_batch = (int) CLAMP (clv_tune_int ("EIG_JAC_BATCH", 32), 1, 1024);
+  t->vacc_wg = tune_pow2 ("EIG_VACC_WG", gpu ? 256 : 64, max_wg);
+  t->vacc_rows = (int) CLAMP (clv_tune_int ("EIG_VACC_ROWS", 2), 1, 64);
+  while (t->vacc_rows > 1
+      && (gsize) t->vacc_rows * n * real_size (t->fp64) > dev->local_mem_size)
+    t->vacc_rows--;
+  t->vacc_local = clv_tune_int ("EIG_VACC_LOCAL", 1)
+      && (gsize) t->vacc_rows * n * real_size (t->fp64) <= dev->local_mem_size;
   tol = clv_tune_string ("EIG_JACOBI_TOL", NULL);
   t->jac_tol = tol ? g_ascii_strtod (tol, NULL) : t->fp64 ? 1e-12 : 1e-6;
   return TRUE;
@@ -206,12 +219,14 @@ too_big:
 enum
 {
   K_IDENTITY, K_MEAN, K_ZERO_MEAN, K_MATMUL_NT, K_MATMUL_NN, K_PARAMS,
-  K_ROTATE, K_NORM, K_DIAGONAL, K_SELECT, K_NORMALISE, N_TRAIN_KERNELS
+  K_ROTATE, K_ACCUMULATE, K_NORM, K_DIAGONAL, K_SELECT, K_NORMALISE,
+  N_TRAIN_KERNELS
 };
 
 static const char *const train_kernel_names[N_TRAIN_KERNELS] = {
   "identity", "face_mean", "zero_mean", "matmul_nt", "matmul_nn",
-  "jacobi_params", "jacobi_rotate", "jacobi_norm", "jacobi_diagonal",
+  "jacobi_params", "jacobi_rotate", "jacobi_accumulate", "jacobi_norm",
+  "jacobi_diagonal",
   "select_components", "normalise_rows",
 };
 
@@ -234,7 +249,7 @@ typedef struct
 } Trainer;
 
 static gboolean
-trainer_init (Trainer * tr, ClvDevice * dev, GError ** error)
+trainer_init (Trainer * tr, ClvDevice * dev, int n, GError ** error)
 {
   TrainTune *t = &tr->tune;
   cl_program prog;
@@ -242,12 +257,13 @@ trainer_init (Trainer * tr, ClvDevice * dev, GError ** error)
   gboolean ok;
 
   tr->dev = dev;
-  if (!train_tune (dev, t, error))
+  if (!train_tune (dev, n, t, error))
     return FALSE;
   opts = g_strdup_printf ("-DREAL_DOUBLE=%d -DRED_WG=%d -DMEAN_PIX=%d "
-      "-DMEAN_LANES=%d -DZM_ROWS=%d -DMM_TILE=%d -DMM_TK=%d -DMM_WPT=%d",
-      t->fp64, t->red_wg, t->mean_pix, t->mean_lanes, t->zm_rows,
-      t->mm_tile, t->mm_tk, t->mm_wpt);
+      "-DMEAN_LANES=%d -DZM_ROWS=%d -DMM_TILE=%d -DMM_TK=%d -DMM_WPT=%d "
+      "-DVACC_WG=%d -DVACC_ROWS=%d -DVACC_LOCAL=%d", t->fp64, t->red_wg,
+      t->mean_pix, t->mean_lanes, t->zm_rows, t->mm_tile, t->mm_tk,
+      t->mm_wpt, t->vacc_wg, t->vacc_rows, t->vacc_local);
   prog = clv_device_get_program (dev, "eigen_train", opts, error);
   g_free (opts);
   if (prog == NULL)
@@ -330,11 +346,32 @@ jacobi_norm2 (Trainer * tr, gboolean off_only, double *out, cl_event * event,
  * *seconds. */
 #define JACOBI_MAX_SWEEPS 60
 
+/* V ← V · (the rotations of rounds first … first + count − 1, kept in
+ * slots 0 … count − 1). */
+static gboolean
+accumulate (Trainer * tr, int first, int count, GError ** error)
+{
+  const TrainTune *t = &tr->tune;
+  size_t local = t->vacc_wg;
+  size_t global = local * ((tr->n + t->vacc_rows - 1) / t->vacc_rows);
+
+  CLV_CHECK (clSetKernelArg (tr->k[K_ACCUMULATE], 3, sizeof first, &first),
+      error, fail);
+  CLV_CHECK (clSetKernelArg (tr->k[K_ACCUMULATE], 4, sizeof count, &count),
+      error, fail);
+  return enqueue (tr, K_ACCUMULATE, 1, &global, &local, NULL, error);
+fail:
+  return FALSE;
+}
+
 static gboolean
 jacobi (Trainer * tr, int *sweeps, double *seconds, GError ** error)
 {
-  const int n = tr->n, pairs = n / 2;
+  const int n = tr->n, pairs = n / 2, batch = tr->tune.jac_batch;
   const size_t wg = tr->tune.jac_wg;
+  const gsize scratch = tr->tune.vacc_local ?
+      (gsize) tr->tune.vacc_rows * n * real_size (tr->tune.fp64) :
+      real_size (tr->tune.fp64);
   size_t p_global = clv_round_up (pairs, wg);
   size_t r_local[2] = { wg, 1 };
   size_t r_global[2] = { clv_round_up (pairs, wg), pairs };
@@ -350,10 +387,13 @@ jacobi (Trainer * tr, int *sweeps, double *seconds, GError ** error)
       || !enqueue (tr, K_IDENTITY, 2, id_global, NULL, NULL, error)
       || !clv_kernel_set_args (tr->k[K_PARAMS], error, CLV_ARG (tr->b[B_L]),
           CLV_ARG (n), CLV_ARG (n), CLV_ARG (n), CLV_ARG (tr->b[B_ROT]),
-          CLV_ARGS_END)
+          CLV_ARG (n), CLV_ARGS_END)
       || !clv_kernel_set_args (tr->k[K_ROTATE], error, CLV_ARG (tr->b[B_L]),
+          CLV_ARG (n), CLV_ARG (n), CLV_ARG (n), CLV_ARG (tr->b[B_ROT]),
+          CLV_ARG (n), CLV_ARGS_END)
+      || !clv_kernel_set_args (tr->k[K_ACCUMULATE], error,
           CLV_ARG (tr->b[B_V]), CLV_ARG (n), CLV_ARG (n), CLV_ARG (n),
-          CLV_ARG (tr->b[B_ROT]), CLV_ARGS_END)
+          CLV_ARG (n), CLV_ARG (tr->b[B_ROT]), scratch, (const void *) NULL, CLV_ARGS_END)
       || !jacobi_norm2 (tr, FALSE, &total, NULL, error)
       || !jacobi_norm2 (tr, TRUE, &off, NULL, error))
     return FALSE;
@@ -364,13 +404,21 @@ jacobi (Trainer * tr, int *sweeps, double *seconds, GError ** error)
       break;
     prev = off;
     for (int round = 0; round < n - 1; round++) {
+      const int slot = round % batch;
       CLV_CHECK (clSetKernelArg (tr->k[K_PARAMS], 3, sizeof round, &round),
           error, fail);
-      CLV_CHECK (clSetKernelArg (tr->k[K_ROTATE], 4, sizeof round, &round),
+      CLV_CHECK (clSetKernelArg (tr->k[K_PARAMS], 5, sizeof slot, &slot),
+          error, fail);
+      CLV_CHECK (clSetKernelArg (tr->k[K_ROTATE], 3, sizeof round, &round),
+          error, fail);
+      CLV_CHECK (clSetKernelArg (tr->k[K_ROTATE], 5, sizeof slot, &slot),
           error, fail);
       if (!enqueue (tr, K_PARAMS, 1, &p_global, NULL,
               round == 0 ? &first : NULL, error)
           || !enqueue (tr, K_ROTATE, 2, r_global, r_local, NULL, error))
+        goto fail;
+      if ((slot == batch - 1 || round == n - 2)
+          && !accumulate (tr, round - slot, slot + 1, error))
         goto fail;
       /* Keep the device fed while the host goes on enqueueing. */
       if (round % 64 == 63)
@@ -378,6 +426,8 @@ jacobi (Trainer * tr, int *sweeps, double *seconds, GError ** error)
     }
     if (!jacobi_norm2 (tr, TRUE, &off, &last, error))
       goto fail;
+    g_debug ("Jacobi sweep %d: off(L)/|L| = %.3g", *sweeps + 1,
+        sqrt (off / total));
     *seconds += event_span (first, last);
     g_clear_pointer (&first, clReleaseEvent);
     g_clear_pointer (&last, clReleaseEvent);
@@ -437,11 +487,11 @@ clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces, int n_train,
 
   if (n_train < 2 || width < 1 || height < 1)
     goto too_few;
-  if (!trainer_init (&tr, dev, error))
+  n = m + (m & 1);
+  if (!trainer_init (&tr, dev, n, error))
     goto fail;
   tm.build = (g_get_monotonic_time () - t_start) * 1e-6;
   rs = real_size (tr.tune.fp64);
-  n = m + (m & 1);
   tr.n_train = m;
   tr.dim = dim;
   tr.n = n;
@@ -454,7 +504,8 @@ clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces, int n_train,
           error)
       || !create_buffer (&tr, B_V, CL_MEM_READ_WRITE, (gsize) n * n * rs,
           error)
-      || !create_buffer (&tr, B_ROT, CL_MEM_READ_WRITE, n / 2 * 2 * rs, error)
+      || !create_buffer (&tr, B_ROT, CL_MEM_READ_WRITE,
+          (gsize) tr.tune.jac_batch * (n / 2) * 2 * rs, error)
       || !create_buffer (&tr, B_PARTIAL, CL_MEM_READ_WRITE,
           NORM_GROUPS * rs, error)
       || !create_buffer (&tr, B_DIAG, CL_MEM_READ_WRITE, n * rs, error))

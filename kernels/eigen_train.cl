@@ -10,6 +10,9 @@
  *   MM_TK        depth of the tiles held in local memory
  *   MM_WPT       outputs per work-item along each side (MM_TILE / MM_WPT
  *                work-items per side)
+ *   VACC_WG      work-group size of the eigenvector accumulation
+ *   VACC_ROWS    rows of V one accumulation work-group holds
+ *   VACC_LOCAL   1: those rows live in local memory, 0: in global memory
  *
  * Faces are rows: A is M × P (P pixels), so L = A·Aᵀ/M is the seed's AᵀA/M
  * with its column-face matrix.  All matrices are row-major with explicit
@@ -188,15 +191,21 @@ MATMUL_KERNEL (matmul_nn, 0)
  *     kernel needs no special case for it;
  *   jacobi_rotate: one work-item per (row pair, column pair) applies both
  *     rotations to its 2 × 2 block of B (B ← JᵀBJ, rows and columns at
- *     once, in place: no other work-item reads the block) and accumulates
- *     V ← VJ on the same rows and columns. */
+ *     once, in place: no other work-item reads the block).
+ * The parameters of a batch of rounds are kept (slot = round in the batch),
+ * and jacobi_accumulate applies the whole batch to V (V ← V·J₁·J₂…) in one
+ * pass: every row of V takes the same column rotations, so a work-group
+ * holds a few rows in local memory through all the rounds.  V then crosses
+ * the memory bus once per batch instead of once per round. */
 inline int2
 jacobi_pair (const int round, const int k, const int n)
 {
   const int m = n - 1;
+  /* (round ± k) mod m without a division: both lie in (−m, 2m). */
+  const int p = round + k, q = round - k;
   if (k == 0)
     return (int2) (m, round);
-  return (int2) ((round + k) % m, (round - k + m) % m);
+  return (int2) (p >= m ? p - m : p, q < 0 ? q + m : q);
 }
 
 /* Rotations this small change B by less than its rounding: skipped, which
@@ -209,7 +218,7 @@ jacobi_pair (const int round, const int k, const int n)
 
 __kernel void
 jacobi_params (__global real * b, const int n, const int ld, const int round,
-    __global real2 * rot)
+    __global real2 * rot, const int slot)
 {
   const int k = get_global_id (0);
 
@@ -232,35 +241,26 @@ jacobi_params (__global real * b, const int n, const int ld, const int round,
     b[pqi] = 0;
     b[qpi] = 0;
   }
-  rot[k] = (real2) (c, s);
+  rot[slot * (n / 2) + k] = (real2) (c, s);
 }
 
 __kernel void
-jacobi_rotate (__global real * b, __global real * v, const int n,
-    const int ld, const int round, const __global real2 * rot)
+jacobi_rotate (__global real * b, const int n, const int ld, const int round,
+    const __global real2 * rot, const int slot)
 {
   const int kc = get_global_id (0), kr = get_global_id (1);
 
-  if (kc >= n / 2 || kr >= n / 2)
+  if (kc >= n / 2 || kr >= n / 2 || kr == kc)
     return;
+  rot += slot * (n / 2);
   const real2 r1 = rot[kr], r2 = rot[kc];
+  /* Both rotations skipped: the block stays.  (The diagonal blocks were
+   * rotated by jacobi_params.) */
+  if (r1.y == 0 && r2.y == 0)
+    return;
   const int2 rows = jacobi_pair (round, kr, n);
   const int2 cols = jacobi_pair (round, kc, n);
   const size_t p = (size_t) rows.x * ld, q = (size_t) rows.y * ld;
-
-  /* Columns of V: V[i, p'] ← c V[i, p'] − s V[i, q'], V[i, q'] ← s V[i, p']
-   * + c V[i, q'] for the two rows i of this work-item. */
-  if (r2.y != 0) {
-    const real vpp = v[p + cols.x], vpq = v[p + cols.y];
-    const real vqp = v[q + cols.x], vqq = v[q + cols.y];
-    v[p + cols.x] = r2.x * vpp - r2.y * vpq;
-    v[p + cols.y] = r2.y * vpp + r2.x * vpq;
-    v[q + cols.x] = r2.x * vqp - r2.y * vqq;
-    v[q + cols.y] = r2.y * vqp + r2.x * vqq;
-  }
-  /* The diagonal blocks were rotated by jacobi_params. */
-  if (kr == kc || (r1.y == 0 && r2.y == 0))
-    return;
   const real xpp = b[p + cols.x], xpq = b[p + cols.y];
   const real xqp = b[q + cols.x], xqq = b[q + cols.y];
   /* Rows: Jᵀ·X. */
@@ -271,6 +271,53 @@ jacobi_rotate (__global real * b, __global real * v, const int n,
   b[p + cols.y] = r2.y * ypp + r2.x * ypq;
   b[q + cols.x] = r2.x * yqp - r2.y * yqq;
   b[q + cols.y] = r2.y * yqp + r2.x * yqq;
+}
+
+/* V ← V·J(first_round)·…·J(first_round + n_rounds − 1), the rotations of
+ * slots 0 … n_rounds − 1: V[i, p] ← c V[i, p] − s V[i, q], V[i, q] ←
+ * s V[i, p] + c V[i, q] for every pair (p, q) of a round.  A work-group owns
+ * VACC_ROWS rows; `scratch` holds them (VACC_ROWS × n reals) when
+ * VACC_LOCAL. */
+__kernel __attribute__ ((reqd_work_group_size (VACC_WG, 1, 1)))
+void
+jacobi_accumulate (__global real * v, const int n, const int ld,
+    const int first_round, const int n_rounds,
+    const __global real2 * rot, __local real * scratch)
+{
+  const int lid = get_local_id (0), pairs = n / 2;
+  const int row0 = get_group_id (0) * VACC_ROWS;
+  const int n_rows = min (VACC_ROWS, n - row0);
+#if VACC_LOCAL
+  __local real *rows = scratch;
+
+  for (int t = lid; t < n_rows * n; t += VACC_WG)
+    rows[t] = v[(size_t) (row0 + t / n) * ld + t % n];
+  barrier (CLK_LOCAL_MEM_FENCE);
+#define VACC_ROW(r) (rows + (r) * n)
+#define VACC_FENCE CLK_LOCAL_MEM_FENCE
+#else
+#define VACC_ROW(r) (v + (size_t) (row0 + (r)) * ld)
+#define VACC_FENCE CLK_GLOBAL_MEM_FENCE
+#endif
+  for (int t = 0; t < n_rounds; t++) {
+    const __global real2 *r = rot + t * pairs;
+    for (int k = lid; k < pairs; k += VACC_WG) {
+      const real2 cs = r[k];
+      if (cs.y != 0) {
+        const int2 pq = jacobi_pair (first_round + t, k, n);
+        for (int i = 0; i < n_rows; i++) {
+          const real vp = VACC_ROW (i)[pq.x], vq = VACC_ROW (i)[pq.y];
+          VACC_ROW (i)[pq.x] = cs.x * vp - cs.y * vq;
+          VACC_ROW (i)[pq.y] = cs.y * vp + cs.x * vq;
+        }
+      }
+    }
+    barrier (VACC_FENCE);
+  }
+#if VACC_LOCAL
+  for (int t = lid; t < n_rows * n; t += VACC_WG)
+    v[(size_t) (row0 + t / n) * ld + t % n] = rows[t];
+#endif
 }
 
 /* Convergence: per-work-group partial sums of B's squared entries, off the
