@@ -161,6 +161,7 @@ typedef struct
   int jac_batch;                /* EIG_JAC_BATCH: rounds per V update */
   int vacc_wg, vacc_rows;       /* EIG_VACC_WG, EIG_VACC_ROWS */
   gboolean vacc_local;          /* the V rows fit in local memory */
+  int tr_tile, tr_rows;         /* EIG_TR_TILE, EIG_TR_ROWS: transpose */
   double jac_tol;               /* EIG_JACOBI_TOL: off(L) / ‖L‖ to stop at */
 } TrainTune;
 
@@ -202,6 +203,10 @@ train_tune (ClvDevice * dev, int n, TrainTune * t, GError ** error)
   while (t->vacc_rows > 1
       && (gsize) t->vacc_rows * n * real_size (t->fp64) > dev->local_mem_size)
     t->vacc_rows--;
+  t->tr_tile = tune_pow2 ("EIG_TR_TILE", 32, 64);
+  t->tr_rows = tune_pow2 ("EIG_TR_ROWS", 8, t->tr_tile);
+  while ((gsize) t->tr_tile * t->tr_rows > max_wg)
+    t->tr_rows /= 2;
   t->vacc_local = clv_tune_int ("EIG_VACC_LOCAL", 1)
       && (gsize) t->vacc_rows * n * real_size (t->fp64) <= dev->local_mem_size;
   tol = clv_tune_string ("EIG_JACOBI_TOL", NULL);
@@ -220,20 +225,20 @@ enum
 {
   K_IDENTITY, K_MEAN, K_ZERO_MEAN, K_MATMUL_NT, K_MATMUL_NN, K_PARAMS,
   K_ROTATE, K_ACCUMULATE, K_NORM, K_DIAGONAL, K_SELECT, K_NORMALISE,
-  N_TRAIN_KERNELS
+  K_TRANSPOSE, N_TRAIN_KERNELS
 };
 
 static const char *const train_kernel_names[N_TRAIN_KERNELS] = {
   "identity", "face_mean", "zero_mean", "matmul_nt", "matmul_nn",
   "jacobi_params", "jacobi_rotate", "jacobi_accumulate", "jacobi_norm",
   "jacobi_diagonal",
-  "select_components", "normalise_rows",
+  "select_components", "normalise_rows", "transpose",
 };
 
 enum
 {
   B_FACES, B_MEAN, B_A, B_L, B_V, B_ROT, B_PARTIAL, B_DIAG, B_ORDER, B_VT,
-  B_UT, B_OMEGA, N_TRAIN_BUFFERS
+  B_UT, B_U, B_OMEGA, N_TRAIN_BUFFERS
 };
 
 /* Partial sums of jacobi_norm: work-groups launched. */
@@ -261,9 +266,10 @@ trainer_init (Trainer * tr, ClvDevice * dev, int n, GError ** error)
     return FALSE;
   opts = g_strdup_printf ("-DREAL_DOUBLE=%d -DRED_WG=%d -DMEAN_PIX=%d "
       "-DMEAN_LANES=%d -DZM_ROWS=%d -DMM_TILE=%d -DMM_TK=%d -DMM_WPT=%d "
-      "-DVACC_WG=%d -DVACC_ROWS=%d -DVACC_LOCAL=%d", t->fp64, t->red_wg,
-      t->mean_pix, t->mean_lanes, t->zm_rows, t->mm_tile, t->mm_tk,
-      t->mm_wpt, t->vacc_wg, t->vacc_rows, t->vacc_local);
+      "-DVACC_WG=%d -DVACC_ROWS=%d -DVACC_LOCAL=%d -DTR_TILE=%d "
+      "-DTR_ROWS=%d", t->fp64, t->red_wg, t->mean_pix, t->mean_lanes,
+      t->zm_rows, t->mm_tile, t->mm_tk, t->mm_wpt, t->vacc_wg, t->vacc_rows,
+      t->vacc_local, t->tr_tile, t->tr_rows);
   prog = clv_device_get_program (dev, "eigen_train", opts, error);
   g_free (opts);
   if (prog == NULL)
@@ -478,11 +484,13 @@ clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces, int n_train,
   const int m = n_train, dim = width * height;
   gsize rs;
   int n, k = 0;
-  double *eig = NULL, *ut = NULL;
+  double *eig = NULL;
   int *order = NULL;
-  cl_event ev[7] = { NULL };
+  cl_event ev[8] = { NULL };
   enum
-  { E_MEAN, E_ZERO, E_COV, E_SELECT, E_EIGENFACES, E_NORM, E_PROJ };
+  { E_MEAN, E_ZERO, E_COV, E_SELECT, E_EIGENFACES, E_NORM, E_PROJ,
+    E_TRANSPOSE
+  };
   cl_command_queue q = dev->queue;
 
   if (n_train < 2 || width < 1 || height < 1)
@@ -581,6 +589,8 @@ clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces, int n_train,
           error)
       || !create_buffer (&tr, B_UT, CL_MEM_READ_WRITE, (gsize) k * dim * rs,
           error)
+      || !create_buffer (&tr, B_U, CL_MEM_READ_WRITE, (gsize) k * dim * rs,
+          error)
       || !create_buffer (&tr, B_OMEGA, CL_MEM_READ_WRITE, (gsize) m * k * rs,
           error))
     goto fail;
@@ -612,18 +622,26 @@ clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces, int n_train,
           tr.b[B_OMEGA], k, m, k, dim, 1.0, &ev[E_PROJ], error))
     goto fail;
 
+  /* OpenCV keeps the eigenfaces as columns (dim × K). */
+  {
+    size_t local[2] = { tr.tune.tr_tile, tr.tune.tr_rows };
+    size_t global[2] = { clv_round_up (dim, local[0]),
+      (k + tr.tune.tr_tile - 1) / tr.tune.tr_tile * local[1]
+    };
+    if (!clv_kernel_set_args (tr.k[K_TRANSPOSE], error, CLV_ARG (tr.b[B_UT]),
+            CLV_ARG (k), CLV_ARG (dim), CLV_ARG (tr.b[B_U]), CLV_ARGS_END)
+        || !enqueue (&tr, K_TRANSPOSE, 2, global, local, &ev[E_TRANSPOSE],
+            error))
+      goto fail;
+  }
+
   model = clv_eigen_model_new (width, height, m, k);
-  ut = g_new (double, (gsize) k * dim);
   if (!read_reals (dev, tr.b[B_MEAN], tr.tune.fp64, dim, model->mean, error)
-      || !read_reals (dev, tr.b[B_UT], tr.tune.fp64, (gsize) k * dim, ut,
-          error)
+      || !read_reals (dev, tr.b[B_U], tr.tune.fp64, (gsize) k * dim,
+          model->eigenvectors, error)
       || !read_reals (dev, tr.b[B_OMEGA], tr.tune.fp64, (gsize) m * k,
           model->projections, error))
     goto fail;
-  /* OpenCV keeps the eigenfaces as columns (dim × K). */
-  for (int c = 0; c < k; c++)
-    for (int p = 0; p < dim; p++)
-      model->eigenvectors[(gsize) p * k + c] = ut[(gsize) c * dim + p];
   memcpy (model->eigenvalues, eig, k * sizeof (double));
   memcpy (model->labels, labels, m * sizeof (int));
 
@@ -635,6 +653,8 @@ clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces, int n_train,
       take_event_seconds (&ev[E_EIGENFACES]);
   tm.normalise = take_event_seconds (&ev[E_NORM]);
   tm.projections = take_event_seconds (&ev[E_PROJ]);
+  /* Their transposition to OpenCV's layout too. */
+  tm.eigenfaces += take_event_seconds (&ev[E_TRANSPOSE]);
   tm.wall = (g_get_monotonic_time () - t_start) * 1e-6;
   if (stats)
     *stats = tm;
@@ -659,7 +679,6 @@ out:
     g_clear_pointer (&ev[i], clReleaseEvent);
   trainer_clear (&tr);
   g_free (eig);
-  g_free (ut);
   g_free (order);
   return model;
 }

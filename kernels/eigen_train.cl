@@ -13,6 +13,8 @@
  *   VACC_WG      work-group size of the eigenvector accumulation
  *   VACC_ROWS    rows of V one accumulation work-group holds
  *   VACC_LOCAL   1: those rows live in local memory, 0: in global memory
+ *   TR_TILE, TR_ROWS  transpose tile side and work-group rows (the seed's
+ *                TILE_DIM 32 and BLOCK_ROWS 8)
  *
  * Faces are rows: A is M × P (P pixels), so L = A·Aᵀ/M is the seed's AᵀA/M
  * with its column-face matrix.  All matrices are row-major with explicit
@@ -374,6 +376,29 @@ select_components (const __global real * v, const int ld,
 
   if (i < n_rows && k < n_keep)
     vt[(size_t) k * n_rows + i] = v[(size_t) i * ld + order[k]];
+}
+
+/* out (cols × rows) = inᵀ (in: rows × cols), the seed's step 3 (1): a
+ * work-group reads a TR_TILE² tile row by row (coalesced) into local memory
+ * padded by one column (no bank conflicts on the column reads) and writes
+ * it transposed, again row by row; each work-item moves TR_TILE / TR_ROWS
+ * elements.  Gives OpenCV's eigenvector layout (pixels × components). */
+__kernel __attribute__ ((reqd_work_group_size (TR_TILE, TR_ROWS, 1)))
+void
+transpose (const __global real * in, const int rows, const int cols,
+    __global real * out)
+{
+  __local real tile[TR_TILE][TR_TILE + 1];
+  const int tx = get_local_id (0), ty = get_local_id (1);
+  const int c0 = get_group_id (0) * TR_TILE, r0 = get_group_id (1) * TR_TILE;
+
+  for (int j = ty; j < TR_TILE; j += TR_ROWS)
+    if (r0 + j < rows && c0 + tx < cols)
+      tile[j][tx] = in[(size_t) (r0 + j) * cols + c0 + tx];
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int j = ty; j < TR_TILE; j += TR_ROWS)
+    if (c0 + j < cols && r0 + tx < rows)
+      out[(size_t) (c0 + j) * rows + r0 + tx] = tile[tx][j];
 }
 
 /* Step 7: each row of Uᵀ (an eigenface) to unit length; one work-group per
