@@ -29,6 +29,24 @@ typedef float real;
 typedef float2 real2;
 #endif
 
+/* The sum of `s` over the work-group (RED_WG work-items): a completely
+ * unrolled tree reduction in local memory (`part`, RED_WG reals). */
+inline real
+group_sum (const real s, __local real * part)
+{
+  const int lid = get_local_id (0);
+
+  part[lid] = s;
+  barrier (CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+  for (int span = RED_WG / 2; span > 0; span >>= 1) {
+    if (lid < span)
+      part[lid] += part[lid + span];
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  return part[0];
+}
+
 /* V ← I, the start of the accumulated rotations. */
 __kernel void
 identity (__global real * v, const int n)
@@ -342,16 +360,9 @@ jacobi_norm (const __global real * b, const int n, const int ld,
       if (!off_diagonal_only || i != j)
         s += e * e;
     }
-  part[lid] = s;
-  barrier (CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-  for (int span = RED_WG / 2; span > 0; span >>= 1) {
-    if (lid < span)
-      part[lid] += part[lid + span];
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
+  s = group_sum (s, part);
   if (lid == 0)
-    partial[get_group_id (0)] = part[0];
+    partial[get_group_id (0)] = s;
 }
 
 /* The diagonal of B (the eigenvalues once converged). */
@@ -415,15 +426,7 @@ normalise_rows (__global real * u, const int dim)
 
   for (int p = lid; p < dim; p += RED_WG)
     s += row[p] * row[p];
-  part[lid] = s;
-  barrier (CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-  for (int span = RED_WG / 2; span > 0; span >>= 1) {
-    if (lid < span)
-      part[lid] += part[lid + span];
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  const real norm = sqrt (part[0]);
+  const real norm = sqrt (group_sum (s, part));
   if (norm > 0)
     for (int p = lid; p < dim; p += RED_WG)
       row[p] /= norm;
