@@ -702,8 +702,11 @@ clv_eigen_confidence (int label, double distance, double other_distance)
 {
   if (label == CLV_EIGEN_UNKNOWN)
     return 0;
-  if (other_distance >= G_MAXDOUBLE || other_distance <= 0)
+  if (other_distance >= G_MAXDOUBLE)
     return 1;
+  /* Another label at distance 0 too: a tie. */
+  if (other_distance <= 0)
+    return 0;
   return CLAMP (1 - distance / other_distance, 0, 1);
 }
 

@@ -570,6 +570,18 @@ test_matches_opencv_golden (gconstpointer data)
   clv_device_unref (dev);
 }
 
+/* The confidence: the margin to the next label, by hand. */
+static void
+test_confidence (void)
+{
+  g_assert_cmpfloat (clv_eigen_confidence (3, 10, 40), ==, 0.75);
+  g_assert_cmpfloat (clv_eigen_confidence (3, 10, 10), ==, 0);
+  g_assert_cmpfloat (clv_eigen_confidence (3, 0, 0), ==, 0);
+  g_assert_cmpfloat (clv_eigen_confidence (3, 0, 5), ==, 1);
+  g_assert_cmpfloat (clv_eigen_confidence (3, 7, G_MAXDOUBLE), ==, 1);
+  g_assert_cmpfloat (clv_eigen_confidence (CLV_EIGEN_UNKNOWN, 7, 9), ==, 0);
+}
+
 /* OpenCV 4.6's fixed-point weights, by hand. */
 static void
 test_luma_weights (void)
@@ -595,6 +607,7 @@ main (int argc, char **argv)
       test_train_small_and_repeated);
   g_test_add_func ("/eigen-gpu/train/errors", test_train_errors);
   g_test_add_func ("/eigen-gpu/luma-weights", test_luma_weights);
+  g_test_add_func ("/eigen-gpu/confidence", test_confidence);
   g_test_add_func ("/eigen-gpu/recognise/gray-batch",
       test_recognise_gray_batch);
   g_test_add_func ("/eigen-gpu/recognise/threshold", test_recognise_threshold);
