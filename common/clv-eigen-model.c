@@ -386,6 +386,18 @@ flow_token (YParser * p, const char **ps, int lineno, gboolean key,
   return g_strndup (s, t - s);
 }
 
+/* After a flow item: skips the ',' and what follows it.  FALSE if there
+ * is none (the closing bracket, or an error the caller reports). */
+static gboolean
+flow_separator (YParser * p, const char **ps, int *lineno)
+{
+  const char *s = flow_skip (p, *ps, lineno);
+  gboolean more = s < p->end && *s == ',';
+
+  *ps = more ? flow_skip (p, s + 1, lineno) : s;
+  return more;
+}
+
 static YNode *
 parse_flow_map (YParser * p, const char **ps, int *lineno, int depth)
 {
@@ -419,10 +431,7 @@ parse_flow_map (YParser * p, const char **ps, int *lineno, int depth)
     }
     g_ptr_array_add (n->keys, key);
     g_ptr_array_add (n->items, value);
-    s = flow_skip (p, s, lineno);
-    if (s < p->end && *s == ',')
-      s = flow_skip (p, s + 1, lineno);
-    else if (s < p->end && *s != '}')
+    if (!flow_separator (p, &s, lineno))
       break;
   }
   if (s >= p->end || *s != '}') {
@@ -484,10 +493,7 @@ parse_flow_seq (YParser * p, const char **ps, int *lineno, int depth)
       }
       g_array_append_val (n->numbers, v);
     }
-    s = flow_skip (p, s, lineno);
-    if (s < p->end && *s == ',')
-      s = flow_skip (p, s + 1, lineno);
-    else if (s < p->end && *s != ']')
+    if (!flow_separator (p, &s, lineno))
       break;
   }
   if (s >= p->end || *s != ']') {

@@ -3,8 +3,8 @@
 //
 //   oracle-eigen train LIST MODEL [--components K] [--threshold T]
 //       LIST: one "path label [name]" per line (# comments; the name is
-//       the rest of the line); the images (any format imread reads, made
-//       gray) must share one size.
+//       the rest of the line); the images (8-bit binary PGM) must share one
+//       size.
 //   oracle-eigen predict MODEL [--threshold T] (--list LIST | IMAGE...)
 //       one "path label distance" line per image (%.17g).
 //   oracle-eigen eigenvalues MODEL
@@ -15,12 +15,18 @@
 //       cv::resize (INTER_LINEAR_EXACT, or INTER_LINEAR with --inexact) of
 //       the ROI, written as binary PGM.
 //   oracle-eigen bench [--threads N] [--size S] [--faces M1,M2,...]
-//       [--components K] [--predict N]
-//       trains on M synthetic faces of S×S for every M (K = 0: M / 5, the
-//       seed's setting) and predicts N faces; prints one JSON object.
+//       [--components K] [--predict N] [--raw FILE]
+//       trains on M faces of S×S for every M (K = 0: M / 5, the seed's
+//       setting) and predicts N faces; prints one JSON object.  The faces
+//       are synthetic, or with --raw the S×S-byte images packed in FILE
+//       (training takes the first M, probes the N after the largest M,
+//       wrapping around), so a GPU benchmark can time the same data.
+//
+// Images are PGM files read and written here, not through imgcodecs, so
+// the oracle needs only OpenCV's core, imgproc and face libraries (and what
+// they pull in) on the GPU machine.
 #include <opencv2/core.hpp>
 #include <opencv2/face.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <chrono>
@@ -71,13 +77,42 @@ read_list (const std::string & path)
   return samples;
 }
 
+// An 8-bit binary PGM (P5), header comments allowed.
 cv::Mat
 read_gray (const std::string & path)
 {
-  cv::Mat im = cv::imread (path, cv::IMREAD_GRAYSCALE);
-  if (im.empty ())
-    die ("cannot read image " + path);
+  std::ifstream in (path, std::ios::binary);
+  std::string magic;
+  int dims[3], n = 0;
+  if (!(in >> magic) || magic != "P5")
+    die ("not a binary PGM: " + path);
+  while (n < 3) {
+    in >> std::ws;
+    if (in.peek () == '#') {
+      std::string comment;
+      std::getline (in, comment);
+    } else if (!(in >> dims[n++])) {
+      die ("bad PGM header: " + path);
+    }
+  }
+  if (dims[0] < 1 || dims[1] < 1 || dims[2] != 255)
+    die ("not an 8-bit PGM: " + path);
+  in.get ();
+  cv::Mat im (dims[1], dims[0], CV_8UC1);
+  if (!in.read ((char *) im.data, (std::streamsize) im.total ()))
+    die ("truncated PGM: " + path);
   return im;
+}
+
+void
+write_gray (const std::string & path, const cv::Mat & im)
+{
+  std::ofstream out (path, std::ios::binary);
+  out << "P5\n" << im.cols << " " << im.rows << "\n255\n";
+  for (int y = 0; y < im.rows; y++)
+    out.write ((const char *) im.ptr (y), im.cols);
+  if (!out)
+    die ("cannot write " + path);
 }
 
 double
@@ -95,6 +130,15 @@ option (int argc, char **argv, const char *name, const char *fallback)
     if (std::strcmp (argv[i], name) == 0)
       return argv[i + 1];
   return fallback;
+}
+
+cv::Ptr<cv::face::EigenFaceRecognizer>
+read_model (const char *path)
+{
+  cv::Ptr<cv::face::EigenFaceRecognizer> model =
+      cv::face::EigenFaceRecognizer::create ();
+  model->read (std::string (path));
+  return model;
 }
 
 int
@@ -128,9 +172,7 @@ cmd_predict (int argc, char **argv)
 {
   if (argc < 2)
     die ("usage: predict MODEL [--threshold T] (--list LIST | IMAGE...)");
-  cv::Ptr<cv::face::EigenFaceRecognizer> model =
-      cv::face::EigenFaceRecognizer::create ();
-  model->read (std::string (argv[0]));
+  cv::Ptr<cv::face::EigenFaceRecognizer> model = read_model (argv[0]);
   const char *threshold = option (argc, argv, "--threshold", nullptr);
   if (threshold)
     model->setThreshold (std::atof (threshold));
@@ -163,9 +205,7 @@ cmd_eigenvalues (int argc, char **argv)
 {
   if (argc < 1)
     die ("usage: eigenvalues MODEL");
-  cv::Ptr<cv::face::EigenFaceRecognizer> model =
-      cv::face::EigenFaceRecognizer::create ();
-  model->read (std::string (argv[0]));
+  cv::Ptr<cv::face::EigenFaceRecognizer> model = read_model (argv[0]);
   cv::Mat values = model->getEigenValues ();
   for (int i = 0; i < (int) values.total (); i++)
     std::printf ("%.17g\n", values.at<double> (i));
@@ -185,8 +225,7 @@ cmd_crop_resize (int argc, char **argv)
   cv::resize (im (roi), out, cv::Size (std::atoi (argv[5]),
           std::atoi (argv[6])), 0, 0,
       inexact ? cv::INTER_LINEAR : cv::INTER_LINEAR_EXACT);
-  if (!cv::imwrite (argv[7], out))
-    die (std::string ("cannot write ") + argv[7]);
+  write_gray (argv[7], out);
   return 0;
 }
 
@@ -231,28 +270,49 @@ cmd_bench (int argc, char **argv)
   for (std::string tok; std::getline (cs, tok, ',');)
     counts.push_back (std::atoi (tok.c_str ()));
 
+  int max_m = 0;
+  for (int m : counts)
+    max_m = std::max (max_m, m);
+  std::vector<cv::Mat> pool;    // max_m training faces, then the probes
+  const char *raw = option (argc, argv, "--raw", nullptr);
+  if (raw) {
+    std::ifstream in (raw, std::ios::binary);
+    std::vector<cv::Mat> file;
+    for (;;) {
+      cv::Mat f (size, size, CV_8UC1);
+      if (!in.read ((char *) f.data, (std::streamsize) f.total ()))
+        break;
+      file.push_back (f);
+    }
+    if (file.empty ())
+      die (std::string ("no ") + std::to_string (size) + "x" +
+          std::to_string (size) + " faces in " + raw);
+    for (int i = 0; i < max_m + n_predict; i++)
+      pool.push_back (file[i % file.size ()]);
+  } else {
+    cv::RNG rng (12345);
+    for (int i = 0; i < max_m + n_predict; i++)
+      pool.push_back (synthetic_face (size, rng));
+  }
+
   cv::setNumThreads (threads);
-  cv::RNG rng (12345);
   std::printf ("{\"impl\": \"opencv %s EigenFaceRecognizer\", \"threads\": %d,"
-      " \"size\": %d, \"runs\": [", CV_VERSION, cv::getNumThreads (), size);
+      " \"size\": %d, \"faces_from\": \"%s\", \"runs\": [", CV_VERSION,
+      cv::getNumThreads (), size, raw ? raw : "synthetic");
   for (size_t c = 0; c < counts.size (); c++) {
     int m = counts[c];
     int k = k_opt > 0 ? k_opt : std::max (1, m / 5);
-    std::vector<cv::Mat> faces;
+    std::vector<cv::Mat> faces (pool.begin (), pool.begin () + m);
     std::vector<int> labels;
-    for (int i = 0; i < m; i++) {
-      faces.push_back (synthetic_face (size, rng));
+    for (int i = 0; i < m; i++)
       labels.push_back (i / 8);
-    }
     cv::Ptr<cv::face::EigenFaceRecognizer> model =
         cv::face::EigenFaceRecognizer::create (k);
     auto t0 = std::chrono::steady_clock::now ();
     model->train (faces, labels);
     double train_s = seconds_since (t0);
 
-    std::vector<cv::Mat> probes;
-    for (int i = 0; i < n_predict; i++)
-      probes.push_back (synthetic_face (size, rng));
+    std::vector<cv::Mat> probes (pool.begin () + max_m, pool.end ());
     t0 = std::chrono::steady_clock::now ();
     long checksum = 0;
     for (const cv::Mat & p : probes)
