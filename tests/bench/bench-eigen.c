@@ -4,13 +4,15 @@
  *
  *   bench-eigen [--faces 320,640,960,1280,1600,1920] [--size 128]
  *       [--repeat 3] [--batches 1,16,64,256] [--precision double|float]
- *       [--device SPEC]
+ *       [--device SPEC] [--write-faces FILE]
  *
  * Run from the source root (the LFW crops of tests/data/cache/lfw, made by
  * the build from Debian python3-skimage).  The M faces are synthesised from
  * the 100 real LFW crops (25×25): a random sub-box of a crop resized to
  * S×S by the recognition's resize, a random gain and offset, and uniform
- * noise, so that no two are equal. */
+ * noise, so that no two are equal.  --write-faces FILE writes them (the
+ * largest M, then 100 more as probes; S×S bytes each) for
+ * `oracle-eigen bench --raw FILE`, so OpenCV is timed on the same faces. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,9 @@
 
 #include "clv-eigen-gpu.h"
 #include "clv-test-eigen.h"
+
+/* Probes written after the training faces for OpenCV's prediction. */
+#define N_PROBES 100
 
 typedef struct
 {
@@ -214,7 +219,7 @@ int
 main (int argc, char **argv)
 {
   gchar *faces_opt = NULL, *batches_opt = NULL, *precision = NULL,
-      *device = NULL;
+      *device = NULL, *write_faces = NULL;
   gint size = 128, repeat = 3;
   GOptionEntry entries[] = {
     {"faces", 0, 0, G_OPTION_ARG_STRING, &faces_opt,
@@ -227,6 +232,9 @@ main (int argc, char **argv)
     {"precision", 0, 0, G_OPTION_ARG_STRING, &precision,
         "double (default where the device has it) or float", "P"},
     {"device", 0, 0, G_OPTION_ARG_STRING, &device, "OpenCL device", "SPEC"},
+    {"write-faces", 0, 0, G_OPTION_ARG_FILENAME, &write_faces,
+        "Write the faces (and 100 probes) for oracle-eigen bench --raw",
+        "FILE"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- Eigenface benchmark");
@@ -267,12 +275,16 @@ main (int argc, char **argv)
   desc = clv_device_describe (dev);
   lfw = load_lfw ();
 
-  faces = g_malloc ((gsize) max_m * size * size);
+  /* The training faces, then the probes OpenCV predicts. */
+  faces = g_malloc ((gsize) (max_m + N_PROBES) * size * size);
   labels = g_new (int, max_m);
-  for (int i = 0; i < max_m; i++) {
+  for (int i = 0; i < max_m + N_PROBES; i++)
+    synth_face (&lfw, i % lfw.n, rand, size, faces + (gsize) i * size * size);
+  for (int i = 0; i < max_m; i++)
     labels[i] = i % lfw.n;
-    synth_face (&lfw, labels[i], rand, size, faces + (gsize) i * size * size);
-  }
+  if (write_faces && !g_file_set_contents (write_faces, (const char *) faces,
+          (gssize) (max_m + N_PROBES) * size * size, &error))
+    g_error ("%s", error->message);
 
   g_string_append_printf (json, "\n  \"impl\": \"clvision\", \"device\": "
       "\"%s\", \"driver\": \"%s\", \"precision\": \"%s\", "
@@ -310,6 +322,7 @@ main (int argc, char **argv)
   g_free (counts);
   g_free (batches);
   g_free (desc);
+  g_free (write_faces);
   g_rand_free (rand);
   clv_device_unref (dev);
   g_option_context_free (ctx);
