@@ -806,6 +806,12 @@ clv_eigen_recogniser_new (ClvDevice * dev, const ClvEigenModel * model,
       1, 32);
   rec->near_wg = tune_pow2 ("EIG_NEAR_WG", gpu ? 256 : 64,
       dev->max_work_group_size);
+  /* The first PROJ_FACES work-items write the results; the partial sums of
+   * all faces must fit in local memory. */
+  rec->proj_faces = MIN (rec->proj_faces, rec->proj_wg);
+  while (rec->proj_wg > rec->proj_faces && (gsize) rec->proj_wg *
+      rec->proj_faces * real_size (rec->fp64) > dev->local_mem_size)
+    rec->proj_wg /= 2;
   opts = g_strdup_printf ("-DREAL_DOUBLE=%d -DPROJ_WG=%d -DPROJ_FACES=%d "
       "-DNEAR_WG=%d", rec->fp64, rec->proj_wg, rec->proj_faces, rec->near_wg);
   prog = clv_device_get_program (dev, "eigen_recognise", opts, error);
