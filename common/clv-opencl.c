@@ -539,7 +539,11 @@ clv_program_stats (ClvProgramStats * out)
 char *
 clv_program_cache_dir (void)
 {
-  return g_build_filename (g_get_user_cache_dir (), "clvision", NULL);
+  /* Read the variable each time: GLib caches g_get_user_cache_dir(). */
+  const char *xdg = g_getenv ("XDG_CACHE_HOME");
+
+  return g_build_filename (xdg && *xdg ? xdg : g_get_user_cache_dir (),
+      "clvision", NULL);
 }
 
 /* Cache files: magic, payload length, payload checksum, then the binary. */
@@ -722,6 +726,12 @@ clv_program_build (ClvDevice * dev, const char *name, const char *source,
         clv_cl_error_name (st), opts, log);
     g_free (log);
     goto fail;
+  }
+  if (g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN) == FALSE) {
+    char *log = build_log (dev, prog);
+    g_debug ("built kernels/%s.cl for %s with %s\n%s", name, dev->device_name,
+        opts, log);
+    g_free (log);
   }
   program_to_cache (dev, prog, path);
 

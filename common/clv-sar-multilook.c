@@ -38,33 +38,65 @@ struct _ClvMultilook
 {
   ClvDevice *dev;
   cl_kernel kernel;
-  int rows_per_item;
+  cl_kernel kernel_aligned;     /* whole-vector loads; see the .cl */
+  int vector_bytes;             /* the alignment it needs, 0: none */
+  int out_x;                    /* outputs per work-item along a row */
+  int split;                    /* work-items per output sharing the rows */
   size_t local_x;
 };
 
+/* Outputs per work-item: as many as fill one 16-byte vector load. */
+static int
+default_out_x (int bpp, int rl)
+{
+  const int span = rl * bpp;
+  return span < 16 && 16 % span == 0 ? 16 / span : 1;
+}
+
 ClvMultilook *
 clv_multilook_new (ClvDevice * dev, int bpp, int rl, int al,
-    ClvMultilookDomain domain, GError ** error)
+    ClvMultilookDomain domain, int out_width, int out_height, GError ** error)
 {
   ClvMultilook *ml = g_new0 (ClvMultilook, 1);
   cl_program prog = NULL;
+  const gboolean gpu = dev->simd_width > 1;
+  size_t wg;
+  gint64 items, target;
   char *opts;
 
   ml->dev = clv_device_ref (dev);
-  ml->rows_per_item = (int) clv_tune_int ("SAR_ML_ROWS", 4);
-  ml->local_x = (size_t) clv_tune_int ("SAR_ML_WG",
-      dev->simd_width > 1 ? 4 * dev->simd_width : 16);
+  ml->out_x = (int) clv_tune_int ("SAR_ML_OUT_X", default_out_x (bpp, rl));
+  wg = (size_t) clv_tune_int ("SAR_ML_WG", gpu ? 256 : 16);
+  wg = MIN (wg, dev->max_work_group_size);
+  /* Split a block's rows while the device would have too few work-items;
+   * a CPU has few lanes and prefers whole blocks. */
+  items = (gint64) (out_width + ml->out_x - 1) / ml->out_x * out_height;
+  target = (gint64) dev->compute_units * 2048;
+  ml->split = 1;
+  while (gpu && ml->split * 2 <= al && (size_t) ml->split * 2 <= wg / 8
+      && items * ml->split < target)
+    ml->split *= 2;
+  ml->split = (int) CLAMP (clv_tune_int ("SAR_ML_SPLIT", ml->split), 1,
+      (gint64) wg);
+  ml->local_x = MAX (wg / ml->split, 1);
   opts = g_strdup_printf ("-DPIX_BYTES=%d -DRL=%d -DAL=%d -DAMPLITUDE=%d "
-      "-DML_ROWS=%d", bpp, rl, al, domain == CLV_MULTILOOK_AMPLITUDE,
-      ml->rows_per_item);
+      "-DOUT_X=%d -DVW=%d -DSPLIT=%d -DLX=%zu", bpp, rl, al,
+      domain == CLV_MULTILOOK_AMPLITUDE, ml->out_x, rl * ml->out_x, ml->split,
+      ml->local_x);
   prog = clv_device_get_program (dev, "sar_multilook", opts, error);
   g_free (opts);
   if (prog == NULL)
     goto fail;
   ml->kernel = clv_kernel_new (prog, "sar_multilook", error);
+  if (ml->kernel)
+    ml->kernel_aligned = clv_kernel_new (prog, "sar_multilook_aligned", error);
   clReleaseProgram (prog);
-  if (ml->kernel == NULL)
+  if (ml->kernel_aligned == NULL)
     goto fail;
+  /* Vector loads exist for 2, 4, 8 and 16 pixels. */
+  if ((rl * ml->out_x) == 2 || (rl * ml->out_x) == 4 || (rl * ml->out_x) == 8
+      || (rl * ml->out_x) == 16)
+    ml->vector_bytes = rl * ml->out_x * bpp;
   return ml;
 
 fail:
@@ -80,18 +112,21 @@ clv_multilook_enqueue (ClvMultilook * ml, cl_mem src, const ClvImage * si,
     di->offset / di->bpp, di->stride / di->bpp
   };
   cl_int ow = di->width, oh = di->height;
-  size_t local[2] = { ml->local_x, 1 };
-  size_t global[2] = { clv_round_up (ow, local[0]),
-    (oh + ml->rows_per_item - 1) / ml->rows_per_item
+  size_t local[2] = { ml->local_x, (size_t) ml->split };
+  size_t global[2] = { clv_round_up ((ow + ml->out_x - 1) / ml->out_x,
+        local[0]), (size_t) oh * ml->split
   };
+
+  cl_kernel k = ml->vector_bytes && si->offset % ml->vector_bytes == 0
+      && si->stride % ml->vector_bytes == 0 ? ml->kernel_aligned : ml->kernel;
 
   if (ow == 0 || oh == 0)
     return TRUE;
-  if (!clv_kernel_set_args (ml->kernel, error, CLV_ARG (src), CLV_ARG (a[0]),
+  if (!clv_kernel_set_args (k, error, CLV_ARG (src), CLV_ARG (a[0]),
           CLV_ARG (a[1]), CLV_ARG (dst), CLV_ARG (a[2]), CLV_ARG (a[3]),
           CLV_ARG (ow), CLV_ARG (oh), CLV_ARGS_END))
     return FALSE;
-  CLV_CHECK (clEnqueueNDRangeKernel (ml->dev->queue, ml->kernel, 2, NULL,
+  CLV_CHECK (clEnqueueNDRangeKernel (ml->dev->queue, k, 2, NULL,
           global, local, 0, NULL, event), error, fail);
   return TRUE;
 
@@ -106,6 +141,8 @@ clv_multilook_free (ClvMultilook * ml)
     return;
   if (ml->kernel)
     clReleaseKernel (ml->kernel);
+  if (ml->kernel_aligned)
+    clReleaseKernel (ml->kernel_aligned);
   clv_device_unref (ml->dev);
   g_free (ml);
 }

@@ -27,8 +27,10 @@ void clv_multilook_ref (const guint8 * src, const ClvImage * src_im,
 
 typedef struct _ClvMultilook ClvMultilook;
 
+/* The output size lets the launch shape give the device enough work-items. */
 ClvMultilook *clv_multilook_new (ClvDevice * dev, int bpp, int range_looks,
-    int azimuth_looks, ClvMultilookDomain domain, GError ** error);
+    int azimuth_looks, ClvMultilookDomain domain, int out_width,
+    int out_height, GError ** error);
 /* Enqueues the kernel; `event` (nullable) receives its event. */
 gboolean clv_multilook_enqueue (ClvMultilook * ml, cl_mem src,
     const ClvImage * src_im, cl_mem dst, const ClvImage * dst_im,

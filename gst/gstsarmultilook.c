@@ -201,7 +201,8 @@ gst_sar_multilook_set_info (GstClvFilter * filter, GstCaps * incaps,
 
   g_clear_pointer (&self->op, clv_multilook_free);
   self->op = clv_multilook_new (gst_clv_filter_get_device (filter),
-      GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0), rl, al, domain, &error);
+      GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0), rl, al, domain, ow, oh,
+      &error);
   if (self->op == NULL)
     goto no_kernel;
   self->cur_rl = rl;

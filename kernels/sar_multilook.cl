@@ -1,15 +1,18 @@
 /* SAR multilook: the mean of RL x AL blocks (range x azimuth looks).
  *
  * Build macros: PIX_BYTES (1 or 2), RL, AL, AMPLITUDE (0: mean of the
- * values; 1: sqrt of the mean of the squares), ML_ROWS (output rows per
- * work-item).  Looks are compile-time constants so every loop unrolls and a
- * block row of 2, 4, 8 or 16 pixels is one vector load.  A work-item owns one
- * output column and ML_ROWS output rows; neighbouring work-items read
- * neighbouring RL-pixel segments of the same input row, so a warp reads one
- * contiguous span per row (coalesced). */
+ * values; 1: sqrt of the mean of the squares), OUT_X (outputs per
+ * work-item along a row), VW (= RL * OUT_X, pixels read per block row),
+ * SPLIT (work-items sharing one block's rows), LX (work-group width).
+ *
+ * Looks are compile-time constants so loops unroll.  A work-item reads the
+ * RL * OUT_X pixels of its outputs from a row with one vector load (16 bytes
+ * where the looks allow), neighbouring work-items read neighbouring spans
+ * (coalesced), and the SPLIT work-items of one output row take every
+ * SPLIT-th row of the block and add up their partial sums in local memory,
+ * so large looks still give the device enough work-items. */
 
-#define CAT(a, b) a##b
-#define XCAT(a, b) CAT(a, b)
+#pragma OPENCL FP_CONTRACT OFF
 
 #if PIX_BYTES == 1
 typedef uchar pix_t;
@@ -18,49 +21,59 @@ typedef ushort pix_t;
 #endif
 
 #if AMPLITUDE
-#define ACC ulong
+typedef ulong acc_t;
 #define SQ(v) ((v) * (v))
 #else
-#define ACC uint
+typedef uint acc_t;
 #define SQ(v) (v)
 #endif
-typedef ACC acc_t;
 
-#if RL == 2 || RL == 4 || RL == 8 || RL == 16
-#define VACC XCAT(ACC, RL)
-#define VLOAD XCAT(vload, RL)
-#define CONVERT_VACC XCAT(convert_, VACC)
-
-inline acc_t hsum2 (XCAT(ACC, 2) v) { return v.s0 + v.s1; }
-#if RL >= 4
-inline acc_t hsum4 (XCAT(ACC, 4) v) { return hsum2 (v.lo + v.hi); }
+/* vloadN/vstoreN may be macros, so no token pasting. */
+#if VW == 2
+#define VLOAD vload2
+#define VSTORE vstore2
+#define VEC_T XVEC (2)
+#elif VW == 4
+#define VLOAD vload4
+#define VSTORE vstore4
+#define VEC_T XVEC (4)
+#elif VW == 8
+#define VLOAD vload8
+#define VSTORE vstore8
+#define VEC_T XVEC (8)
+#elif VW == 16
+#define VLOAD vload16
+#define VSTORE vstore16
+#define VEC_T XVEC (16)
 #endif
-#if RL >= 8
-inline acc_t hsum8 (XCAT(ACC, 8) v) { return hsum4 (v.lo + v.hi); }
-#endif
-#if RL >= 16
-inline acc_t hsum16 (XCAT(ACC, 16) v) { return hsum8 (v.lo + v.hi); }
-#endif
-
-inline acc_t
-block_row_sum (const __global pix_t * p)
-{
-  VACC v = CONVERT_VACC (VLOAD (0, p));
-  return XCAT(hsum, RL) (SQ (v));
-}
+#if PIX_BYTES == 1
+#define XVEC(n) uchar##n
 #else
-inline acc_t
-block_row_sum (const __global pix_t * p)
-{
-  acc_t s = 0;
-#pragma unroll
-  for (int i = 0; i < RL; i++) {
-    acc_t v = p[i];
-    s += SQ (v);
-  }
-  return s;
-}
+#define XVEC(n) ushort##n
 #endif
+
+/* Adds one block row of each of the OUT_X outputs to s.  `aligned`: p is
+ * aligned to the whole vector, so one wide load can fetch it (vloadN only
+ * promises element alignment, and compilers then split the load). */
+inline void
+add_block_rows (const __global pix_t * p, acc_t * s, const bool aligned)
+{
+  pix_t v[VW];
+#ifdef VLOAD
+  VSTORE (aligned ? *(const __global VEC_T *) p : VLOAD (0, p), 0, v);
+#else
+#pragma unroll
+  for (int i = 0; i < VW; i++)
+    v[i] = p[i];
+#endif
+#pragma unroll
+  for (int o = 0; o < OUT_X; o++)
+#pragma unroll
+    for (int i = 0; i < RL; i++) {
+      acc_t x = v[o * RL + i];
+      s[o] += SQ (x);
+    }
+}
 
 /* Round to nearest: for amplitude, r with n(2r-1)^2 <= 4S < n(2r+1)^2,
  * found exactly in integers from a float first guess. */
@@ -81,28 +94,85 @@ block_result (acc_t s)
 #endif
 }
 
+/* Global size: (ceil(out_width / OUT_X) rounded to the work-group width,
+ * out_height * SPLIT); local size (LX, SPLIT). */
+inline void
+multilook (const __global pix_t * src, const uint src_offset,
+    const uint src_stride, __global pix_t * dst, const uint dst_offset,
+    const uint dst_stride, const int out_width, const int out_height,
+    const bool aligned, __local acc_t * partial)
+{
+  const int ox0 = get_global_id (0) * OUT_X;
+  const int oy = get_global_id (1) / SPLIT;
+  const int part = get_local_id (1);
+  acc_t s[OUT_X];
+
+#pragma unroll
+  for (int o = 0; o < OUT_X; o++)
+    s[o] = 0;
+  src += src_offset + (size_t) oy * AL * src_stride + (size_t) ox0 * RL;
+  if (ox0 + OUT_X <= out_width) {
+    for (int j = part; j < AL; j += SPLIT)
+      add_block_rows (src + (size_t) j * src_stride, s, aligned);
+  } else if (ox0 < out_width) {
+    /* The last, partial group of a row: only whole blocks, one by one. */
+    for (int j = part; j < AL; j += SPLIT)
+      for (int o = 0; o < out_width - ox0; o++)
+        for (int i = 0; i < RL; i++) {
+          acc_t x = src[(size_t) j * src_stride + o * RL + i];
+          s[o] += SQ (x);
+        }
+  }
+#if SPLIT > 1
+  {
+    /* partial[SPLIT][LX][OUT_X] */
+    const int lx = get_local_id (0);
+
+#pragma unroll
+    for (int o = 0; o < OUT_X; o++)
+      partial[(part * LX + lx) * OUT_X + o] = s[o];
+    barrier (CLK_LOCAL_MEM_FENCE);
+    if (part != 0)
+      return;
+    for (int k = 1; k < SPLIT; k++)
+#pragma unroll
+      for (int o = 0; o < OUT_X; o++)
+        s[o] += partial[(k * LX + lx) * OUT_X + o];
+  }
+#endif
+  if (ox0 >= out_width)
+    return;
+  dst += dst_offset + (size_t) oy * dst_stride + ox0;
+#pragma unroll
+  for (int o = 0; o < OUT_X; o++)
+    if (ox0 + o < out_width)
+      dst[o] = (pix_t) block_result (s[o]);
+}
+
+/* The block rows' partial sums when SPLIT work-items share a block. */
+#if SPLIT > 1
+#define PARTIAL_SUMS __local acc_t partial[SPLIT * LX * OUT_X]
+#else
+#define PARTIAL_SUMS __local acc_t *partial = 0
+#endif
+
 __kernel void
 sar_multilook (const __global pix_t * src, const uint src_offset,
     const uint src_stride, __global pix_t * dst, const uint dst_offset,
     const uint dst_stride, const int out_width, const int out_height)
 {
-  const int ox = get_global_id (0);
-  const int oy0 = get_global_id (1) * ML_ROWS;
+  PARTIAL_SUMS;
+  multilook (src, src_offset, src_stride, dst, dst_offset, dst_stride,
+      out_width, out_height, false, partial);
+}
 
-  if (ox >= out_width)
-    return;
-  src += src_offset + ox * RL;
-  dst += dst_offset + ox;
-#pragma unroll
-  for (int r = 0; r < ML_ROWS; r++) {
-    const int oy = oy0 + r;
-    if (oy >= out_height)
-      return;
-    const __global pix_t *p = src + (size_t) oy * AL * src_stride;
-    acc_t s = 0;
-#pragma unroll
-    for (int j = 0; j < AL; j++)
-      s += block_row_sum (p + (size_t) j * src_stride);
-    dst[(size_t) oy * dst_stride] = (pix_t) block_result (s);
-  }
+/* For sources whose offset and stride are multiples of VW pixels. */
+__kernel void
+sar_multilook_aligned (const __global pix_t * src, const uint src_offset,
+    const uint src_stride, __global pix_t * dst, const uint dst_offset,
+    const uint dst_stride, const int out_width, const int out_height)
+{
+  PARTIAL_SUMS;
+  multilook (src, src_offset, src_stride, dst, dst_offset, dst_stride,
+      out_width, out_height, true, partial);
 }

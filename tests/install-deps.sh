@@ -11,7 +11,7 @@ CLV_PACKAGES=(
   gstreamer1.0-plugins-bad  # pnmdec: PGM training images
   ocl-icd-libopencl1 pocl-opencl-icd clinfo
   # real test data and the OpenCV oracle
-  opencv-data python3-skimage python3-numpy facedetect
+  opencv-data python3-skimage python3-numpy facedetect npm
   libopencv-dev libopencv-contrib-dev
 )
 

@@ -8,12 +8,14 @@
 #   tests/bench/bench-eigen.sh [BUILD_DIR]
 # EIG_BENCH_FACES (default 320,640,960,1280,1600,1920) sets the training
 # sizes; EIG_BENCH_OPENCV_FACES the ones OpenCV is timed on (its training of
-# 1920 faces takes minutes).  Progress goes to stderr.
+# 1920 faces takes minutes); ORACLE_EIGEN the oracle (default
+# BUILD_DIR/tests/oracle/oracle-eigen; on a machine without OpenCV the one
+# tests/oracle/bundle-oracle.sh packs).  Progress goes to stderr.
 set -euo pipefail
 build=${1:-build}
 faces=${EIG_BENCH_FACES:-320,640,960,1280,1600,1920}
 cv_faces=${EIG_BENCH_OPENCV_FACES:-$faces}
-oracle=$build/tests/oracle/oracle-eigen
+oracle=${ORACLE_EIGEN:-$build/tests/oracle/oracle-eigen}
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 

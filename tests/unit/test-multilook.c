@@ -33,7 +33,7 @@ check_case (ClvDevice * dev, const Case * c, int bpp, ClvMultilookDomain d)
   out = g_malloc0 (di.stride * oh);
   clv_multilook_ref (src, &si, ref, &di, c->rl, c->al, d);
 
-  ml = clv_multilook_new (dev, bpp, c->rl, c->al, d, &error);
+  ml = clv_multilook_new (dev, bpp, c->rl, c->al, d, ow, oh, &error);
   g_assert_no_error (error);
   in_mem = clv_buffer_new (dev, CL_MEM_READ_ONLY, si.stride * c->h, &error);
   g_assert_no_error (error);
@@ -63,6 +63,30 @@ test_kernel_matches_reference (gconstpointer data)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     check_case (dev, &cases[i], params[0], params[1]);
+  clv_device_unref (dev);
+}
+
+/* The GPU launch shapes (rows split across work-items, one output per
+ * work-item) must give the same bytes; on a CPU they are not the defaults. */
+static void
+test_kernel_launch_shapes (void)
+{
+  static const char *tunes[] = { "SAR_ML_SPLIT=4,SAR_ML_WG=16",
+    "SAR_ML_SPLIT=2,SAR_ML_OUT_X=1,SAR_ML_WG=8"
+  };
+  static const Case shape_cases[] = {
+    {1023, 769, 4, 4}, {130, 64, 16, 16}, {101, 77, 5, 3}, {7, 5, 2, 3},
+  };
+  ClvDevice *dev = clv_test_device ();
+
+  for (guint t = 0; t < G_N_ELEMENTS (tunes); t++) {
+    g_setenv ("CLVISION_TUNE", tunes[t], TRUE);
+    for (guint i = 0; i < G_N_ELEMENTS (shape_cases); i++) {
+      check_case (dev, &shape_cases[i], 2, CLV_MULTILOOK_INTENSITY);
+      check_case (dev, &shape_cases[i], 1, CLV_MULTILOOK_AMPLITUDE);
+    }
+  }
+  g_unsetenv ("CLVISION_TUNE");
   clv_device_unref (dev);
 }
 
@@ -116,6 +140,8 @@ main (int argc, char **argv)
       test_reference_known_values);
   g_test_add_func ("/multilook/amplitude-16bit-extremes",
       test_amplitude_16bit_extremes);
+  g_test_add_func ("/multilook/kernel/launch-shapes",
+      test_kernel_launch_shapes);
   g_test_add_data_func ("/multilook/kernel/gray8-intensity", p8i,
       test_kernel_matches_reference);
   g_test_add_data_func ("/multilook/kernel/gray8-amplitude", p8a,

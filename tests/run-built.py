@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Run the tests of an existing meson build dir without meson.
+
+For machines that have the build but not the tools (the GPU machine): reads
+BUILD/meson-info/intro-tests.json, maps the paths recorded at configure time
+onto where the checkout is now, runs every test (or those named), and prints
+'N passed, N failed'.
+
+    tests/run-built.py BUILD [TEST ...] [--log DIR]
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+
+def main():
+    args = sys.argv[1:]
+    log_dir = None
+    if "--log" in args:
+        i = args.index("--log")
+        log_dir = args[i + 1]
+        del args[i:i + 2]
+    build = os.path.abspath(args[0])
+    wanted = set(args[1:])
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tests = json.load(open(os.path.join(build, "meson-info", "intro-tests.json")))
+    old_build = os.path.dirname(os.path.dirname(tests[0]["cmd"][0])) if tests else build
+    # The source root recorded at configure time (CLV_SOURCE_DIR in the env).
+    old_root = next((t["env"]["CLV_SOURCE_DIR"] for t in tests if "CLV_SOURCE_DIR" in t["env"]), root)
+
+    def remap(s):
+        return s.replace(old_build, build).replace(old_root, root)
+
+    passed = failed = 0
+    for t in tests:
+        if wanted and t["name"] not in wanted:
+            continue
+        env = dict(os.environ)
+        for k, v in t["env"].items():
+            v = remap(v)
+            # meson's library paths go in front of the machine's own.
+            if k in ("LD_LIBRARY_PATH", "PATH") and os.environ.get(k):
+                v = v + os.pathsep + os.environ[k]
+            env[k] = v
+        cmd = [remap(c) for c in t["cmd"]]
+        t0 = time.time()
+        p = subprocess.run(cmd, env=env, cwd=remap(t["workdir"]) if t["workdir"] else None,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=t["timeout"] or None)
+        ok = p.returncode == 0
+        passed += ok
+        failed += not ok
+        print(f"{t['name']:<28} {'OK' if ok else 'FAIL'} {time.time() - t0:7.2f}s", flush=True)
+        if log_dir:
+            os.makedirs(log_dir, exist_ok=True)
+            with open(os.path.join(log_dir, t["name"] + ".log"), "wb") as f:
+                f.write(p.stdout)
+        if not ok:
+            sys.stdout.write(p.stdout.decode(errors="replace")[-4000:])
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,346 @@
+/* The OpenCL runtime: device selection, error reporting, program builds,
+ * the binary cache and tuning overrides. */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "clv-opencl.h"
+#include "clv-test-util.h"
+
+static const char good_source[] =
+    "__kernel void add_one (__global int *a) { a[get_global_id (0)] += ADD; }\n";
+
+/* Each test gets its own cache folder so counts are its own. */
+static char *
+fresh_cache_dir (const char *name)
+{
+  char *tmpl = g_strdup_printf ("clv-cache-%s-XXXXXX", name);
+  char *dir = g_dir_make_tmp (tmpl, NULL);
+
+  g_assert_nonnull (dir);
+  g_setenv ("XDG_CACHE_HOME", dir, TRUE);
+  g_free (tmpl);
+  return dir;
+}
+
+static void
+remove_tree (const char *dir)
+{
+  char *cmd = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_cmpint (system (cmd), ==, 0);
+  g_free (cmd);
+}
+
+static void
+test_error_names (void)
+{
+  GError *error = NULL;
+
+  g_assert_cmpstr (clv_cl_error_name (CL_OUT_OF_RESOURCES), ==,
+      "CL_OUT_OF_RESOURCES");
+  g_assert_cmpstr (clv_cl_error_name (CL_INVALID_KERNEL_ARGS), ==,
+      "CL_INVALID_KERNEL_ARGS");
+  g_assert_cmpstr (clv_cl_error_name (-1001), ==, "CL_PLATFORM_NOT_FOUND_KHR");
+  g_assert_cmpstr (clv_cl_error_name (-9999), ==, "CL_UNKNOWN_ERROR");
+
+  /* The check macro names the error, the call, the file and the line. */
+  CLV_CHECK (clReleaseMemObject (NULL), &error, failed);
+  g_assert_not_reached ();
+failed:
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_OPENCL);
+  g_assert_nonnull (strstr (error->message, "CL_INVALID_MEM_OBJECT"));
+  g_assert_nonnull (strstr (error->message, "clReleaseMemObject (NULL)"));
+  g_assert_nonnull (strstr (error->message, "test-opencl.c:"));
+  g_error_free (error);
+}
+
+static void
+test_device_selection (void)
+{
+  ClvDevice *dev = clv_test_device (), *again, *by_index, *by_name;
+  char *spec, *upper, *desc;
+  GError *error = NULL;
+
+  /* One object per device per process. */
+  again = clv_device_open ("auto", &error);
+  g_assert_no_error (error);
+  g_assert_true (again == dev);
+
+  spec = g_strdup_printf ("%u:%u", dev->platform_index, dev->device_index);
+  by_index = clv_device_open (spec, &error);
+  g_assert_no_error (error);
+  g_assert_true (by_index == dev);
+  g_assert_true (clv_device_matches (dev, spec));
+
+  /* Name substrings ignore case. */
+  upper = g_utf8_strup (dev->device_name, 6);
+  by_name = clv_device_open (upper, &error);
+  g_assert_no_error (error);
+  g_assert_true (by_name->device == dev->device);
+
+  desc = clv_device_describe (dev);
+  g_assert_nonnull (strstr (desc, dev->device_name));
+  g_assert_nonnull (strstr (desc, spec));
+
+  g_assert_true (dev->compute_units >= 1);
+  g_assert_true (dev->simd_width >= 1);
+  clv_device_unref (by_name);
+  clv_device_unref (by_index);
+  clv_device_unref (again);
+  clv_device_unref (dev);
+  g_free (desc);
+  g_free (upper);
+  g_free (spec);
+}
+
+static void
+test_device_no_match (void)
+{
+  GError *error = NULL;
+  ClvDevice *dev = clv_device_open ("no-such-device-xyz", &error);
+
+  g_assert_null (dev);
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_NO_DEVICE);
+  /* The message lists what there is. */
+  g_assert_nonnull (strstr (error->message, "no-such-device-xyz"));
+  g_assert_nonnull (strstr (error->message, "Available: 0:0"));
+  g_clear_error (&error);
+
+  dev = clv_device_open ("99:0", &error);
+  g_assert_null (dev);
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_NO_DEVICE);
+  g_clear_error (&error);
+}
+
+static void
+test_device_env_override (void)
+{
+  GError *error = NULL;
+  ClvDevice *dev;
+
+  g_setenv ("CLVISION_DEVICE", "no-such-device-xyz", TRUE);
+  dev = clv_device_open ("auto", &error);
+  g_assert_null (dev);
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_NO_DEVICE);
+  g_assert_nonnull (strstr (error->message, "CLVISION_DEVICE"));
+  g_clear_error (&error);
+
+  /* An explicit spec is not overridden. */
+  dev = clv_device_open ("0:0", &error);
+  g_assert_no_error (error);
+  clv_device_unref (dev);
+  g_unsetenv ("CLVISION_DEVICE");
+}
+
+static void
+test_tune_override (void)
+{
+  g_setenv ("CLVISION_TUNE", "FOO=12, BAR = abc ,BAD", TRUE);
+  g_assert_cmpint (clv_tune_int ("FOO", 3), ==, 12);
+  g_assert_cmpstr (clv_tune_string ("BAR", "x"), ==, "abc");
+  g_assert_cmpint (clv_tune_int ("BAR", 7), ==, 7);     /* not a number */
+  g_assert_cmpint (clv_tune_int ("MISSING", 5), ==, 5);
+  g_unsetenv ("CLVISION_TUNE");
+  g_assert_cmpint (clv_tune_int ("FOO", 3), ==, 3);
+}
+
+static void
+test_build_failure_reports_log (void)
+{
+  ClvDevice *dev = clv_test_device ();
+  char *dir = fresh_cache_dir ("broken");
+  GError *error = NULL;
+  cl_program prog;
+
+  prog = clv_program_build (dev, "broken",
+      "__kernel void k (__global int *a) { a[0] = undefined_thing; }\n",
+      "-DMARKER_OPTION=1", &error);
+  g_assert_null (prog);
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_BUILD);
+  g_assert_nonnull (strstr (error->message, "kernels/broken.cl"));
+  g_assert_nonnull (strstr (error->message, "CL_BUILD_PROGRAM_FAILURE"));
+  g_assert_nonnull (strstr (error->message, "-DMARKER_OPTION=1"));
+  g_assert_nonnull (strstr (error->message, "undefined_thing"));
+  g_clear_error (&error);
+
+  prog = clv_device_get_program (dev, "no_such_kernel_file", "", &error);
+  g_assert_null (prog);
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_clear_error (&error);
+
+  remove_tree (dir);
+  g_free (dir);
+  clv_device_unref (dev);
+}
+
+/* Runs add_one on a small buffer to prove a program works. */
+static void
+assert_program_runs (ClvDevice * dev, cl_program prog, int add)
+{
+  GError *error = NULL;
+  cl_kernel k = clv_kernel_new (prog, "add_one", &error);
+  int host[4] = { 1, 2, 3, 4 };
+  size_t n = 4;
+  cl_mem m;
+
+  g_assert_no_error (error);
+  m = clv_buffer_new (dev, CL_MEM_READ_WRITE, sizeof (host), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (clEnqueueWriteBuffer (dev->queue, m, CL_TRUE, 0,
+          sizeof (host), host, 0, NULL, NULL), ==, CL_SUCCESS);
+  g_assert_true (clv_kernel_set_args (k, &error, CLV_ARG (m), CLV_ARGS_END));
+  g_assert_cmpint (clEnqueueNDRangeKernel (dev->queue, k, 1, NULL, &n, NULL,
+          0, NULL, NULL), ==, CL_SUCCESS);
+  clv_test_read_buffer (dev, m, (guint8 *) host, sizeof (host));
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpint (host[i], ==, i + 1 + add);
+  clReleaseMemObject (m);
+  clReleaseKernel (k);
+}
+
+static void
+test_binary_cache (void)
+{
+  ClvDevice *dev = clv_test_device ();
+  char *dir = fresh_cache_dir ("cache");
+  ClvProgramStats s0, s1, s2;
+  GError *error = NULL;
+  cl_program prog;
+
+  clv_program_stats (&s0);
+  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=5", &error);
+  g_assert_no_error (error);
+  assert_program_runs (dev, prog, 5);
+  clReleaseProgram (prog);
+  clv_program_stats (&s1);
+  g_assert_cmpuint (s1.builds_from_source, ==, s0.builds_from_source + 1);
+  g_assert_cmpuint (s1.disk_cache_writes, ==, s0.disk_cache_writes + 1);
+
+  /* A second start finds the binary on disk and compiles nothing. */
+  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=5", &error);
+  g_assert_no_error (error);
+  assert_program_runs (dev, prog, 5);
+  clReleaseProgram (prog);
+  clv_program_stats (&s2);
+  g_assert_cmpuint (s2.builds_from_source, ==, s1.builds_from_source);
+  g_assert_cmpuint (s2.disk_cache_hits, ==, s1.disk_cache_hits + 1);
+
+  /* Other options are another program. */
+  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=7", &error);
+  g_assert_no_error (error);
+  assert_program_runs (dev, prog, 7);
+  clReleaseProgram (prog);
+  clv_program_stats (&s1);
+  g_assert_cmpuint (s1.builds_from_source, ==, s2.builds_from_source + 1);
+
+  remove_tree (dir);
+  g_free (dir);
+  clv_device_unref (dev);
+}
+
+/* Overwrites every cache file with `contents` (NULL: truncate to half). */
+static void
+damage_cache (const char *cache_home, const char *contents)
+{
+  char *dir = g_build_filename (cache_home, "clvision", NULL);
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  int n = 0;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d))) {
+    char *path = g_build_filename (dir, name, NULL), *data = NULL;
+    gsize len = 0;
+    g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+    if (contents)
+      g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+    else
+      g_assert_true (g_file_set_contents (path, data, len / 2, NULL));
+    g_free (data);
+    g_free (path);
+    n++;
+  }
+  g_assert_cmpint (n, >, 0);
+  g_dir_close (d);
+  g_free (dir);
+}
+
+static void
+test_corrupt_cache_is_rebuilt (gconstpointer damage)
+{
+  ClvDevice *dev = clv_test_device ();
+  char *dir = fresh_cache_dir ("corrupt");
+  ClvProgramStats s0, s1, s2;
+  GError *error = NULL;
+  cl_program prog;
+
+  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=9", &error);
+  g_assert_no_error (error);
+  clReleaseProgram (prog);
+
+  damage_cache (dir, damage);
+  clv_program_stats (&s0);
+  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=9", &error);
+  g_assert_no_error (error);
+  assert_program_runs (dev, prog, 9);
+  clReleaseProgram (prog);
+  clv_program_stats (&s1);
+  g_assert_cmpuint (s1.disk_cache_rejects, ==, s0.disk_cache_rejects + 1);
+  g_assert_cmpuint (s1.builds_from_source, ==, s0.builds_from_source + 1);
+  g_assert_cmpuint (s1.disk_cache_writes, ==, s0.disk_cache_writes + 1);
+
+  /* ... and the rewritten file is good again. */
+  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=9", &error);
+  g_assert_no_error (error);
+  clReleaseProgram (prog);
+  clv_program_stats (&s2);
+  g_assert_cmpuint (s2.disk_cache_hits, ==, s1.disk_cache_hits + 1);
+  g_assert_cmpuint (s2.builds_from_source, ==, s1.builds_from_source);
+
+  remove_tree (dir);
+  g_free (dir);
+  clv_device_unref (dev);
+}
+
+static void
+test_embedded_program_cached_in_process (void)
+{
+  ClvDevice *dev = clv_test_device ();
+  ClvProgramStats s0, s1;
+  GError *error = NULL;
+  cl_program a, b;
+  const char *opts = "-DPIX_BYTES=1 -DRL=2 -DAL=2 -DAMPLITUDE=0 -DOUT_X=1 -DVW=2 -DSPLIT=1 -DLX=1";
+
+  a = clv_device_get_program (dev, "sar_multilook", opts, &error);
+  g_assert_no_error (error);
+  clv_program_stats (&s0);
+  b = clv_device_get_program (dev, "sar_multilook", opts, &error);
+  g_assert_no_error (error);
+  clv_program_stats (&s1);
+  g_assert_true (a == b);
+  g_assert_cmpuint (s1.builds_from_source + s1.disk_cache_hits, ==,
+      s0.builds_from_source + s0.disk_cache_hits);
+  clReleaseProgram (a);
+  clReleaseProgram (b);
+  clv_device_unref (dev);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/opencl/error-names", test_error_names);
+  g_test_add_func ("/opencl/device-selection", test_device_selection);
+  g_test_add_func ("/opencl/device-no-match", test_device_no_match);
+  g_test_add_func ("/opencl/device-env-override", test_device_env_override);
+  g_test_add_func ("/opencl/tune-override", test_tune_override);
+  g_test_add_func ("/opencl/build-failure-reports-log",
+      test_build_failure_reports_log);
+  g_test_add_func ("/opencl/binary-cache", test_binary_cache);
+  g_test_add_data_func ("/opencl/corrupt-cache/garbage",
+      "not a program binary", test_corrupt_cache_is_rebuilt);
+  g_test_add_data_func ("/opencl/corrupt-cache/truncated", NULL,
+      test_corrupt_cache_is_rebuilt);
+  g_test_add_func ("/opencl/embedded-program-cached-in-process",
+      test_embedded_program_cached_in_process);
+  return g_test_run ();
+}
