@@ -685,18 +685,6 @@ out:
 
 /* ------------------------------------------------------------- recognition */
 
-guint8
-clv_luma_get (const guint8 * data, const ClvLumaImage * im, int x, int y)
-{
-  const guint8 *px = data + im->image.offset + (gsize) y * im->image.stride +
-      (gsize) x * im->image.bpp;
-
-  if (im->r < 0)
-    return px[0];
-  return (guint8) ((px[im->r] * 9798u + px[im->g] * 19235u +
-          px[im->b] * 3735u + 16384u) >> 15);
-}
-
 double
 clv_eigen_confidence (int label, double distance, double other_distance)
 {

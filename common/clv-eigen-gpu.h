@@ -36,17 +36,13 @@ ClvEigenModel *clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces,
 
 /* Where the luma of a frame's pixel is: the byte at `offset` + y·`stride` +
  * x·`bpp` for gray and planar YUV (r = g = b = −1), or OpenCV 4.6's RGB→gray
- * (cvtColor: (R·9798 + G·19235 + B·3735 + 2¹⁴) >> 15) of the three bytes at
- * offsets r, g, b there for packed RGB (bpp 3 or 4). */
+ * (cvtColor, as clv_rgb_to_gray_ref) of the three bytes at offsets r, g, b
+ * there for packed RGB (bpp 3 or 4). */
 typedef struct
 {
   ClvImage image;
   int r, g, b;                  /* byte offsets in a packed RGB pixel, or −1 */
 } ClvLumaImage;
-
-/* The luma value of pixel (x, y), as the recognition kernel reads it. */
-guint8 clv_luma_get (const guint8 * data, const ClvLumaImage * im, int x,
-    int y);
 
 /* A face to recognise: its box in frame pixels (clipped to the frame by
  * clv_eigen_recogniser_run). */

@@ -16,8 +16,8 @@ typedef float real;
 
 /* The luma of a pixel: the byte itself (gray, planar YUV), or OpenCV 4.6's
  * fixed-point RGB→gray (cvtColor RGB2Gray<uchar>, 15 fraction bits,
- * rounded) for packed RGB, whose component byte offsets are rgb.x, .y, .z
- * (x < 0: gray). */
+ * rounded; clv_rgb_to_gray_ref on the host) for packed RGB, whose component
+ * byte offsets are rgb.x, .y, .z (x < 0: gray). */
 inline uint
 luma (const __global uchar * px, const int4 rgb)
 {

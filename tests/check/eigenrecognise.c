@@ -9,6 +9,7 @@
 #include "clv-eigen-gpu.h"
 #include "clv-test-eigen.h"
 #include "clv-test-util.h"
+#include "clv-vj-ref.h"
 
 /* The LFW test faces and a model of the training faces (energy 0.9, label
  * names "person<N>"), written to a temporary directory. */
@@ -422,7 +423,6 @@ GST_START_TEST (test_yuv_and_rgb)
     GstVideoFrame frame;
     GstBuffer *in, *out;
     GRand *rand = g_rand_new_with_seed (fi);
-    ClvLumaImage luma = { {FRAME_W, FRAME_H, 4, FRAME_W * 4, 0}, 2, 1, 0 };
     guint8 *ref = g_malloc (im.stride * FRAME_H);
 
     gst_video_info_set_format (&info, gst_video_format_from_string
@@ -449,11 +449,10 @@ GST_START_TEST (test_yuv_and_rgb)
             GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p));
       memcpy (ref, gray, im.stride * FRAME_H);
     } else {
-      luma.image.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
-      for (int y = 0; y < FRAME_H; y++)
-        for (int x = 0; x < FRAME_W; x++)
-          ref[y * im.stride + x] = clv_luma_get (GST_VIDEO_FRAME_PLANE_DATA
-              (&frame, 0), &luma, x, y);
+      /* B G R x */
+      clv_rgb_to_gray_ref (GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), 4, 2, 1, 0, FRAME_W,
+          FRAME_H, ref, im.stride);
     }
     gst_video_frame_unmap (&frame);
     for (int f = 0; f < 3; f++)

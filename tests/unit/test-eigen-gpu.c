@@ -4,6 +4,7 @@
 #include "clv-eigen-gpu.h"
 #include "clv-test-util.h"
 #include "clv-test-eigen.h"
+#include "clv-vj-ref.h"
 
 #include <float.h>
 #include <math.h>
@@ -260,8 +261,9 @@ frame_free (Frame * fr)
   g_free (fr);
 }
 
-/* The reference answer for a box of a frame: its luma, clipped, cropped
- * and resized by clv_eigen_crop_resize_ref, then clv_eigen_predict_ref. */
+/* The reference answer for a box of a frame: its luma (its bytes, or
+ * clv_rgb_to_gray_ref, OpenCV's cvtColor), clipped, cropped and resized by
+ * clv_eigen_crop_resize_ref, then clv_eigen_predict_ref. */
 static int
 reference_predict (const ClvEigenModel * model, const Frame * fr,
     ClvEigenRoi box, double threshold, double *distance)
@@ -272,9 +274,13 @@ reference_predict (const ClvEigenModel * model, const Frame * fr,
   guint8 *face = g_malloc (model->dim);
   int label;
 
-  for (int y = 0; y < fi->height; y++)
-    for (int x = 0; x < fi->width; x++)
-      gray[y * fi->width + x] = clv_luma_get (fr->data, &fr->im, x, y);
+  if (fr->im.r < 0)
+    for (int y = 0; y < fi->height; y++)
+      memcpy (gray + y * fi->width, fr->data + fi->offset + y * fi->stride,
+          fi->width);
+  else
+    clv_rgb_to_gray_ref (fr->data + fi->offset, fi->stride, fi->bpp,
+        fr->im.r, fr->im.g, fr->im.b, fi->width, fi->height, gray, fi->width);
   g_assert_true (clv_eigen_roi_clip (&box, fi->width, fi->height));
   clv_eigen_crop_resize_ref (gray, &gi, box.x, box.y, box.w, box.h, face,
       model->width, model->height);
@@ -440,7 +446,8 @@ test_recognise_edges (void)
   clv_device_unref (dev);
 }
 
-/* Packed RGB (BGRx layout): the device takes OpenCV's fixed-point luma. */
+/* Packed RGB (BGRx layout): the device takes OpenCV's fixed-point luma,
+ * as clv_rgb_to_gray_ref (checked against cvtColor) does. */
 static void
 test_recognise_rgb (void)
 {
@@ -464,7 +471,8 @@ test_recognise_rgb (void)
   rgb.data = g_malloc (rgb.size);
   for (int y = 0; y < 40; y++)
     for (int x = 0; x < 70; x++) {
-      int v = clv_luma_get (gray->data, &gray->im, x, y);
+      int v = gray->data[gray->im.image.offset + y * gray->im.image.stride +
+          x];
       guint8 *px = rgb.data + y * rgb.im.image.stride + x * 4;
       for (int c = 0; c < 3; c++)
         px[c] = (guint8) CLAMP (v + g_rand_int_range (rand, -40, 41), 0, 255);
@@ -582,20 +590,6 @@ test_confidence (void)
   g_assert_cmpfloat (clv_eigen_confidence (CLV_EIGEN_UNKNOWN, 7, 9), ==, 0);
 }
 
-/* OpenCV 4.6's fixed-point weights, by hand. */
-static void
-test_luma_weights (void)
-{
-  const guint8 px[4] = { 0, 77, 143, 9 };       /* R G B x */
-  ClvLumaImage im = { {1, 1, 4, 4, 0}, 0, 1, 2 };
-
-  /* (0·9798 + 77·19235 + 143·3735 + 16384) >> 15 = 61 (the 14-bit
-   * weights of the YUV conversions would give 62) */
-  g_assert_cmpuint (clv_luma_get (px, &im, 0, 0), ==, 61);
-  im.r = im.g = im.b = -1;
-  g_assert_cmpuint (clv_luma_get (px, &im, 0, 0), ==, 0);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -606,7 +600,6 @@ main (int argc, char **argv)
   g_test_add_func ("/eigen-gpu/train/small-and-repeated",
       test_train_small_and_repeated);
   g_test_add_func ("/eigen-gpu/train/errors", test_train_errors);
-  g_test_add_func ("/eigen-gpu/luma-weights", test_luma_weights);
   g_test_add_func ("/eigen-gpu/confidence", test_confidence);
   g_test_add_func ("/eigen-gpu/recognise/gray-batch",
       test_recognise_gray_batch);
