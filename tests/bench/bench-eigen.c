@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench-common.h"
 #include "clv-eigen-gpu.h"
 #include "clv-test-eigen.h"
 
@@ -67,18 +68,6 @@ synth_face (const Lfw * l, int src, GRand * rand, int size, guint8 * out)
             g_rand_double_range (rand, -4, 4)), 0, 255);
 }
 
-static double
-median (double *v, int n)
-{
-  for (int i = 1; i < n; i++)
-    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-      double t = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = t;
-    }
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static int *
 parse_list (const char *s, int *n)
 {
@@ -114,7 +103,7 @@ bench_training (ClvDevice * dev, const guint8 * faces, const int *labels,
       g_error ("training on %d faces: %s", m, error->message);
     wall[r] = st[r].wall;
   }
-  med = median (wall, repeat);
+  med = bench_median (wall, repeat);
   for (int r = 0; r < repeat; r++)
     if (fabs (st[r].wall - med) < fabs (st[best].wall - med))
       best = r;
@@ -201,8 +190,8 @@ bench_recognition (ClvDevice * dev, const ClvEigenModel * model,
       g_string_append_printf (json, "%s\n    {\"faces\": %d, "
           "\"ms_per_batch\": %.4f, \"ms_per_face\": %.5f, "
           "\"device_ms_per_face\": %.5f}", b ? "," : "", n,
-          median (wall, iters) * 1e3, median (wall, iters) * 1e3 / n,
-          median (device, iters) * 1e3 / n);
+          bench_median (wall, iters) * 1e3, bench_median (wall, iters) * 1e3 / n,
+          bench_median (device, iters) * 1e3 / n);
       g_printerr ("recognised %d faces per batch\n", n);
     }
     g_string_append (json, "]}");
@@ -239,7 +228,8 @@ main (int argc, char **argv)
   };
   GOptionContext *ctx = g_option_context_new ("- Eigenface benchmark");
   GError *error = NULL;
-  GString *json = g_string_new ("{");
+  GString *json = g_string_new (NULL);
+  gchar *command = g_strjoinv (" ", argv);
   ClvDevice *dev;
   ClvEigenModel *model = NULL;
   int n_counts, n_batches, max_m = 0;
@@ -247,7 +237,6 @@ main (int argc, char **argv)
   guint8 *faces;
   GRand *rand = g_rand_new_with_seed (2020);
   Lfw lfw;
-  char *desc;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -272,7 +261,6 @@ main (int argc, char **argv)
   dev = clv_device_open (device, &error);
   if (dev == NULL)
     g_error ("%s", error->message);
-  desc = clv_device_describe (dev);
   lfw = load_lfw ();
 
   /* The training faces, then the probes OpenCV predicts. */
@@ -286,12 +274,12 @@ main (int argc, char **argv)
           (gssize) (max_m + N_PROBES) * size * size, &error))
     g_error ("%s", error->message);
 
-  g_string_append_printf (json, "\n  \"impl\": \"clvision\", \"device\": "
-      "\"%s\", \"driver\": \"%s\", \"precision\": \"%s\", "
-      "\"tune\": \"%s\", \"size\": %d, \"repeat\": %d,\n  \"data\": \"%d "
-      "faces synthesised from the 100 LFW crops of python3-skimage "
-      "(random sub-box resized to %dx%d, gain 0.9-1.1, offset +-10, noise "
-      "+-4)\",\n  \"train\": [", desc, dev->driver_version,
+  bench_json_begin (json, dev, command);
+  g_string_append_printf (json, ",\n  \"impl\": \"clvision\", "
+      "\"precision\": \"%s\", \"tune\": \"%s\", \"size\": %d, "
+      "\"repeat\": %d,\n  \"data\": \"%d faces synthesised from the 100 "
+      "LFW crops of python3-skimage (random sub-box resized to %dx%d, gain "
+      "0.9-1.1, offset +-10, noise +-4)\",\n  \"train\": [",
       clv_tune_int ("EIG_FP64", dev->has_fp64) ? "double" : "float",
       g_getenv ("CLVISION_TUNE") ? g_getenv ("CLVISION_TUNE") : "", size,
       repeat, max_m, size, size);
@@ -321,8 +309,8 @@ main (int argc, char **argv)
   g_free (lfw.faces);
   g_free (counts);
   g_free (batches);
-  g_free (desc);
   g_free (write_faces);
+  g_free (command);
   g_rand_free (rand);
   clv_device_unref (dev);
   g_option_context_free (ctx);
