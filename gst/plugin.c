@@ -13,6 +13,7 @@
 #include "gstsarquantize.h"
 #include "gstsarrotscale.h"
 #include "gstvjfacedetect.h"
+#include "gsteigenrecognise.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -29,6 +30,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (sarquantize, plugin);
   ret |= GST_ELEMENT_REGISTER (sarrotscale, plugin);
   ret |= GST_ELEMENT_REGISTER (vjfacedetect, plugin);
+  ret |= GST_ELEMENT_REGISTER (eigenrecognise, plugin);
   return ret;
 }
 

@@ -8,6 +8,7 @@ CLV_PACKAGES=(
   ocl-icd-opencl-dev opencl-c-headers
   # run: GStreamer and an OpenCL driver for the CPU (PoCL)
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-bad  # pnmdec: PGM training images
   ocl-icd-libopencl1 pocl-opencl-icd clinfo
   # real test data and the OpenCV oracle
   opencv-data python3-skimage python3-numpy facedetect npm
