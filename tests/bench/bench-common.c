@@ -85,6 +85,21 @@ bench_ring_free (cl_mem * ring, int n)
   g_free (ring);
 }
 
+/* Exits with the pipeline's error, if it posted one. */
+static void
+pipeline_failed (GstElement * pipe, const char *desc)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  if (msg)
+    gst_message_parse_error (msg, &error, &debug);
+  g_error ("bench: %s produced no frame: %s (%s)", desc,
+      error ? error->message : "no error posted", debug ? debug : "");
+}
+
 double
 bench_pipeline_seconds (const char *elements, const char *caps, gsize bytes,
     int iterations)
@@ -107,9 +122,10 @@ bench_pipeline_seconds (const char *elements, const char *caps, gsize bytes,
     gint64 t0 = g_get_monotonic_time ();
     GstSample *sample;
     gst_app_src_push_buffer (GST_APP_SRC (src), gst_buffer_ref (frame));
-    sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        60 * GST_SECOND);
     if (sample == NULL)
-      g_error ("bench: %s produced no frame", desc);
+      pipeline_failed (pipe, desc);
     gst_sample_unref (sample);
     if (i >= 0)
       t[i] = (g_get_monotonic_time () - t0) * 1e-6;

@@ -182,14 +182,22 @@ quantize_kernel_seconds (ClvDevice * dev, const guint16 * host,
   return median;
 }
 
-/* The settings to run: the default ("") and those of `extra`. */
+/* The settings to run: the default ("") and the non-empty ones of `extra`
+ * ("T1;T2..."). */
 static char **
 tunings (const char *extra)
 {
-  gchar *all = g_strconcat (";", extra ? extra : "", NULL);
-  char **list = g_strsplit (all, ";", -1);
+  char **items = g_strsplit (extra ? extra : "", ";", -1);
+  GStrvBuilder *b = g_strv_builder_new ();
+  char **list;
 
-  g_free (all);
+  g_strv_builder_add (b, "");
+  for (int i = 0; items[i]; i++)
+    if (*items[i])
+      g_strv_builder_add (b, items[i]);
+  list = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  g_strfreev (items);
   return list;
 }
 
