@@ -384,17 +384,12 @@ fail:
   return NULL;
 }
 
-ClvDevice *
-clv_device_open (const char *spec, GError ** error)
+/* The entry of `all` that `spec` selects, or NULL with `error` set. */
+static DeviceEntry *
+find_device (GArray * all, const char *spec, GError ** error)
 {
-  GArray *all;
-  ClvDevice *dev = NULL;
-  int idx;
+  int idx = resolve_spec (all, spec);
 
-  all = enumerate_devices (error);
-  if (all == NULL)
-    return NULL;
-  idx = resolve_spec (all, spec);
   if (idx < 0) {
     char *list = clv_device_list_all ();
     const char *env = g_getenv ("CLVISION_DEVICE");
@@ -403,23 +398,54 @@ clv_device_open (const char *spec, GError ** error)
         spec_is_auto (spec) ? env : spec,
         spec_is_auto (spec) ? " (from CLVISION_DEVICE)" : "", list);
     g_free (list);
-    g_array_unref (all);
     return NULL;
   }
+  return &g_array_index (all, DeviceEntry, idx);
+}
+
+ClvDevice *
+clv_device_open (const char *spec, GError ** error)
+{
+  GArray *all;
+  DeviceEntry *e;
+  ClvDevice *dev = NULL;
+
+  all = enumerate_devices (error);
+  if (all == NULL)
+    return NULL;
+  e = find_device (all, spec, error);
+  if (e == NULL)
+    goto out;
 
   g_mutex_lock (&registry_lock);
   if (registry == NULL)
     registry = g_hash_table_new (g_direct_hash, g_direct_equal);
-  dev = g_hash_table_lookup (registry, g_array_index (all, DeviceEntry,
-          idx).device);
+  dev = g_hash_table_lookup (registry, e->device);
   if (dev) {
     dev = clv_device_ref (dev);
   } else {
-    dev = device_create (&g_array_index (all, DeviceEntry, idx), error);
+    dev = device_create (e, error);
     if (dev)
       g_hash_table_insert (registry, dev->device, dev);
   }
   g_mutex_unlock (&registry_lock);
+out:
+  g_array_unref (all);
+  return dev;
+}
+
+ClvDevice *
+clv_device_open_unshared (const char *spec, GError ** error)
+{
+  GArray *all = enumerate_devices (error);
+  DeviceEntry *e;
+  ClvDevice *dev = NULL;
+
+  if (all == NULL)
+    return NULL;
+  e = find_device (all, spec, error);
+  if (e)
+    dev = device_create (e, error);
   g_array_unref (all);
   return dev;
 }
@@ -439,7 +465,8 @@ clv_device_unref (ClvDevice * dev)
   /* The registry lock makes "last unref" and "lookup + ref" exclusive. */
   g_mutex_lock (&registry_lock);
   last = g_atomic_ref_count_dec (&dev->ref);
-  if (last)
+  /* Unshared devices are not in the table. */
+  if (last && registry && g_hash_table_lookup (registry, dev->device) == dev)
     g_hash_table_remove (registry, dev->device);
   g_mutex_unlock (&registry_lock);
   if (last)

@@ -79,6 +79,10 @@ struct _ClvDevice
  * (platform and device index), or a case-insensitive substring of the platform
  * or device name.  Every call for the same device returns the same object. */
 ClvDevice *clv_device_open (const char *spec, GError ** error);
+/* Test hook: opens the device as clv_device_open() does, but with a context
+ * and queue of its own, outside the process-wide table, so that tests can
+ * exercise paths between two contexts on a machine with a single device. */
+ClvDevice *clv_device_open_unshared (const char *spec, GError ** error);
 ClvDevice *clv_device_ref (ClvDevice * dev);
 void clv_device_unref (ClvDevice * dev);
 

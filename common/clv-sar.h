@@ -37,4 +37,85 @@ gboolean clv_multilook_enqueue (ClvMultilook * ml, cl_mem src,
     cl_event * event, GError ** error);
 void clv_multilook_free (ClvMultilook * ml);
 
+/* Rotation and scaling.  Output pixel (xo, yo) samples the input at
+ *   u = (xo - cxo) / s, v = (yo - cyo) / s,
+ *   xs = u cos a - v sin a + cxi,  ys = u sin a + v cos a + cyi,
+ * with centres c = (size - 1) / 2, in pixel-index coordinates.  As image y
+ * grows downwards, a positive angle turns the picture counter-clockwise on
+ * screen. */
+typedef enum
+{
+  CLV_INTERP_NEAREST,
+  CLV_INTERP_BILINEAR,
+} ClvInterpolation;
+
+/* The per-frame invariants, computed once on the host (in double, then
+ * rounded to float once) and passed to the kernel as constants. */
+typedef struct
+{
+  int in_width, in_height, out_width, out_height;
+  /* Sampling map in float, as the kernel evaluates it. */
+  float a;                      /* cos(angle) / scale */
+  float b;                      /* sin(angle) / scale */
+  float cxi, cyi, cxo, cyo;
+  /* The same map in double, for ROI metas. */
+  double cos_a, sin_a, scale;
+} ClvRotscaleGeometry;
+
+/* `angle` in degrees (any finite value), `scale` > 0.  Multiples of 90
+ * degrees give sin and cos of exactly 0 and +-1. */
+void clv_rotscale_geometry_init (ClvRotscaleGeometry * g, double angle,
+    double scale, int in_width, int in_height, int out_width, int out_height);
+
+/* Forward map of a point from input to output frame in edge coordinates
+ * (pixel i spans [i, i + 1)): the inverse of the sampling map. */
+void clv_rotscale_map_point (const ClvRotscaleGeometry * g, double *x,
+    double *y);
+
+/* `background` is clamped to the format's range (255 for GRAY8). */
+void clv_rotscale_ref (const guint8 * src, const ClvImage * src_im,
+    guint8 * dst, const ClvImage * dst_im, const ClvRotscaleGeometry * g,
+    ClvInterpolation interp, guint background);
+
+typedef struct _ClvRotscale ClvRotscale;
+
+ClvRotscale *clv_rotscale_new (ClvDevice * dev, int bpp,
+    ClvInterpolation interp, GError ** error);
+gboolean clv_rotscale_enqueue (ClvRotscale * rs, cl_mem src,
+    const ClvImage * src_im, cl_mem dst, const ClvImage * dst_im,
+    const ClvRotscaleGeometry * g, guint background, cl_event * event,
+    GError ** error);
+void clv_rotscale_free (ClvRotscale * rs);
+
+/* Quantization to GRAY8 display levels:
+ *   F(x,y) = clamp(round(I(x,y) coef M / (Rmean(y) Cmean(x))), 0, 255)
+ * which, with integer row sums R, column sums C and total T, is
+ *   I coef T / (R(y) C(x)).
+ * Sums are exact (integers); the rest is evaluated as
+ *   ((I * k) * rinv(y)) * cinv(x),  k = (float) (coef * (double) T),
+ *   rinv = (float) (1.0 / (double) (float) R), cinv likewise,
+ * in float with contraction off, identically on host and device.  A zero
+ * row or column sum gives 0. */
+void clv_quantize_ref (const guint8 * src, const ClvImage * src_im,
+    guint8 * dst, const ClvImage * dst_im, double coef);
+
+typedef struct _ClvQuantize ClvQuantize;
+
+/* Launches of one frame, in order, for profiling. */
+#define CLV_QUANTIZE_MAX_LAUNCHES 4
+typedef struct
+{
+  cl_event events[CLV_QUANTIZE_MAX_LAUNCHES];
+  guint n_events;
+} ClvQuantizeEvents;
+
+ClvQuantize *clv_quantize_new (ClvDevice * dev, int bpp, GError ** error);
+/* Output is GRAY8 of the input's size.  `events` (nullable) receives one
+ * event per launch; release them with clv_quantize_events_clear(). */
+gboolean clv_quantize_enqueue (ClvQuantize * q, cl_mem src,
+    const ClvImage * src_im, cl_mem dst, const ClvImage * dst_im, double coef,
+    ClvQuantizeEvents * events, GError ** error);
+void clv_quantize_events_clear (ClvQuantizeEvents * events);
+void clv_quantize_free (ClvQuantize * q);
+
 G_END_DECLS

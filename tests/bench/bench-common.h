@@ -17,4 +17,18 @@ double bench_copy_bandwidth (ClvDevice * dev, gsize bytes, int iterations);
  * argv before option parsing removes the options). */
 void bench_json_begin (GString * json, ClvDevice * dev, const char *command);
 
+/* Device copies of `frame` (`bytes` long), enough of them to pass
+ * BENCH_RING_BYTES together, so that a kernel cycling through them reads
+ * DRAM rather than cache.  Sets *n; free with bench_ring_free(). */
+#define BENCH_RING_BYTES (256u << 20)
+cl_mem *bench_ring_new (ClvDevice * dev, const void *frame, gsize bytes,
+    int *n);
+void bench_ring_free (cl_mem * ring, int n);
+
+/* Median wall time per frame of `appsrc ! ELEMENTS ! appsink` fed with one
+ * `bytes`-long frame of `caps` at a time (upload, kernels and download
+ * included), after a few warm-up frames. */
+double bench_pipeline_seconds (const char *elements, const char *caps,
+    gsize bytes, int iterations);
+
 G_END_DECLS

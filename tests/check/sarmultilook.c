@@ -5,6 +5,7 @@
 
 #include "clv-sar.h"
 #include "clv-test-util.h"
+#include "sar-check-util.h"
 
 static GstBuffer *
 random_frame (GstVideoInfo * info, guint32 seed)
@@ -166,20 +167,6 @@ GST_START_TEST (test_transform_caps_both_ways)
 
 GST_END_TEST;
 
-static GstVideoRegionOfInterestMeta *
-add_face (GstBuffer * buf, guint x, guint y, guint w, guint h, gint id)
-{
-  GstVideoRegionOfInterestMeta *roi =
-      gst_buffer_add_video_region_of_interest_meta (buf, "face", x, y, w, h);
-
-  roi->id = id;
-  gst_video_region_of_interest_meta_add_param (roi,
-      gst_structure_new ("detection", "label", G_TYPE_STRING, "face",
-          "x_min", G_TYPE_DOUBLE, 0.0, "y_min", G_TYPE_DOUBLE, 0.0,
-          "x_max", G_TYPE_DOUBLE, 0.0, "y_max", G_TYPE_DOUBLE, 0.0, NULL));
-  return roi;
-}
-
 GST_START_TEST (test_roi_metas_scaled)
 {
   GstHarness *h = harness_new ("sarmultilook looks=4", "GRAY8", 42, 40);
@@ -191,9 +178,9 @@ GST_START_TEST (test_roi_metas_scaled)
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 42, 40);
   in = random_frame (&info, 5);
-  add_face (in, 8, 4, 16, 12, 7);       /* block aligned: 2,1 4x3 */
-  add_face (in, 5, 5, 6, 6, 8);         /* 1.25..2.75 -> 1..3 */
-  add_face (in, 40, 0, 2, 8, 9);        /* in the dropped columns */
+  sar_check_add_face (in, 8, 4, 16, 12, 7);  /* block aligned: 2,1 4x3 */
+  sar_check_add_face (in, 5, 5, 6, 6, 8);    /* 1.25..2.75 -> 1..3 */
+  sar_check_add_face (in, 40, 0, 2, 8, 9);   /* in the dropped columns */
   fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
   out = gst_harness_pull (h);
 

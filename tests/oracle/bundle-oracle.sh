@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Packs oracle-detect with every shared library it loads, the dynamic loader
-# included, and the frontal-face cascades (OUT_DIR/cascades/), so that
-# OpenCV's timing runs on a machine without OpenCV (the GPU benchmark
-# machine) whatever its distribution:
+# Packs oracle-detect (and oracle-eigen, where it was built) with every
+# shared library they load, the dynamic loader included, and the
+# frontal-face cascades (OUT_DIR/cascades/), so that OpenCV's timing runs on
+# a machine without OpenCV (the GPU benchmark machine) whatever its
+# distribution:
 #
 #   tests/oracle/bundle-oracle.sh [BUILD_DIR [OUT_DIR]]
 #       (defaults: build, BUILD_DIR/oracle-bundle)
 #   OUT_DIR/oracle-detect --cascade ... --image ... --threads 16 --repeat 20
+#   OUT_DIR/oracle-eigen bench ...
 set -euo pipefail
 build=${1:-build}
 out=${2:-$build/oracle-bundle}
@@ -15,22 +17,26 @@ exe=$build/tests/oracle/oracle-detect
 
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin" "$out/cascades"
-cp "$exe" "$out/bin/"
 cp /usr/share/opencv4/haarcascades/haarcascade_frontalface_*.xml "$out/cascades/"
-loader=
-while read -r line; do
-  case $line in
-    *"=> /"*) cp -L "$(echo "$line" | sed 's/.*=> \([^ ]*\).*/\1/')" "$out/lib/" ;;
-    /*ld-linux*) loader=$(echo "$line" | cut -d' ' -f1); cp -L "$loader" "$out/lib/" ;;
-  esac
-done < <(ldd "$exe")
-[ -n "$loader" ] || { echo "no dynamic loader found in ldd $exe" >&2; exit 1; }
+for exe in "$exe" "$build/tests/oracle/oracle-eigen"; do
+  [ -x "$exe" ] || continue
+  name=$(basename "$exe")
+  cp "$exe" "$out/bin/"
+  loader=
+  while read -r line; do
+    case $line in
+      *"=> /"*) cp -L "$(echo "$line" | sed 's/.*=> \([^ ]*\).*/\1/')" "$out/lib/" ;;
+      /*ld-linux*) loader=$(echo "$line" | cut -d' ' -f1); cp -L "$loader" "$out/lib/" ;;
+    esac
+  done < <(ldd "$exe")
+  [ -n "$loader" ] || { echo "no dynamic loader found in ldd $exe" >&2; exit 1; }
 
-cat > "$out/oracle-detect" <<WRAP
+  cat > "$out/$name" <<WRAP
 #!/bin/sh
 # OpenCV $(pkg-config --modversion opencv4) oracle with its own libraries and loader.
 here=\$(cd "\$(dirname "\$0")" && pwd)
-exec "\$here/lib/$(basename "$loader")" --library-path "\$here/lib" "\$here/bin/oracle-detect" "\$@"
+exec "\$here/lib/$(basename "$loader")" --library-path "\$here/lib" "\$here/bin/$name" "\$@"
 WRAP
-chmod +x "$out/oracle-detect"
+  chmod +x "$out/$name"
+done
 echo "$out: $(du -sh "$out" | cut -f1), $(ls "$out/lib" | wc -l) libraries"

@@ -31,6 +31,22 @@ clv_test_random_image (ClvImage * im, int width, int height, int bpp,
   return data;
 }
 
+guint8 *
+clv_test_padded_copy (const guint8 * src, const ClvImage * im, gsize pad,
+    gsize offset, ClvImage * padded)
+{
+  guint8 *data;
+
+  *padded = *im;
+  padded->stride = im->stride + pad;
+  padded->offset = offset;
+  data = g_malloc0 (offset + padded->stride * im->height);
+  for (int y = 0; y < im->height; y++)
+    for (int x = 0; x < im->width; x++)
+      clv_image_set (data, padded, x, y, clv_image_get (src, im, x, y));
+  return data;
+}
+
 char *
 clv_test_data_path (const char *name)
 {
@@ -57,4 +73,26 @@ clv_test_assert_images_equal (const guint8 * a, const guint8 * b,
         g_error ("%dx%d image differs at (%d,%d): %u != %u", im->width,
             im->height, x, y, va, vb);
     }
+}
+
+guint
+clv_test_assert_images_close (const guint8 * a, const guint8 * b,
+    const ClvImage * im)
+{
+  guint off = 0;
+
+  for (int y = 0; y < im->height; y++)
+    for (int x = 0; x < im->width; x++) {
+      guint va = clv_image_get (a, im, x, y), vb = clv_image_get (b, im, x, y);
+      if (va == vb)
+        continue;
+      if (va + 1 != vb && vb + 1 != va)
+        g_error ("%dx%d image differs at (%d,%d): %u != %u", im->width,
+            im->height, x, y, va, vb);
+      off++;
+    }
+  if (off)
+    g_test_message ("%u pixels differ by one level", off);
+  g_assert_cmpuint (off * 1000, <=, (guint) (im->width * im->height));
+  return off;
 }

@@ -16,6 +16,11 @@ ClvDevice *clv_test_device (void);
 guint8 *clv_test_random_image (ClvImage * im, int width, int height, int bpp,
     guint32 seed);
 
+/* A copy of `src` with `pad` more bytes per row and its first pixel at byte
+ * `offset`, as a frame inside a larger buffer would be (g_free it). */
+guint8 *clv_test_padded_copy (const guint8 * src, const ClvImage * im,
+    gsize pad, gsize offset, ClvImage * padded);
+
 /* Path of a file under tests/data or the source tree. */
 char *clv_test_data_path (const char *name);
 
@@ -25,6 +30,11 @@ void clv_test_read_buffer (ClvDevice * dev, cl_mem mem, guint8 * dst,
 
 /* Asserts equal pixels, naming the first differing one. */
 void clv_test_assert_images_equal (const guint8 * a, const guint8 * b,
+    const ClvImage * im);
+
+/* Asserts that `a` and `b` differ by at most one level, on at most one
+ * pixel in a thousand; returns how many differ. */
+guint clv_test_assert_images_close (const guint8 * a, const guint8 * b,
     const ClvImage * im);
 
 G_END_DECLS

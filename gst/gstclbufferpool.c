@@ -1,0 +1,229 @@
+/* GstClBufferPool; see the header. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclbufferpool.h"
+#include "gstclmemory.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cl_buffer_pool_debug);
+#define GST_CAT_DEFAULT gst_cl_buffer_pool_debug
+
+struct _GstClBufferPool
+{
+  GstBufferPool parent;
+
+  ClvDevice *device;
+
+  /* configuration, set before the pool is active */
+  GstVideoInfo info;
+  gboolean add_video_meta;
+  gboolean aligned;
+  GstVideoAlignment align;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstClBufferPool, gst_cl_buffer_pool,
+    GST_TYPE_BUFFER_POOL, GST_DEBUG_CATEGORY_INIT (gst_cl_buffer_pool_debug,
+        "clbufferpool", 0, "clvision OpenCL buffer pool"));
+
+GstBufferPool *
+gst_cl_buffer_pool_new (ClvDevice * dev)
+{
+  GstClBufferPool *pool = g_object_new (GST_TYPE_CL_BUFFER_POOL, NULL);
+
+  gst_object_ref_sink (pool);
+  pool->device = clv_device_ref (dev);
+  return GST_BUFFER_POOL_CAST (pool);
+}
+
+ClvDevice *
+gst_cl_buffer_pool_get_device (GstClBufferPool * pool)
+{
+  return pool->device;
+}
+
+GstBufferPool *
+gst_cl_buffer_pool_new_for_caps (ClvDevice * dev, GstCaps * caps,
+    guint * size, guint min, guint max)
+{
+  GstBufferPool *pool = gst_cl_buffer_pool_new (dev);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, *size, min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (pool, "cannot pool %" GST_PTR_FORMAT, caps);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+  gst_structure_free (config);
+  return pool;
+}
+
+gboolean
+gst_cl_buffer_pool_propose (ClvDevice * dev, GstQuery * query)
+{
+  GstCaps *caps;
+  gboolean need_pool;
+  GstVideoInfo info;
+  GstBufferPool *pool;
+  guint size;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!need_pool || gst_query_get_n_allocation_pools (query) > 0)
+    return TRUE;
+  size = GST_VIDEO_INFO_SIZE (&info);
+  pool = gst_cl_buffer_pool_new_for_caps (dev, caps, &size, 0, 0);
+  if (pool == NULL)
+    return FALSE;
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+static const gchar **
+gst_cl_buffer_pool_get_options (GstBufferPool * pool)
+{
+  static const gchar *options[] = { GST_BUFFER_POOL_OPTION_VIDEO_META,
+    GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT, NULL
+  };
+  return options;
+}
+
+static gboolean
+gst_cl_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
+{
+  GstClBufferPool *self = GST_CL_BUFFER_POOL (pool);
+  GstCaps *caps = NULL;
+  guint size, min_buffers, max_buffers;
+  GstVideoInfo info;
+
+  if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min_buffers,
+          &max_buffers) || caps == NULL)
+    goto wrong_config;
+  if (!gst_video_info_from_caps (&info, caps))
+    goto wrong_caps;
+
+  self->add_video_meta = gst_buffer_pool_config_has_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  self->aligned = gst_buffer_pool_config_has_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+  if (self->aligned) {
+    gst_buffer_pool_config_get_video_alignment (config, &self->align);
+    if (!gst_video_info_align (&info, &self->align))
+      goto wrong_alignment;
+    gst_buffer_pool_config_set_video_alignment (config, &self->align);
+  }
+  self->info = info;
+  /* A larger size that a peer asked for is kept. */
+  size = MAX (size, GST_VIDEO_INFO_SIZE (&info));
+  gst_buffer_pool_config_set_params (config, caps, size, min_buffers,
+      max_buffers);
+  GST_DEBUG_OBJECT (self, "%" GST_PTR_FORMAT ", %u bytes on %s", caps, size,
+      self->device->device_name);
+  return GST_BUFFER_POOL_CLASS (gst_cl_buffer_pool_parent_class)->set_config
+      (pool, config);
+
+  /* ERRORS */
+wrong_config:
+  {
+    GST_WARNING_OBJECT (pool, "invalid config %" GST_PTR_FORMAT, config);
+    return FALSE;
+  }
+wrong_caps:
+  {
+    GST_WARNING_OBJECT (pool, "no video caps in config %" GST_PTR_FORMAT,
+        config);
+    return FALSE;
+  }
+wrong_alignment:
+  {
+    GST_WARNING_OBJECT (pool, "cannot align %" GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+}
+
+static GstFlowReturn
+gst_cl_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  GstClBufferPool *self = GST_CL_BUFFER_POOL (pool);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstVideoInfo *info = &self->info;
+  guint size;
+  GstMemory *mem;
+  GError *error = NULL;
+
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  mem = gst_cl_memory_alloc (self->device, size, &error);
+  if (mem == NULL)
+    goto no_memory;
+  *buffer = gst_buffer_new ();
+  gst_buffer_append_memory (*buffer, mem);
+  if (self->add_video_meta) {
+    GstVideoMeta *vmeta = gst_buffer_add_video_meta_full (*buffer,
+        GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT (info),
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+        GST_VIDEO_INFO_N_PLANES (info), info->offset, info->stride);
+    if (self->aligned)
+      gst_video_meta_set_alignment (vmeta, self->align);
+  }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_memory:
+  {
+    GST_ERROR_OBJECT (self, "%s", error->message);
+    g_clear_error (&error);
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* A released buffer's contents are undefined for the next user, so neither
+ * side needs to be brought up to date for it. */
+static void
+gst_cl_buffer_pool_reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
+{
+  for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+    if (gst_is_cl_memory (mem))
+      GST_MINI_OBJECT_FLAG_UNSET (mem, GST_CL_MEMORY_NEED_UPLOAD |
+          GST_CL_MEMORY_NEED_DOWNLOAD);
+  }
+  GST_BUFFER_POOL_CLASS (gst_cl_buffer_pool_parent_class)->reset_buffer (pool,
+      buffer);
+}
+
+static void
+gst_cl_buffer_pool_finalize (GObject * object)
+{
+  GstClBufferPool *self = GST_CL_BUFFER_POOL (object);
+
+  g_clear_pointer (&self->device, clv_device_unref);
+  G_OBJECT_CLASS (gst_cl_buffer_pool_parent_class)->finalize (object);
+}
+
+static void
+gst_cl_buffer_pool_class_init (GstClBufferPoolClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+
+  gobject_class->finalize = gst_cl_buffer_pool_finalize;
+  pool_class->get_options = gst_cl_buffer_pool_get_options;
+  pool_class->set_config = gst_cl_buffer_pool_set_config;
+  pool_class->alloc_buffer = gst_cl_buffer_pool_alloc_buffer;
+  pool_class->reset_buffer = gst_cl_buffer_pool_reset_buffer;
+}
+
+static void
+gst_cl_buffer_pool_init (GstClBufferPool * self)
+{
+}

@@ -1,0 +1,630 @@
+/**
+ * SECTION:element-eigenrecognise
+ * @title: eigenrecognise
+ *
+ * Names the faces that an upstream detector (`vjfacedetect`) marked with
+ * GstVideoRegionOfInterestMeta of type "face", by Eigenfaces on an OpenCL
+ * device.  All the faces of a frame are cropped from the luma, resized to
+ * the model size, projected and compared with every training face in one
+ * batch on the device; the nearest training face (Euclidean distance in
+ * PCA space, OpenCV's EigenFaceRecognizer rule) gives the label.
+ *
+ * Every face ROI meta gains a parameter structure named `recognition`:
+ * `label` (string: the label's name from the model, its number if it has
+ * none, "unknown" past `threshold`), `label_id` (int, -1 when unknown),
+ * `distance` (double, to the nearest training face) and `confidence`
+ * (double 0..1: 1 − distance / distance to the nearest face of another
+ * label; 0 when unknown, 1 with a single label).  The video passes
+ * untouched; frames without face ROIs are not looked at.
+ *
+ * The model is an OpenCV FileStorage YAML file as
+ * `cv::face::EigenFaceRecognizer::write` or `clvision-eigen-train` writes
+ * it (`model`), or is trained when the element starts from the images in
+ * `train-dir`/<label>/ (and written to `model` if that is set too).
+ *
+ * With `post-messages`, an element message named "eigenrecognise" is posted
+ * for every frame with faces: `timestamp`, `stream-time`, `running-time`,
+ * `duration` and `faces`, a list of structures with `x`, `y`, `width`,
+ * `height`, `neighbors` (from the detector, if it gave them), `label`,
+ * `label-id`, `distance` and `confidence`.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=people.jpg ! jpegdec ! videoconvert ! \
+ *     vjfacedetect ! eigenrecognise model=faces.yml threshold=3000 ! \
+ *     fakesink -m
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <float.h>
+
+#include "gsteigenrecognise.h"
+#include "gstclvfaceimages.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_eigen_recognise_debug);
+#define GST_CAT_DEFAULT gst_eigen_recognise_debug
+
+#define DEFAULT_MODEL NULL
+#define DEFAULT_THRESHOLD G_MAXDOUBLE
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_TRAIN_DIR NULL
+#define DEFAULT_TRAIN_SIZE 64
+#define DEFAULT_NUM_COMPONENTS 0
+#define DEFAULT_ENERGY 0.0
+#define DEFAULT_STRETCH 0.0
+
+enum
+{
+  PROP_0,
+  PROP_MODEL,
+  PROP_THRESHOLD,
+  PROP_POST_MESSAGES,
+  PROP_TRAIN_DIR,
+  PROP_TRAIN_WIDTH,
+  PROP_TRAIN_HEIGHT,
+  PROP_NUM_COMPONENTS,
+  PROP_ENERGY,
+  PROP_STRETCH,
+};
+
+struct _GstEigenRecognise
+{
+  GstClvFilter parent;
+
+  /* properties, under the object lock */
+  gchar *model_path;
+  gdouble threshold;
+  gboolean post_messages;
+  gchar *train_dir;
+  gint train_width, train_height;
+  gint num_components;
+  gdouble energy, stretch;
+
+  /* streaming */
+  ClvEigenModel *model;
+  ClvEigenRecogniser *rec;
+  ClvLumaImage luma;            /* where the luma is in a frame */
+  GQuark face_quark;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstEigenRecognise, gst_eigen_recognise,
+    GST_TYPE_CLV_FILTER, GST_DEBUG_CATEGORY_INIT (gst_eigen_recognise_debug,
+        "eigenrecognise", 0, "Eigenface recognition on OpenCL"));
+GST_ELEMENT_REGISTER_DEFINE (eigenrecognise, "eigenrecognise", GST_RANK_NONE,
+    GST_TYPE_EIGEN_RECOGNISE);
+
+/* Gray, the planar and semi-planar YUV formats (their luma plane as is)
+ * and packed RGB (OpenCV's fixed-point luma). */
+#define FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, Y444, " \
+    "RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR }"
+
+/* The model: trained from train-dir, or read from `model`. */
+static ClvEigenModel *
+obtain_model (GstEigenRecognise * self, GError ** error)
+{
+  gchar *model_path, *train_dir;
+  gint width, height;
+  ClvEigenComponents comp = { CLV_EIGEN_KEEP_COUNT, 0, 0 };
+  GstClvFaceImages *images;
+  ClvEigenTrainStats times;
+  ClvEigenModel *model = NULL;
+
+  GST_OBJECT_LOCK (self);
+  model_path = g_strdup (self->model_path);
+  train_dir = g_strdup (self->train_dir);
+  width = self->train_width;
+  height = self->train_height;
+  comp.count = self->num_components;
+  if (self->energy > 0) {
+    comp.rule = CLV_EIGEN_KEEP_ENERGY;
+    comp.threshold = self->energy;
+  } else if (self->stretch > 0) {
+    comp.rule = CLV_EIGEN_KEEP_STRETCH;
+    comp.threshold = self->stretch;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  if (train_dir == NULL) {
+    if (model_path == NULL)
+      g_set_error (error, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_IO,
+          "No model: set `model` to a model file (clvision-eigen-train or "
+          "OpenCV's EigenFaceRecognizer::write) or `train-dir` to a "
+          "directory of DIR/<label>/<image> faces");
+    else
+      model = clv_eigen_model_load (model_path, 0, 0, error);
+    goto done;
+  }
+
+  GST_INFO_OBJECT (self, "training on %s at %dx%d", train_dir, width, height);
+  images = gst_clv_face_images_load (train_dir, width, height, NULL, NULL,
+      error);
+  if (images == NULL)
+    goto done;
+  model = clv_eigen_train_gpu (gst_clv_filter_get_device (GST_CLV_FILTER
+          (self)), images->pixels, images->n, images->labels, width, height,
+      &comp, &times, error);
+  if (model) {
+    gst_clv_face_images_name_labels (images, model);
+    GST_INFO_OBJECT (self, "trained on %d images of %d labels: %d "
+        "components, %d sweeps, %.3f s", images->n, images->n_labels,
+        model->n_components, times.sweeps, times.wall);
+    if (model_path && !clv_eigen_model_save (model, model_path, error))
+      g_clear_pointer (&model, clv_eigen_model_free);
+  }
+  gst_clv_face_images_free (images);
+
+done:
+  g_free (model_path);
+  g_free (train_dir);
+  return model;
+}
+
+static gboolean
+gst_eigen_recognise_start (GstBaseTransform * trans)
+{
+  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (trans);
+  GError *error = NULL;
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_eigen_recognise_parent_class)->start
+      (trans))
+    return FALSE;
+  self->model = obtain_model (self, &error);
+  if (self->model == NULL)
+    goto no_model;
+  self->rec = clv_eigen_recogniser_new (gst_clv_filter_get_device
+      (GST_CLV_FILTER (self)), self->model, &error);
+  if (self->rec == NULL)
+    goto no_recogniser;
+  return TRUE;
+
+  /* ERRORS */
+no_model:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, NOT_FOUND, error);
+    return FALSE;
+  }
+no_recogniser:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, LIBRARY, INIT, error);
+    g_clear_pointer (&self->model, clv_eigen_model_free);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_eigen_recognise_stop (GstBaseTransform * trans)
+{
+  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (trans);
+
+  g_clear_pointer (&self->rec, clv_eigen_recogniser_free);
+  g_clear_pointer (&self->model, clv_eigen_model_free);
+  return GST_BASE_TRANSFORM_CLASS (gst_eigen_recognise_parent_class)->stop
+      (trans);
+}
+
+static gboolean
+gst_eigen_recognise_set_info (GstClvFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (filter);
+  const GstVideoFormatInfo *finfo = in_info->finfo;
+
+  self->luma.image = clv_image_make (GST_VIDEO_INFO_WIDTH (in_info),
+      GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_COMP_PSTRIDE (in_info,
+          0), 0);
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
+    self->luma.r = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_R);
+    self->luma.g = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_G);
+    self->luma.b = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_B);
+  } else {
+    self->luma.r = self->luma.g = self->luma.b = -1;
+  }
+  return TRUE;
+}
+
+/* Frames without face ROIs are not uploaded at all. */
+static gboolean
+has_faces (GstEigenRecognise * self, GstBuffer * buf)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    if (((GstVideoRegionOfInterestMeta *) meta)->roi_type == self->face_quark)
+      return TRUE;
+  return FALSE;
+}
+
+static GstFlowReturn
+gst_eigen_recognise_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  if (!has_faces (GST_EIGEN_RECOGNISE (trans), buf))
+    return GST_FLOW_OK;
+  return GST_BASE_TRANSFORM_CLASS (gst_eigen_recognise_parent_class)->
+      transform_ip (trans, buf);
+}
+
+static const gchar *
+label_string (GstEigenRecognise * self, int label, gchar buf[16])
+{
+  const char *name;
+
+  if (label == CLV_EIGEN_UNKNOWN)
+    return "unknown";
+  name = clv_eigen_model_get_label_name (self->model, label);
+  if (name)
+    return name;
+  g_snprintf (buf, 16, "%d", label);
+  return buf;
+}
+
+/* The recognition structure on the ROI (replacing one from before). */
+static void
+attach_result (GstEigenRecognise * self, GstVideoRegionOfInterestMeta * roi,
+    const ClvEigenMatch * m, const gchar * label)
+{
+  GstStructure *s = gst_video_region_of_interest_meta_get_param (roi,
+      "recognition");
+  gboolean is_new = s == NULL;
+
+  if (is_new)
+    s = gst_structure_new_empty ("recognition");
+  gst_structure_set (s, "label", G_TYPE_STRING, label, "label_id", G_TYPE_INT,
+      m->label, "distance", G_TYPE_DOUBLE, m->distance, "confidence",
+      G_TYPE_DOUBLE, m->confidence, NULL);
+  if (is_new)
+    gst_video_region_of_interest_meta_add_param (roi, s);
+}
+
+static GstStructure *
+face_structure (GstVideoRegionOfInterestMeta * roi, const ClvEigenMatch * m,
+    const gchar * label)
+{
+  GstStructure *det = gst_video_region_of_interest_meta_get_param (roi,
+      "detection");
+  GstStructure *s = gst_structure_new ("face", "x", G_TYPE_UINT, roi->x,
+      "y", G_TYPE_UINT, roi->y, "width", G_TYPE_UINT, roi->w,
+      "height", G_TYPE_UINT, roi->h, NULL);
+  gint neighbors;
+
+  if (det && gst_structure_get_int (det, "neighbors", &neighbors))
+    gst_structure_set (s, "neighbors", G_TYPE_INT, neighbors, NULL);
+  gst_structure_set (s, "label", G_TYPE_STRING, label, "label-id",
+      G_TYPE_INT, m->label, "distance", G_TYPE_DOUBLE, m->distance,
+      "confidence", G_TYPE_DOUBLE, m->confidence, NULL);
+  return s;
+}
+
+static void
+post_faces (GstEigenRecognise * self, GstBuffer * buf, GValue * faces)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstSegment *seg = &trans->segment;
+  GstClockTime ts = GST_BUFFER_PTS (buf);
+  GstStructure *s = gst_structure_new ("eigenrecognise",
+      "timestamp", G_TYPE_UINT64, ts,
+      "stream-time", G_TYPE_UINT64,
+      gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts),
+      "running-time", G_TYPE_UINT64,
+      gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
+
+  gst_structure_take_value (s, "faces", faces);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static GstFlowReturn
+gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
+    cl_mem frame, const GstVideoInfo * info)
+{
+  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (filter);
+  GPtrArray *metas = g_ptr_array_new ();
+  GArray *rois = g_array_new (FALSE, FALSE, sizeof (ClvEigenRoi));
+  ClvLumaImage luma = self->luma;
+  ClvEigenMatch *matches = NULL;
+  GValue faces = G_VALUE_INIT;
+  GError *error = NULL;
+  gpointer state = NULL;
+  GstMeta *meta;
+  gdouble threshold;
+  gboolean post;
+  const guint plane = GST_VIDEO_INFO_COMP_PLANE (info, 0);
+
+  GST_OBJECT_LOCK (self);
+  threshold = self->threshold;
+  post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  /* Left at "unlimited", the threshold the model file carries applies, as
+   * it does in OpenCV. */
+  if (threshold >= G_MAXDOUBLE)
+    threshold = self->model->threshold;
+
+  /* Gray and YUV: the luma component's own bytes; packed RGB: the pixel,
+   * into which luma.r, .g and .b point. */
+  luma.image.offset = GST_VIDEO_INFO_PLANE_OFFSET (info, plane);
+  if (luma.r < 0)
+    luma.image.offset += GST_VIDEO_INFO_COMP_POFFSET (info, 0);
+  luma.image.stride = GST_VIDEO_INFO_PLANE_STRIDE (info, plane);
+
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    ClvEigenRoi r = { roi->x, roi->y, roi->w, roi->h };
+    if (roi->roi_type != self->face_quark)
+      continue;
+    /* Boxes across the edge are clipped; wholly outside, left alone. */
+    if (roi->x > G_MAXINT || roi->y > G_MAXINT
+        || !clv_eigen_roi_clip (&r, luma.image.width, luma.image.height)) {
+      GST_DEBUG_OBJECT (self, "face ROI %d lies outside the frame", roi->id);
+      continue;
+    }
+    g_ptr_array_add (metas, roi);
+    g_array_append_val (rois, r);
+  }
+  if (rois->len == 0)
+    goto done;
+
+  matches = g_new0 (ClvEigenMatch, rois->len);
+  if (!clv_eigen_recogniser_run (self->rec, frame, &luma,
+          (ClvEigenRoi *) rois->data, rois->len, threshold, matches, NULL,
+          &error))
+    goto failed;
+
+  if (post)
+    gst_value_list_init (&faces, rois->len);
+  for (guint i = 0; i < rois->len; i++) {
+    GstVideoRegionOfInterestMeta *roi = metas->pdata[i];
+    gchar buf16[16];
+    const gchar *label = label_string (self, matches[i].label, buf16);
+    GST_LOG_OBJECT (self, "face %u at %u,%u %ux%u: %s (%d), distance %g",
+        i, roi->x, roi->y, roi->w, roi->h, label, matches[i].label,
+        matches[i].distance);
+    attach_result (self, roi, &matches[i], label);
+    if (post) {
+      GValue v = G_VALUE_INIT;
+      g_value_init (&v, GST_TYPE_STRUCTURE);
+      g_value_take_boxed (&v, face_structure (roi, &matches[i], label));
+      gst_value_list_append_and_take_value (&faces, &v);
+    }
+  }
+  if (post)
+    post_faces (self, buf, &faces);
+
+done:
+  g_free (matches);
+  g_ptr_array_unref (metas);
+  g_array_unref (rois);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+failed:
+  {
+    g_free (matches);
+    g_ptr_array_unref (metas);
+    g_array_unref (rois);
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, FAILED, error);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static void
+gst_eigen_recognise_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODEL:
+      g_free (self->model_path);
+      self->model_path = g_value_dup_string (value);
+      break;
+    case PROP_THRESHOLD:
+      self->threshold = g_value_get_double (value);
+      break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_TRAIN_DIR:
+      g_free (self->train_dir);
+      self->train_dir = g_value_dup_string (value);
+      break;
+    case PROP_TRAIN_WIDTH:
+      self->train_width = g_value_get_int (value);
+      break;
+    case PROP_TRAIN_HEIGHT:
+      self->train_height = g_value_get_int (value);
+      break;
+    case PROP_NUM_COMPONENTS:
+      self->num_components = g_value_get_int (value);
+      break;
+    case PROP_ENERGY:
+      self->energy = g_value_get_double (value);
+      break;
+    case PROP_STRETCH:
+      self->stretch = g_value_get_double (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_eigen_recognise_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODEL:
+      g_value_set_string (value, self->model_path);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_double (value, self->threshold);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_TRAIN_DIR:
+      g_value_set_string (value, self->train_dir);
+      break;
+    case PROP_TRAIN_WIDTH:
+      g_value_set_int (value, self->train_width);
+      break;
+    case PROP_TRAIN_HEIGHT:
+      g_value_set_int (value, self->train_height);
+      break;
+    case PROP_NUM_COMPONENTS:
+      g_value_set_int (value, self->num_components);
+      break;
+    case PROP_ENERGY:
+      g_value_set_double (value, self->energy);
+      break;
+    case PROP_STRETCH:
+      g_value_set_double (value, self->stretch);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_eigen_recognise_finalize (GObject * object)
+{
+  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (object);
+
+  g_free (self->model_path);
+  g_free (self->train_dir);
+  G_OBJECT_CLASS (gst_eigen_recognise_parent_class)->finalize (object);
+}
+
+static void
+gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstClvFilterClass *filter_class = GST_CLV_FILTER_CLASS (klass);
+  const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+  const GParamFlags playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  gobject_class->set_property = gst_eigen_recognise_set_property;
+  gobject_class->get_property = gst_eigen_recognise_get_property;
+  gobject_class->finalize = gst_eigen_recognise_finalize;
+
+  /**
+   * GstEigenRecognise:model:
+   *
+   * The model file: OpenCV FileStorage YAML as written by
+   * cv::face::EigenFaceRecognizer::write or clvision-eigen-train.  Read
+   * when the element starts; with `train-dir` set, the model trained at
+   * start is written here instead.
+   */
+  g_object_class_install_property (gobject_class, PROP_MODEL,
+      g_param_spec_string ("model", "Model",
+          "Eigenface model file (OpenCV YAML) to read at start, or to write "
+          "the model trained from train-dir to", DEFAULT_MODEL, ready));
+  /**
+   * GstEigenRecognise:threshold:
+   *
+   * Faces whose nearest training face is this far or farther (Euclidean
+   * distance in PCA space) are "unknown".  The default, the largest double,
+   * means no limit (OpenCV's DBL_MAX): every face gets the nearest label,
+   * unless the model file carries a threshold of its own, which then
+   * applies.
+   */
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_double ("threshold", "Threshold",
+          "Distance from which a face is unknown (default: no limit)",
+          0, G_MAXDOUBLE, DEFAULT_THRESHOLD, playing));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post an element message with the faces and their names for "
+          "every frame with faces", DEFAULT_POST_MESSAGES, playing));
+  /**
+   * GstEigenRecognise:train-dir:
+   *
+   * Train when the element starts, on the images DIR/<label>/<image>
+   * (.pgm, .png, .jpg; decoded by GStreamer, made gray and resized to
+   * `train-width` × `train-height`), one subdirectory per person; label
+   * numbers follow the subdirectories' name order and their names become
+   * the labels' names.
+   */
+  g_object_class_install_property (gobject_class, PROP_TRAIN_DIR,
+      g_param_spec_string ("train-dir", "Training directory",
+          "Train at start on DIR/<label>/<image> instead of reading a model",
+          DEFAULT_TRAIN_DIR, ready));
+  g_object_class_install_property (gobject_class, PROP_TRAIN_WIDTH,
+      g_param_spec_int ("train-width", "Training width",
+          "Width the training images are resized to", 1, 4096,
+          DEFAULT_TRAIN_SIZE, ready));
+  g_object_class_install_property (gobject_class, PROP_TRAIN_HEIGHT,
+      g_param_spec_int ("train-height", "Training height",
+          "Height the training images are resized to", 1, 4096,
+          DEFAULT_TRAIN_SIZE, ready));
+  g_object_class_install_property (gobject_class, PROP_NUM_COMPONENTS,
+      g_param_spec_int ("num-components", "Number of components",
+          "Eigenfaces to keep when training (0: all that are not noise)",
+          0, G_MAXINT, DEFAULT_NUM_COMPONENTS, ready));
+  /**
+   * GstEigenRecognise:energy:
+   *
+   * When training, keep the fewest eigenfaces whose eigenvalues sum to
+   * more than this fraction of the total (the seed's formula (1), 0.9 is
+   * typical).  0: not used.  Takes precedence over `stretch` and
+   * `num-components`.
+   */
+  g_object_class_install_property (gobject_class, PROP_ENERGY,
+      g_param_spec_double ("energy", "Energy",
+          "Keep the fewest eigenfaces holding more than this fraction of the "
+          "variance (0: off)", 0, 1, DEFAULT_ENERGY, ready));
+  /**
+   * GstEigenRecognise:stretch:
+   *
+   * When training, keep the eigenfaces up to the first whose eigenvalue,
+   * relative to the largest, falls below this (the seed's formula (2),
+   * 0.01 is typical).  0: not used.  Takes precedence over
+   * `num-components`.
+   */
+  g_object_class_install_property (gobject_class, PROP_STRETCH,
+      g_param_spec_double ("stretch", "Stretch",
+          "Keep eigenfaces until λ(K+1)/λ(1) falls below this (0: off)",
+          0, 1, DEFAULT_STRETCH, ready));
+
+  gst_element_class_set_static_metadata (element_class,
+      "Eigenface recognition", "Filter/Analyzer/Video",
+      "Names the faces of face ROI metas by Eigenfaces on an OpenCL device",
+      "clvision developers");
+  gst_clv_filter_class_add_pad_templates (filter_class, FORMATS, FORMATS);
+
+  trans_class->start = gst_eigen_recognise_start;
+  trans_class->stop = gst_eigen_recognise_stop;
+  trans_class->transform_ip = gst_eigen_recognise_transform_ip;
+  filter_class->set_info = gst_eigen_recognise_set_info;
+  filter_class->analyse = gst_eigen_recognise_analyse;
+}
+
+static void
+gst_eigen_recognise_init (GstEigenRecognise * self)
+{
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  self->threshold = DEFAULT_THRESHOLD;
+  self->post_messages = DEFAULT_POST_MESSAGES;
+  self->train_width = self->train_height = DEFAULT_TRAIN_SIZE;
+  self->num_components = DEFAULT_NUM_COMPONENTS;
+  self->energy = DEFAULT_ENERGY;
+  self->stretch = DEFAULT_STRETCH;
+  self->face_quark = g_quark_from_static_string ("face");
+}

@@ -1,0 +1,15 @@
+/* eigenrecognise: Eigenface recognition of the faces found upstream. */
+#pragma once
+
+#include "gstclvfilter.h"
+#include "clv-eigen-gpu.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_EIGEN_RECOGNISE (gst_eigen_recognise_get_type ())
+G_DECLARE_FINAL_TYPE (GstEigenRecognise, gst_eigen_recognise, GST,
+    EIGEN_RECOGNISE, GstClvFilter);
+
+GST_ELEMENT_REGISTER_DECLARE (eigenrecognise);
+
+G_END_DECLS

@@ -1,0 +1,233 @@
+/**
+ * SECTION:element-sarquantize
+ * @title: sarquantize
+ *
+ * Quantizes a SAR image to GRAY8 display levels on an OpenCL device,
+ * normalising each pixel by the means of its row and column:
+ * F(x,y) = clamp(round(I(x,y) coef M / (Rmean(y) Cmean(x))), 0, 255),
+ * where M is the mean of the whole frame.  A pixel whose row or column
+ * is all zero becomes 0.  The output has the input's size; ROI metas pass
+ * unchanged.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=examples/data/ERSBefore.png ! pngdec ! \
+ *     videoconvert ! video/x-raw,format=GRAY16_LE ! sarquantize coef=35 ! \
+ *     videoconvert ! pngenc ! filesink location=quantized.png
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+
+#include "gstsarquantize.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_sar_quantize_debug);
+#define GST_CAT_DEFAULT gst_sar_quantize_debug
+
+#define DEFAULT_COEF 35.0
+#define MAX_COEF 1e6
+
+enum
+{
+  PROP_0,
+  PROP_COEF,
+};
+
+struct _GstSarQuantize
+{
+  GstClvFilter parent;
+
+  /* properties, under the object lock */
+  gdouble coef;
+
+  /* streaming */
+  ClvQuantize *op;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstSarQuantize, gst_sar_quantize,
+    GST_TYPE_CLV_FILTER, GST_DEBUG_CATEGORY_INIT (gst_sar_quantize_debug,
+        "sarquantize", 0, "SAR quantization on OpenCL"));
+GST_ELEMENT_REGISTER_DEFINE (sarquantize, "sarquantize", GST_RANK_NONE,
+    GST_TYPE_SAR_QUANTIZE);
+
+static GstCaps *
+gst_sar_quantize_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstSarQuantize *self = GST_SAR_QUANTIZE (trans);
+  gboolean down = direction == GST_PAD_SINK;
+  GstCaps *ret = gst_caps_new_empty ();
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+
+    if (down) {
+      gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", NULL);
+    } else {
+      GValue formats = G_VALUE_INIT, v = G_VALUE_INIT;
+      g_value_init (&formats, GST_TYPE_LIST);
+      g_value_init (&v, G_TYPE_STRING);
+      g_value_set_static_string (&v, "GRAY8");
+      gst_value_list_append_value (&formats, &v);
+      g_value_set_static_string (&v, "GRAY16_LE");
+      gst_value_list_append_and_take_value (&formats, &v);
+      gst_structure_take_value (s, "format", &formats);
+    }
+    ret = gst_caps_merge_structure_full (ret, s,
+        gst_caps_features_copy (gst_caps_get_features (caps, i)));
+  }
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      down ? "sink->src" : "src->sink", caps, ret);
+  return ret;
+}
+
+static gboolean
+gst_sar_quantize_set_info (GstClvFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstSarQuantize *self = GST_SAR_QUANTIZE (filter);
+  GError *error = NULL;
+
+  if (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info)
+      || GST_VIDEO_INFO_HEIGHT (in_info) != GST_VIDEO_INFO_HEIGHT (out_info)
+      || GST_VIDEO_INFO_FORMAT (out_info) != GST_VIDEO_FORMAT_GRAY8)
+    goto wrong_output;
+  g_clear_pointer (&self->op, clv_quantize_free);
+  self->op = clv_quantize_new (gst_clv_filter_get_device (filter),
+      GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0), &error);
+  if (self->op == NULL)
+    goto no_kernel;
+  return TRUE;
+
+  /* ERRORS */
+wrong_output:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Output caps %" GST_PTR_FORMAT " are not GRAY8 of the input's "
+            "%dx%d size", outcaps, GST_VIDEO_INFO_WIDTH (in_info),
+            GST_VIDEO_INFO_HEIGHT (in_info)), (NULL));
+    return FALSE;
+  }
+no_kernel:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, LIBRARY, INIT, error);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_sar_quantize_process (GstClvFilter * filter, cl_mem in,
+    const ClvImage * in_im, cl_mem out, const ClvImage * out_im,
+    GError ** error)
+{
+  GstSarQuantize *self = GST_SAR_QUANTIZE (filter);
+  gdouble coef;
+
+  GST_OBJECT_LOCK (self);
+  coef = self->coef;
+  GST_OBJECT_UNLOCK (self);
+  return clv_quantize_enqueue (self->op, in, in_im, out, out_im, coef, NULL,
+      error);
+}
+
+static gboolean
+gst_sar_quantize_stop (GstBaseTransform * trans)
+{
+  GstSarQuantize *self = GST_SAR_QUANTIZE (trans);
+
+  g_clear_pointer (&self->op, clv_quantize_free);
+  return GST_BASE_TRANSFORM_CLASS (gst_sar_quantize_parent_class)->stop
+      (trans);
+}
+
+static void
+gst_sar_quantize_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstSarQuantize *self = GST_SAR_QUANTIZE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_COEF:
+      /* NaN passes GParamSpec validation and would reach the pixels. */
+      if (!isnan (g_value_get_double (value)))
+        self->coef = g_value_get_double (value);
+      else
+        GST_WARNING_OBJECT (self, "ignoring coef NaN");
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_sar_quantize_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstSarQuantize *self = GST_SAR_QUANTIZE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_COEF:
+      g_value_set_double (value, self->coef);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_sar_quantize_class_init (GstSarQuantizeClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstClvFilterClass *filter_class = GST_CLV_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_sar_quantize_set_property;
+  gobject_class->get_property = gst_sar_quantize_get_property;
+
+  /**
+   * GstSarQuantize:coef:
+   *
+   * The output level of a pixel equal to its row and column means when
+   * those equal the frame mean (a flat image maps to coef).  Used in
+   * single precision.
+   */
+  g_object_class_install_property (gobject_class, PROP_COEF,
+      g_param_spec_double ("coef", "Coefficient",
+          "Output level of an average pixel", 0, MAX_COEF, DEFAULT_COEF,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  gst_element_class_set_static_metadata (element_class, "SAR quantization",
+      "Filter/Effect/Video",
+      "Quantizes a SAR image to 8-bit levels normalised by its row and "
+      "column means, on an OpenCL device", "clvision developers");
+  gst_clv_filter_class_add_pad_templates (filter_class,
+      "{ GRAY8, GRAY16_LE }", "GRAY8");
+
+  trans_class->transform_caps = gst_sar_quantize_transform_caps;
+  trans_class->stop = gst_sar_quantize_stop;
+  filter_class->set_info = gst_sar_quantize_set_info;
+  filter_class->process = gst_sar_quantize_process;
+}
+
+static void
+gst_sar_quantize_init (GstSarQuantize * self)
+{
+  self->coef = DEFAULT_COEF;
+}

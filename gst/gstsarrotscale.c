@@ -1,0 +1,399 @@
+/**
+ * SECTION:element-sarrotscale
+ * @title: sarrotscale
+ *
+ * Rotates a SAR image by `angle` degrees counter-clockwise (as seen on
+ * screen) and scales it by `scale` about the image centre, on an OpenCL
+ * device.  Output pixel (xo, yo) samples the input at
+ * u = (xo - cxo) / s, v = (yo - cyo) / s,
+ * xs = u cos a - v sin a + cxi, ys = u sin a + v cos a + cyi,
+ * with centres c = (size - 1) / 2, by `nearest` or `bilinear`
+ * interpolation; what falls outside the input takes the `background`
+ * value.  The output is `width` x `height` (0: the input's size), in the
+ * input's format.  ROI metas are mapped through the transform: the bounding
+ * box of the four mapped corners, clipped to the frame; ROIs that end up
+ * outside are dropped.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=examples/data/ERSBefore.png ! pngdec ! \
+ *     videoconvert ! video/x-raw,format=GRAY8 ! \
+ *     sarrotscale angle=30 scale=1.5 ! videoconvert ! pngenc ! \
+ *     filesink location=rotated.png
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+
+#include "gstsarrotscale.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_sar_rotscale_debug);
+#define GST_CAT_DEFAULT gst_sar_rotscale_debug
+
+#define DEFAULT_ANGLE 0.0
+#define DEFAULT_SCALE 1.0
+#define MIN_SCALE 1e-6
+#define MAX_SCALE 1e6
+#define DEFAULT_WIDTH 0
+#define DEFAULT_HEIGHT 0
+#define DEFAULT_INTERPOLATION CLV_INTERP_BILINEAR
+#define DEFAULT_BACKGROUND 0
+
+enum
+{
+  PROP_0,
+  PROP_ANGLE,
+  PROP_SCALE,
+  PROP_WIDTH,
+  PROP_HEIGHT,
+  PROP_INTERPOLATION,
+  PROP_BACKGROUND,
+};
+
+struct _GstSarRotscale
+{
+  GstClvFilter parent;
+
+  /* properties, under the object lock */
+  gdouble angle;
+  gdouble scale;
+  gint width;
+  gint height;
+  ClvInterpolation interpolation;
+  guint background;
+
+  /* streaming */
+  ClvRotscale *op;
+  gint op_bpp;
+  ClvInterpolation op_interpolation;
+  ClvRotscaleGeometry geometry; /* of the frame being processed */
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstSarRotscale, gst_sar_rotscale,
+    GST_TYPE_CLV_FILTER, GST_DEBUG_CATEGORY_INIT (gst_sar_rotscale_debug,
+        "sarrotscale", 0, "SAR rotation and scaling on OpenCL"));
+GST_ELEMENT_REGISTER_DEFINE (sarrotscale, "sarrotscale", GST_RANK_NONE,
+    GST_TYPE_SAR_ROTSCALE);
+
+GType
+gst_sar_rotscale_interpolation_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CLV_INTERP_NEAREST, "Nearest input pixel", "nearest"},
+    {CLV_INTERP_BILINEAR, "Bilinear between the 4 nearest pixels",
+        "bilinear"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstSarRotscaleInterpolation", values));
+  return type;
+}
+
+/* Sets `field` to `size` if it is non-zero (the output size property going
+ * downstream), or to any size going upstream. */
+static void
+set_dimension (GstStructure * s, const gchar * field, gint size,
+    gboolean down)
+{
+  if (size == 0)
+    return;
+  if (down)
+    gst_structure_set (s, field, G_TYPE_INT, size, NULL);
+  else
+    gst_structure_set (s, field, GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
+}
+
+static GstCaps *
+gst_sar_rotscale_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstSarRotscale *self = GST_SAR_ROTSCALE (trans);
+  gboolean down = direction == GST_PAD_SINK;
+  GstCaps *ret = gst_caps_new_empty ();
+  gint width, height;
+
+  GST_OBJECT_LOCK (self);
+  width = self->width;
+  height = self->height;
+  GST_OBJECT_UNLOCK (self);
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+
+    set_dimension (s, "width", width, down);
+    set_dimension (s, "height", height, down);
+    ret = gst_caps_merge_structure_full (ret, s,
+        gst_caps_features_copy (gst_caps_get_features (caps, i)));
+  }
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      down ? "sink->src" : "src->sink", caps, ret);
+  return ret;
+}
+
+/* (Re)builds the kernel if the format or the interpolation changed. */
+static gboolean
+ensure_kernel (GstSarRotscale * self, gint bpp, ClvInterpolation interp,
+    GError ** error)
+{
+  if (self->op && self->op_bpp == bpp && self->op_interpolation == interp)
+    return TRUE;
+  g_clear_pointer (&self->op, clv_rotscale_free);
+  self->op = clv_rotscale_new (gst_clv_filter_get_device (GST_CLV_FILTER
+          (self)), bpp, interp, error);
+  self->op_bpp = bpp;
+  self->op_interpolation = interp;
+  return self->op != NULL;
+}
+
+static gboolean
+gst_sar_rotscale_set_info (GstClvFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstSarRotscale *self = GST_SAR_ROTSCALE (filter);
+  gint width, height;
+  ClvInterpolation interp;
+  GError *error = NULL;
+
+  GST_OBJECT_LOCK (self);
+  width = self->width ? self->width : GST_VIDEO_INFO_WIDTH (in_info);
+  height = self->height ? self->height : GST_VIDEO_INFO_HEIGHT (in_info);
+  interp = self->interpolation;
+  GST_OBJECT_UNLOCK (self);
+
+  if (width != GST_VIDEO_INFO_WIDTH (out_info)
+      || height != GST_VIDEO_INFO_HEIGHT (out_info)
+      || GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info))
+    goto wrong_output;
+  if (!ensure_kernel (self, GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0), interp,
+          &error))
+    goto no_kernel;
+  return TRUE;
+
+  /* ERRORS */
+wrong_output:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Output caps %" GST_PTR_FORMAT " are not %dx%d in the input's "
+            "format; the width and height properties fix the output size",
+            outcaps, width, height), (NULL));
+    return FALSE;
+  }
+no_kernel:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, LIBRARY, INIT, error);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_sar_rotscale_process (GstClvFilter * filter, cl_mem in,
+    const ClvImage * in_im, cl_mem out, const ClvImage * out_im,
+    GError ** error)
+{
+  GstSarRotscale *self = GST_SAR_ROTSCALE (filter);
+  gdouble angle, scale;
+  ClvInterpolation interp;
+  guint background;
+
+  GST_OBJECT_LOCK (self);
+  angle = self->angle;
+  scale = self->scale;
+  interp = self->interpolation;
+  background = self->background;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!ensure_kernel (self, in_im->bpp, interp, error))
+    return FALSE;
+  /* Kept for map_point, which maps this frame's ROI metas. */
+  clv_rotscale_geometry_init (&self->geometry, angle, scale, in_im->width,
+      in_im->height, out_im->width, out_im->height);
+  return clv_rotscale_enqueue (self->op, in, in_im, out, out_im,
+      &self->geometry, background, NULL, error);
+}
+
+static void
+gst_sar_rotscale_map_point (GstClvFilter * filter, gdouble * x, gdouble * y)
+{
+  GstSarRotscale *self = GST_SAR_ROTSCALE (filter);
+
+  clv_rotscale_map_point (&self->geometry, x, y);
+}
+
+static gboolean
+gst_sar_rotscale_stop (GstBaseTransform * trans)
+{
+  GstSarRotscale *self = GST_SAR_ROTSCALE (trans);
+
+  g_clear_pointer (&self->op, clv_rotscale_free);
+  return GST_BASE_TRANSFORM_CLASS (gst_sar_rotscale_parent_class)->stop
+      (trans);
+}
+
+static void
+gst_sar_rotscale_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstSarRotscale *self = GST_SAR_ROTSCALE (object);
+  gboolean resize = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ANGLE:
+      /* NaN passes GParamSpec validation; it has no meaning here. */
+      if (isfinite (g_value_get_double (value)))
+        self->angle = g_value_get_double (value);
+      else
+        GST_WARNING_OBJECT (self, "ignoring a non-finite angle");
+      break;
+    case PROP_SCALE:
+      if (isfinite (g_value_get_double (value)))
+        self->scale = g_value_get_double (value);
+      else
+        GST_WARNING_OBJECT (self, "ignoring a non-finite scale");
+      break;
+    case PROP_WIDTH:
+      self->width = g_value_get_int (value);
+      resize = TRUE;
+      break;
+    case PROP_HEIGHT:
+      self->height = g_value_get_int (value);
+      resize = TRUE;
+      break;
+    case PROP_INTERPOLATION:
+      self->interpolation = g_value_get_enum (value);
+      break;
+    case PROP_BACKGROUND:
+      self->background = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (resize)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+static void
+gst_sar_rotscale_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstSarRotscale *self = GST_SAR_ROTSCALE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ANGLE:
+      g_value_set_double (value, self->angle);
+      break;
+    case PROP_SCALE:
+      g_value_set_double (value, self->scale);
+      break;
+    case PROP_WIDTH:
+      g_value_set_int (value, self->width);
+      break;
+    case PROP_HEIGHT:
+      g_value_set_int (value, self->height);
+      break;
+    case PROP_INTERPOLATION:
+      g_value_set_enum (value, self->interpolation);
+      break;
+    case PROP_BACKGROUND:
+      g_value_set_uint (value, self->background);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_sar_rotscale_class_init (GstSarRotscaleClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstClvFilterClass *filter_class = GST_CLV_FILTER_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  gobject_class->set_property = gst_sar_rotscale_set_property;
+  gobject_class->get_property = gst_sar_rotscale_get_property;
+
+  /**
+   * GstSarRotscale:angle:
+   *
+   * Rotation in degrees, counter-clockwise as seen on screen (image y
+   * grows downwards); any finite value.  Multiples of 90 are exact pixel
+   * permutations.
+   */
+  g_object_class_install_property (gobject_class, PROP_ANGLE,
+      g_param_spec_double ("angle", "Angle",
+          "Rotation in degrees, counter-clockwise on screen", -G_MAXDOUBLE,
+          G_MAXDOUBLE, DEFAULT_ANGLE, flags));
+  g_object_class_install_property (gobject_class, PROP_SCALE,
+      g_param_spec_double ("scale", "Scale",
+          "Magnification about the centre (2: twice as large)", MIN_SCALE,
+          MAX_SCALE, DEFAULT_SCALE, flags));
+  g_object_class_install_property (gobject_class, PROP_WIDTH,
+      g_param_spec_int ("width", "Width",
+          "Output width (0: the input width)", 0, G_MAXINT, DEFAULT_WIDTH,
+          flags));
+  g_object_class_install_property (gobject_class, PROP_HEIGHT,
+      g_param_spec_int ("height", "Height",
+          "Output height (0: the input height)", 0, G_MAXINT, DEFAULT_HEIGHT,
+          flags));
+  g_object_class_install_property (gobject_class, PROP_INTERPOLATION,
+      g_param_spec_enum ("interpolation", "Interpolation",
+          "How a sample between pixels is computed",
+          GST_TYPE_SAR_ROTSCALE_INTERPOLATION, DEFAULT_INTERPOLATION, flags));
+  /**
+   * GstSarRotscale:background:
+   *
+   * The value of output pixels that sample outside the input.  Bilinear
+   * samples near the edge count each outside neighbour as this value.
+   * GRAY8 clamps it to 255.
+   */
+  g_object_class_install_property (gobject_class, PROP_BACKGROUND,
+      g_param_spec_uint ("background", "Background",
+          "Value outside the input (GRAY8: 0-255, larger is 255; GRAY16: "
+          "0-65535)", 0, 65535, DEFAULT_BACKGROUND, flags));
+
+  gst_element_class_set_static_metadata (element_class,
+      "SAR rotation and scaling", "Filter/Effect/Video",
+      "Rotates and scales a SAR image on an OpenCL device",
+      "clvision developers");
+  gst_clv_filter_class_add_pad_templates (filter_class,
+      "{ GRAY8, GRAY16_LE }", "{ GRAY8, GRAY16_LE }");
+
+  trans_class->transform_caps = gst_sar_rotscale_transform_caps;
+  trans_class->stop = gst_sar_rotscale_stop;
+  filter_class->set_info = gst_sar_rotscale_set_info;
+  filter_class->process = gst_sar_rotscale_process;
+  filter_class->map_point = gst_sar_rotscale_map_point;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_SAR_ROTSCALE_INTERPOLATION, 0);
+}
+
+static void
+gst_sar_rotscale_init (GstSarRotscale * self)
+{
+  self->angle = DEFAULT_ANGLE;
+  self->scale = DEFAULT_SCALE;
+  self->width = DEFAULT_WIDTH;
+  self->height = DEFAULT_HEIGHT;
+  self->interpolation = DEFAULT_INTERPOLATION;
+  self->background = DEFAULT_BACKGROUND;
+}

@@ -1,0 +1,274 @@
+/* SAR quantization to GRAY8 (see common/clv-sar.h for the formula).
+ *
+ * Three launches per frame:
+ *  1. sar_quantize_sums, one fused pass over the image: a work-item reads
+ *     Q_K vectors of Q_VEC consecutive pixels per row (interleaved with its
+ *     neighbours', so a work-group reads contiguous spans) down a band of
+ *     Q_BAND rows.  The same loads feed its column accumulators and its row
+ *     sum; it writes one row partial per row and, at the end, one column
+ *     partial per column: the seed paper's band x width partial matrix.
+ *     (sar_quantize_row_sums and sar_quantize_col_sums are the unfused,
+ *     one-work-item-per-line starting point, kept for the benchmark.)
+ *  2. sar_quantize_finish, small: one work-item per column and per row adds
+ *     the partials and stores the reciprocal of the sum; each work-group
+ *     also adds its columns' sums for the total.
+ *  3. sar_quantize_apply, per pixel: ((I * coef * T) * rinv(y)) * cinv(x),
+ *     rounded and clamped, Q_VEC pixels per work-item.
+ * Sums are integers (exact).  The float steps are the host reference's,
+ * with contraction off; the reciprocals are correctly rounded (in double if
+ * DIV_FP64, else through -cl-fp32-correctly-rounded-divide-sqrt), so device
+ * and host agree bit for bit.
+ *
+ * Build macros: PIX_BYTES (1, 2), Q_VEC (1, 2, 4, 8, 16), Q_K, Q_WG (local
+ * size of passes 1 and 3), Q_BAND, Q_FWG (local size of pass 2, a power of
+ * two), DIV_FP64. */
+#pragma OPENCL FP_CONTRACT OFF
+
+#if DIV_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define CAT(a, b) a##b
+#define XCAT(a, b) CAT(a, b)
+
+#if PIX_BYTES == 1
+typedef uchar pix_t;
+#else
+typedef ushort pix_t;
+#endif
+
+#if Q_VEC == 1
+typedef uint uintv;
+typedef float floatv;
+typedef uchar ucharv;
+#define VLOAD(p) (*(p))
+#define VSTORE(v, p) (*(p) = (v))
+#define HSUM(v) (v)
+#else
+typedef XCAT (uint, Q_VEC) uintv;
+typedef XCAT (float, Q_VEC) floatv;
+typedef XCAT (uchar, Q_VEC) ucharv;
+#define VLOAD(p) XCAT (vload, Q_VEC) (0, p)
+#define VSTORE(v, p) XCAT (vstore, Q_VEC) (v, 0, p)
+#define HSUM(v) hsum (v)
+#endif
+#if Q_VEC == 1
+#define CONVERT(type, v) XCAT (convert_, type) (v)
+#else
+#define CONVERT(type, v) XCAT (XCAT (convert_, type), Q_VEC) (v)
+#endif
+
+#if Q_VEC > 1
+inline uint
+hsum (uintv v)
+{
+#if Q_VEC == 16
+  XCAT (uint, 8) v8 = v.lo + v.hi;
+#elif Q_VEC == 8
+  XCAT (uint, 8) v8 = v;
+#endif
+#if Q_VEC >= 8
+  uint4 v4 = v8.lo + v8.hi;
+#elif Q_VEC == 4
+  uint4 v4 = v;
+#endif
+#if Q_VEC >= 4
+  uint2 v2 = v4.lo + v4.hi;
+#else
+  uint2 v2 = v;
+#endif
+  return v2.x + v2.y;
+}
+#endif
+
+/* Q_VEC pixels from x on, zeros past the width (only the last vector of a
+ * row takes the slow path). */
+inline uintv
+load_pixels (const __global pix_t * row, const int x, const int width)
+{
+  if (x + Q_VEC <= width)
+    return CONVERT (uint, VLOAD (row + x));
+  uint t[Q_VEC];
+  for (int i = 0; i < Q_VEC; i++)
+    t[i] = x + i < width ? row[x + i] : 0;
+  return VLOAD (t);
+}
+
+inline floatv
+load_floats (const __global float * p, const int x, const int width)
+{
+  if (x + Q_VEC <= width)
+    return VLOAD (p + x);
+  float t[Q_VEC];
+  for (int i = 0; i < Q_VEC; i++)
+    t[i] = x + i < width ? p[x + i] : 0.0f;
+  return VLOAD (t);
+}
+
+inline void
+store_uints (const uintv v, __global uint * p, const int x, const int width)
+{
+  if (x + Q_VEC <= width) {
+    VSTORE (v, p + x);
+    return;
+  }
+  uint t[Q_VEC];
+  VSTORE (v, t);
+  for (int i = 0; i < Q_VEC && x + i < width; i++)
+    p[x + i] = t[i];
+}
+
+inline void
+store_bytes (const ucharv v, __global uchar * p, const int x, const int width)
+{
+  if (x + Q_VEC <= width) {
+    VSTORE (v, p + x);
+    return;
+  }
+  uchar t[Q_VEC];
+  VSTORE (v, t);
+  for (int i = 0; i < Q_VEC && x + i < width; i++)
+    p[x + i] = t[i];
+}
+
+/* Pass 1: rowpart[y][part] and colpart[band][x]; part = global id 0. */
+__kernel void
+sar_quantize_sums (const __global pix_t * src, const uint src_offset,
+    const uint src_stride, const int width, const int height,
+    __global uint * colpart, __global uint * rowpart)
+{
+  const int part = get_global_id (0), n_parts = get_global_size (0);
+  const int band = get_global_id (1);
+  const int x0 = get_group_id (0) * (Q_WG * Q_K * Q_VEC) +
+      get_local_id (0) * Q_VEC;
+  const int y0 = band * Q_BAND, y1 = min (y0 + Q_BAND, height);
+  uintv col[Q_K];
+
+  for (int k = 0; k < Q_K; k++)
+    col[k] = 0;
+  src += src_offset;
+  for (int y = y0; y < y1; y++) {
+    const __global pix_t *row = src + (size_t) y * src_stride;
+    uintv rs = 0;
+#pragma unroll
+    for (int k = 0; k < Q_K; k++) {
+      const uintv v = load_pixels (row, x0 + k * Q_WG * Q_VEC, width);
+      col[k] += v;
+      rs += v;
+    }
+    rowpart[(size_t) y * n_parts + part] = HSUM (rs);
+  }
+  colpart += (size_t) band * width;
+  for (int k = 0; k < Q_K; k++)
+    store_uints (col[k], colpart, x0 + k * Q_WG * Q_VEC, width);
+}
+
+/* Unfused starting point: one work-item per row (rowpart[y], one part). */
+__kernel void
+sar_quantize_row_sums (const __global pix_t * src, const uint src_offset,
+    const uint src_stride, const int width, const int height,
+    __global uint * rowpart)
+{
+  const int y = get_global_id (0);
+
+  if (y >= height)
+    return;
+  const __global pix_t *row = src + src_offset + (size_t) y * src_stride;
+  uint s = 0;
+  for (int x = 0; x < width; x++)
+    s += row[x];
+  rowpart[y] = s;
+}
+
+/* Unfused starting point: one work-item per column (colpart[x], one band). */
+__kernel void
+sar_quantize_col_sums (const __global pix_t * src, const uint src_offset,
+    const uint src_stride, const int width, const int height,
+    __global uint * colpart)
+{
+  const int x = get_global_id (0);
+
+  if (x >= width)
+    return;
+  const __global pix_t *p = src + src_offset + x;
+  uint s = 0;
+  for (int y = 0; y < height; y++)
+    s += p[(size_t) y * src_stride];
+  colpart[x] = s;
+}
+
+/* The correctly rounded float reciprocal of (float) s; 0 for s = 0. */
+inline float
+reciprocal (const ulong s)
+{
+#if DIV_FP64
+  /* Double then float rounding of a quotient of floats is exact rounding. */
+  return s ? (float) (1.0 / (double) (float) s) : 0.0f;
+#else
+  return s ? 1.0f / (float) s : 0.0f;
+#endif
+}
+
+/* Pass 2: work-items [0, width) finish columns, [width, width + height)
+ * rows; gpart[group] = the sum of the group's column sums. */
+__kernel void
+sar_quantize_finish (const __global uint * colpart, const int n_bands,
+    const __global uint * rowpart, const int n_parts, const int width,
+    const int height, __global float * cinv, __global float * rinv,
+    __global ulong * gpart)
+{
+  __local ulong lsum[Q_FWG];
+  const int i = get_global_id (0), lid = get_local_id (0);
+  ulong s = 0;
+
+  if (i < width) {
+    for (int b = 0; b < n_bands; b++)
+      s += colpart[(size_t) b * width + i];
+    cinv[i] = reciprocal (s);
+  } else if (i < width + height) {
+    const __global uint *p = rowpart + (size_t) (i - width) * n_parts;
+    ulong r = 0;
+    for (int j = 0; j < n_parts; j++)
+      r += p[j];
+    rinv[i - width] = reciprocal (r);
+  }
+  lsum[lid] = s;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int n = Q_FWG / 2; n > 0; n /= 2) {
+    if (lid < n)
+      lsum[lid] += lsum[lid + n];
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0 && get_group_id (0) * Q_FWG < width)
+    gpart[get_group_id (0)] = lsum[0];
+}
+
+/* Pass 3: Q_VEC output pixels of row y per work-item. */
+__kernel void
+sar_quantize_apply (const __global pix_t * src, const uint src_offset,
+    const uint src_stride, const int width, const int height,
+    __global uchar * dst, const uint dst_offset, const uint dst_stride,
+    const __global float * rinv, const __global float * cinv,
+    const __global ulong * gpart, const int n_gparts, const float coef)
+{
+  __local float k_shared;
+
+  /* coef * T once per work-group; T is a handful of group sums. */
+  if (get_local_id (0) == 0) {
+    ulong t = 0;
+    for (int j = 0; j < n_gparts; j++)
+      t += gpart[j];
+    k_shared = coef * (float) t;
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  const int x = get_global_id (0) * Q_VEC, y = get_global_id (1);
+  if (x >= width || y >= height)
+    return;
+  const float k = k_shared;
+  const floatv v = CONVERT (float, load_pixels (src + src_offset +
+          (size_t) y * src_stride, x, width));
+  const floatv f = ((v * k) * rinv[y]) * load_floats (cinv, x, width);
+  store_bytes (CONVERT (uchar, round (fmin (f, 255.0f))),
+      dst + dst_offset + (size_t) y * dst_stride, x, width);
+}
