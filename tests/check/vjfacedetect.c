@@ -265,6 +265,28 @@ GST_START_TEST (test_formats_agree)
 
 GST_END_TEST;
 
+/* Frames already on the device (memory:OpenCL from clupload) give the same
+ * faces, and the metas survive cldownload. */
+GST_START_TEST (test_opencl_memory)
+{
+  Gray g = load_gray ("astronaut");
+  GstHarness *h = gst_harness_new_parse ("clupload ! vjfacedetect "
+      "min-neighbors=0 ! cldownload");
+  GstHarness *sys = harness ("min-neighbors=0");
+  GArray *on_device = push_frame (h, &g, "GRAY8", NULL);
+  GArray *in_memory = push_frame (sys, &g, "GRAY8", NULL);
+
+  fail_unless (in_memory->len > 10);
+  vj_test_assert_faces (in_memory, on_device, 0, "memory:OpenCL");
+  g_array_free (on_device, TRUE);
+  g_array_free (in_memory, TRUE);
+  gst_harness_teardown (h);
+  gst_harness_teardown (sys);
+  g_free (g.pixels);
+}
+
+GST_END_TEST;
+
 /* One meta per face: type "face", ids unique and after the ones already on
  * the buffer, the `detection` structure with the DL Streamer fields. */
 GST_START_TEST (test_metas)
@@ -628,6 +650,7 @@ vjfacedetect_suite (void)
   tcase_add_test (tc, test_golden_alt_tree);
   tcase_add_test (tc, test_golden_simple_variant);
   tcase_add_test (tc, test_formats_agree);
+  tcase_add_test (tc, test_opencl_memory);
   tcase_add_test (tc, test_metas);
   tcase_add_test (tc, test_confidence);
   tcase_add_test (tc, test_bus_message);
