@@ -9,6 +9,8 @@
 
 /* Pixels per work-item per pass of a row in vj_rows. */
 #define ROW_PIX 8
+/* Columns per work-group of vj_cols (its COL_GROUP). */
+#define COL_GROUP 32
 /* Raw windows read back with the counters in one go; more grow the buffer. */
 #define INITIAL_CAPACITY 4096
 /* Past every stage: no cooperative evaluation. */
@@ -117,6 +119,7 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   t->groups_per_cu = tune_int ("VJ_GROUPS_PER_CU",
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 12);
   t->row_wg = tune_int ("VJ_ROW_WG", gpu ? 128 : 16);
+  t->col_segs = tune_int ("VJ_COL_SEGS", gpu ? 8 : 1);
   t->simple_wg = tune_int ("VJ_SIMPLE_WG", gpu ? 64 : 8);
   t->static_schedule = tune_int ("VJ_STATIC", 0) != 0;
 }
@@ -171,17 +174,21 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
       || t->chunk < 1 || t->coop_windows < 1 || t->coop_windows > t->wg
       || t->wg % t->coop_windows != 0 || !is_pow2 (t->wg / t->coop_windows)
       || t->coop_stage < 0 || t->groups_per_cu < 1 || t->row_wg < 1
-      || (gsize) t->row_wg > dev->max_work_group_size || t->simple_wg < 1
+      || (gsize) t->row_wg > dev->max_work_group_size || t->col_segs < 1
+      || (gsize) t->col_segs * COL_GROUP > dev->max_work_group_size
+      || t->simple_wg < 1
       || (gsize) t->simple_wg > dev->max_work_group_size
       || local_bytes > dev->local_mem_size) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
         "Invalid vjfacedetect tuning for %s: VJ_WG=%d VJ_CHUNK=%d "
         "VJ_COOP_WINDOWS=%d VJ_COOP_STAGE=%d VJ_GROUPS_PER_CU=%d "
-        "VJ_ROW_WG=%d VJ_SIMPLE_WG=%d (work-groups up to %" G_GSIZE_FORMAT
+        "VJ_ROW_WG=%d VJ_COL_SEGS=%d VJ_SIMPLE_WG=%d (work-groups up to %"
+        G_GSIZE_FORMAT
         ", VJ_WG / VJ_COOP_WINDOWS a power of two, local memory %"
         G_GUINT64_FORMAT " bytes)", dev->device_name, t->wg, t->chunk,
         t->coop_windows, t->coop_stage, t->groups_per_cu, t->row_wg,
-        t->simple_wg, dev->max_work_group_size, dev->local_mem_size);
+        t->col_segs, t->simple_wg, dev->max_work_group_size,
+        dev->local_mem_size);
     return FALSE;
   }
   return TRUE;
@@ -209,8 +216,8 @@ build_kernels (ClvVjDetector * d, GError ** error)
   char *opts;
   cl_program prog;
 
-  opts = g_strdup_printf ("-DVJ_ROW_WG=%d -DVJ_ROW_PIX=%d", t->row_wg,
-      ROW_PIX);
+  opts = g_strdup_printf ("-DVJ_ROW_WG=%d -DVJ_ROW_PIX=%d -DVJ_COL_SEGS=%d",
+      t->row_wg, ROW_PIX, t->col_segs);
   prog = clv_device_get_program (d->dev, "vj_pyramid", opts, error);
   g_free (opts);
   if (prog == NULL)
@@ -575,7 +582,7 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
   cl_int lw = f->width, lh = f->height, n_levels = d->n_levels;
   cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
   cl_int total_cols = d->total_cols, diag_w = d->max_level_w;
-  size_t g2[2], l1;
+  size_t g2[2], l2[2];
 
   if (f->pixel_stride > 1) {
     cl_uint ps = f->pixel_stride, r = f->r, g = f->g, b = f->b;
@@ -610,8 +617,11 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
           CLV_ARG (n_levels), CLV_ARG (total_cols), CLV_ARG (d->sbuf),
           CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END))
     return FALSE;
-  l1 = d->dev->simd_width > 1 ? 64 : 8;
-  if (!enqueue_1d (d, d->k_cols, clv_round_up (d->total_cols, l1), l1, error))
+  g2[0] = clv_round_up (d->total_cols, COL_GROUP);
+  g2[1] = d->tune.col_segs;
+  l2[0] = COL_GROUP;
+  l2[1] = d->tune.col_segs;
+  if (!enqueue (d, d->k_cols, 2, g2, l2, error))
     return FALSE;
 
   if (d->shape.has_tilted) {

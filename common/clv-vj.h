@@ -34,6 +34,8 @@ typedef struct
   int coop_stage;               /* [VJ_COOP_STAGE] first cooperative stage */
   int groups_per_cu;            /* [VJ_GROUPS_PER_CU] */
   int row_wg;                   /* [VJ_ROW_WG] work-group of the row pass */
+  int col_segs;                 /* [VJ_COL_SEGS] work-items sharing a
+                                 * column in the column pass */
   int simple_wg;                /* [VJ_SIMPLE_WG] work-group of the simple
                                  * variant (x, 1) */
   gboolean static_schedule;     /* [VJ_STATIC=1] benchmarks: chunks dealt

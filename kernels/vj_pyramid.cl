@@ -17,7 +17,8 @@
  * first source centre or right of / below the last take the edge pixel.
  *
  * Build macros: VJ_ROW_WG (work-group size of vj_rows), VJ_ROW_PIX (pixels
- * per work-item per pass of a row). */
+ * per work-item per pass of a row), VJ_COL_SEGS (work-items sharing a
+ * column in vj_cols). */
 
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -177,31 +178,23 @@ vj_rows (const __global uchar * luma, const uint luma_ofs,
   }
 }
 
-/* One work-item per integral column of every level: row 0 is zero, row
- * y + 1 adds the prefix row that vj_rows left there to row y.  Rows are
- * loaded COL_BLOCK at a time before any is stored, so the loads of a column
- * overlap instead of waiting for each other. */
+/* The column pass: integral row y + 1 = row y + the prefix row that vj_rows
+ * left there; row 0 is zero.  A work-group takes 32 consecutive columns
+ * (over all levels) and splits each column into VJ_COL_SEGS segments of
+ * rows: every work-item sums its segment, the segment totals are added up
+ * in local memory, then every work-item scans its segment again from its
+ * offset.  Rows are loaded COL_BLOCK at a time before any is stored, so a
+ * column's loads overlap instead of waiting for each other. */
 #define COL_BLOCK 8
+#define COL_GROUP 32
 
-__kernel void
-vj_cols (__constant const Level * levels, const int n_levels,
-    const int total_cols, __global uint * sbuf, const int sbuf_w,
-    const int sq_ofs)
+inline void
+col_segment (__global uint * p, const int sbuf_w, const int sq_ofs,
+    const int y0, const int y1, uint2 * acc, const bool store)
 {
-  const int col = get_global_id (0);
+  int y = y0;
 
-  if (col >= total_cols)
-    return;
-  const int li = find_level (levels, n_levels, col, 1);
-  __constant const Level *l = levels + li;
-  __global uint *p = sbuf + l->layer_ofs + (col - l->first_col);
-  const int h = l->height;
-  uint s = 0, q = 0;
-  int y = 1;
-
-  p[0] = 0;
-  p[sq_ofs] = 0;
-  for (; y + COL_BLOCK - 1 <= h; y += COL_BLOCK) {
+  for (; y + COL_BLOCK <= y1; y += COL_BLOCK) {
     __global uint *r = p + (size_t) y * sbuf_w;
     uint a[COL_BLOCK], b[COL_BLOCK];
     for (int k = 0; k < COL_BLOCK; k++) {
@@ -209,18 +202,55 @@ vj_cols (__constant const Level * levels, const int n_levels,
       b[k] = r[(size_t) k * sbuf_w + sq_ofs];
     }
     for (int k = 0; k < COL_BLOCK; k++) {
-      s += a[k];
-      q += b[k];
-      r[(size_t) k * sbuf_w] = s;
-      r[(size_t) k * sbuf_w + sq_ofs] = q;
+      *acc += (uint2) (a[k], b[k]);
+      if (store) {
+        r[(size_t) k * sbuf_w] = acc->x;
+        r[(size_t) k * sbuf_w + sq_ofs] = acc->y;
+      }
     }
   }
-  for (; y <= h; y++) {
+  for (; y < y1; y++) {
     __global uint *r = p + (size_t) y * sbuf_w;
-    s += r[0];
-    q += r[sq_ofs];
-    r[0] = s;
-    r[sq_ofs] = q;
+    *acc += (uint2) (r[0], r[sq_ofs]);
+    if (store) {
+      r[0] = acc->x;
+      r[sq_ofs] = acc->y;
+    }
+  }
+}
+
+__kernel __attribute__ ((reqd_work_group_size (COL_GROUP, VJ_COL_SEGS, 1)))
+void
+vj_cols (__constant const Level * levels, const int n_levels,
+    const int total_cols, __global uint * sbuf, const int sbuf_w,
+    const int sq_ofs)
+{
+  __local uint2 seg_total[VJ_COL_SEGS][COL_GROUP];
+  const int cx = get_local_id (0), sg = get_local_id (1);
+  const int col = get_group_id (0) * COL_GROUP + cx;
+  __global uint *p = sbuf;
+  int h = 0;
+
+  if (col < total_cols) {
+    __constant const Level *l = levels + find_level (levels, n_levels, col, 1);
+    p = sbuf + l->layer_ofs + (col - l->first_col);
+    h = l->height;
+  }
+  /* Rows [y0, y1) of the integral, from 1 to h. */
+  const int seg = (h + VJ_COL_SEGS - 1) / VJ_COL_SEGS;
+  const int y0 = 1 + min (sg * seg, h), y1 = 1 + min ((sg + 1) * seg, h);
+  uint2 acc = (uint2) (0, 0);
+
+  col_segment (p, sbuf_w, sq_ofs, y0, y1, &acc, false);
+  seg_total[sg][cx] = acc;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  acc = (uint2) (0, 0);
+  for (int k = 0; k < sg; k++)
+    acc += seg_total[k][cx];
+  col_segment (p, sbuf_w, sq_ofs, y0, y1, &acc, true);
+  if (sg == 0 && h > 0) {
+    p[0] = 0;
+    p[sq_ofs] = 0;
   }
 }
 
