@@ -642,7 +642,8 @@ static gboolean
 enqueue_detect (ClvVjDetector * d, GError ** error)
 {
   cl_command_queue q = d->dev->queue;
-  const cl_uint zero[2] = { 0, 0 };
+  /* Static: the write is not blocking. */
+  static const cl_uint zero[2] = { 0, 0 };
   const int nx = d->shape.window_w - 2, ny = d->shape.window_h - 2;
   cl_int4 nofs = { {1 + d->sbuf_w, 1 + nx + d->sbuf_w,
           1 + d->sbuf_w * (1 + ny), 1 + nx + d->sbuf_w * (1 + ny)}
