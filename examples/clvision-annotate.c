@@ -2,10 +2,12 @@
  * image or a video, draw every region-of-interest meta into the frames, print
  * the metas, and write the result.
  *
- *   clvision-annotate [--max-frames N] INPUT OUTPUT.{png,webm} "FRAGMENT"
+ *   clvision-annotate [--max-frames N] [--crop-dir DIR] INPUT OUTPUT "FRAGMENT"
  *
  * INPUT is anything decodebin handles (PNG, JPEG, WebM...).  A .png OUTPUT
- * gets the first frame; a .webm OUTPUT gets the whole video (VP8).
+ * gets the first frame; a .webm OUTPUT gets the whole video (VP8); "-" none.
+ * --crop-dir saves every ROI as a gray PGM (OpenCV's RGB->gray weights), e.g.
+ * as training images for clvision-eigen-train.
  * Example:
  *   clvision-annotate photo.jpg faces.png "vjfacedetect min-neighbors=3"
  */
@@ -38,10 +40,47 @@ draw_box (GstVideoFrame * frame, int x0, int y0, int w, int h,
     }
 }
 
+typedef struct
+{
+  guint64 frames;
+  const gchar *crop_dir;
+  guint crops;
+} Annotate;
+
+/* Writes the ROI as an 8-bit PGM, gray by OpenCV 4.6's weights. */
+static void
+save_crop (Annotate * a, GstVideoFrame * frame, int x0, int y0, int w, int h)
+{
+  const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
+  const int stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+  GString *pgm;
+  gchar *name, *path;
+
+  w = MIN (w, GST_VIDEO_FRAME_WIDTH (frame) - x0);
+  h = MIN (h, GST_VIDEO_FRAME_HEIGHT (frame) - y0);
+  if (w <= 0 || h <= 0)
+    return;
+  pgm = g_string_new (NULL);
+  g_string_append_printf (pgm, "P5\n%d %d\n255\n", w, h);
+  for (int y = y0; y < y0 + h; y++)
+    for (int x = x0; x < x0 + w; x++) {
+      const guint8 *p = data + (gsize) y * stride + x * 4;
+      g_string_append_c (pgm, (9798 * p[0] + 19235 * p[1] + 3735 * p[2] +
+              16384) >> 15);
+    }
+  name = g_strdup_printf ("face-%05u.pgm", a->crops++);
+  path = g_build_filename (a->crop_dir, name, NULL);
+  if (!g_file_set_contents (path, pgm->str, pgm->len, NULL))
+    fprintf (stderr, "could not write %s\n", path);
+  g_free (path);
+  g_free (name);
+  g_string_free (pgm, TRUE);
+}
+
 static GstPadProbeReturn
 annotate_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
-  guint64 *frames = user_data;
+  Annotate *a = user_data;
   GstBuffer *buf = gst_pad_probe_info_get_buffer (info);
   GstCaps *caps = gst_pad_get_current_caps (pad);
   GstVideoInfo vinfo;
@@ -65,7 +104,7 @@ annotate_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
     int label_id = 0;
 
-    printf ("frame %" G_GUINT64_FORMAT " %s #%d at %u,%u %ux%u", *frames,
+    printf ("frame %" G_GUINT64_FORMAT " %s #%d at %u,%u %ux%u", a->frames,
         g_quark_to_string (roi->roi_type), roi->id, roi->x, roi->y, roi->w,
         roi->h);
     for (GList * l = roi->params; l; l = l->next) {
@@ -76,12 +115,14 @@ annotate_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
         gst_structure_get_int (l->data, "label_id", &label_id);
     }
     printf ("\n");
+    if (a->crop_dir)
+      save_crop (a, &frame, roi->x, roi->y, roi->w, roi->h);
     draw_box (&frame, roi->x, roi->y, roi->w, roi->h,
         palette[(label_id + 1) % G_N_ELEMENTS (palette)],
         MAX (2, (int) MIN (vinfo.width, vinfo.height) / 200));
   }
   gst_video_frame_unmap (&frame);
-  (*frames)++;
+  a->frames++;
   return GST_PAD_PROBE_OK;
 }
 
@@ -89,13 +130,17 @@ int
 main (int argc, char **argv)
 {
   gint max_frames = -1;
+  gchar *crop_dir = NULL;
   GOptionEntry entries[] = {
     {"max-frames", 0, 0, G_OPTION_ARG_INT, &max_frames,
         "Stop after N frames (video)", "N"},
+    {"crop-dir", 0, 0, G_OPTION_ARG_FILENAME, &crop_dir,
+        "Save every ROI as a gray PGM into DIR", "DIR"},
     {NULL}
   };
+  Annotate a = { 0, NULL, 0 };
   GOptionContext *ctx =
-      g_option_context_new ("INPUT OUTPUT.{png,webm} \"FRAGMENT\"");
+      g_option_context_new ("INPUT OUTPUT.{png,webm,-} \"FRAGMENT\"");
   GError *error = NULL;
   GstElement *pipeline, *draw;
   GstPad *pad;
@@ -103,24 +148,30 @@ main (int argc, char **argv)
   GstMessage *msg;
   gchar *desc, *in_uri;
   const gchar *encode;
-  guint64 frames = 0;
   int ret = 0;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc != 4) {
     fprintf (stderr, "%s\n", error ? error->message :
-        "usage: clvision-annotate INPUT OUTPUT.{png,webm} \"FRAGMENT\"");
+        "usage: clvision-annotate INPUT OUTPUT.{png,webm,-} \"FRAGMENT\"");
     return 2;
   }
   if (g_str_has_suffix (argv[2], ".png"))
-    encode = "pngenc snapshot=true";
+    encode = "pngenc snapshot=true ! filesink";
   else if (g_str_has_suffix (argv[2], ".webm"))
-    encode = "vp8enc deadline=1 ! webmmux";
+    encode = "vp8enc deadline=1 ! webmmux ! filesink";
+  else if (strcmp (argv[2], "-") == 0)
+    encode = "fakesink";
   else {
-    fprintf (stderr, "OUTPUT must end in .png or .webm\n");
+    fprintf (stderr, "OUTPUT must end in .png or .webm, or be -\n");
     return 2;
   }
+  if (crop_dir && g_mkdir_with_parents (crop_dir, 0755) != 0) {
+    fprintf (stderr, "could not create %s\n", crop_dir);
+    return 2;
+  }
+  a.crop_dir = crop_dir;
 
   in_uri = gst_filename_to_uri (argv[1], &error);
   if (in_uri == NULL) {
@@ -129,15 +180,20 @@ main (int argc, char **argv)
   }
   desc = g_strdup_printf ("uridecodebin uri=\"%s\" ! videoconvert ! "
       "video/x-raw,format=RGBx ! %s ! identity name=draw ! videoconvert ! "
-      "%s ! filesink location=\"%s\"", in_uri, argv[3], encode, argv[2]);
+      "%s name=out", in_uri, argv[3], encode);
   pipeline = gst_parse_launch (desc, &error);
   if (pipeline == NULL) {
     fprintf (stderr, "Could not build the pipeline: %s\n", error->message);
     return 1;
   }
+  if (strcmp (argv[2], "-") != 0) {
+    GstElement *out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+    g_object_set (out, "location", argv[2], NULL);
+    gst_object_unref (out);
+  }
   draw = gst_bin_get_by_name (GST_BIN (pipeline), "draw");
   pad = gst_element_get_static_pad (draw, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, annotate_probe, &frames,
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, annotate_probe, &a,
       NULL);
   gst_object_unref (pad);
   gst_object_unref (draw);
@@ -148,7 +204,7 @@ main (int argc, char **argv)
     msg = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND,
         GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
     if (msg == NULL) {
-      if (max_frames > 0 && frames >= (guint64) max_frames)
+      if (max_frames > 0 && a.frames >= (guint64) max_frames)
         gst_element_send_event (pipeline, gst_event_new_eos ());
       continue;
     }
@@ -164,11 +220,13 @@ main (int argc, char **argv)
     break;
   }
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  fprintf (stderr, "%" G_GUINT64_FORMAT " frame(s) -> %s\n", frames, argv[2]);
+  fprintf (stderr, "%" G_GUINT64_FORMAT " frame(s) -> %s%s%s\n", a.frames,
+      argv[2], crop_dir ? ", faces in " : "", crop_dir ? crop_dir : "");
   gst_object_unref (bus);
   gst_object_unref (pipeline);
   g_free (desc);
   g_free (in_uri);
   g_option_context_free (ctx);
+  g_free (crop_dir);
   return ret;
 }

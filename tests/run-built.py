@@ -6,7 +6,10 @@ BUILD/meson-info/intro-tests.json, maps the paths recorded at configure time
 onto where the checkout is now, runs every test (or those named), and prints
 'N passed, N failed'.
 
-    tests/run-built.py BUILD [TEST ...] [--log DIR]
+    tests/run-built.py BUILD [TEST ...] [--log DIR] [--env NAME=VALUE ...]
+
+--env replaces a variable of the tests' environment (e.g. point the OpenCV
+oracle at a bundle that runs without OpenCV installed).
 """
 import json
 import os
@@ -22,13 +25,19 @@ def main():
         i = args.index("--log")
         log_dir = args[i + 1]
         del args[i:i + 2]
+    overrides = {}
+    while "--env" in args:
+        i = args.index("--env")
+        name, _, value = args[i + 1].partition("=")
+        overrides[name] = value
+        del args[i:i + 2]
     build = os.path.abspath(args[0])
     wanted = set(args[1:])
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tests = json.load(open(os.path.join(build, "meson-info", "intro-tests.json")))
-    old_build = os.path.dirname(os.path.dirname(tests[0]["cmd"][0])) if tests else build
-    # The source root recorded at configure time (CLV_SOURCE_DIR in the env).
-    old_root = next((t["env"]["CLV_SOURCE_DIR"] for t in tests if "CLV_SOURCE_DIR" in t["env"]), root)
+    # Where the source and build dirs were at configure time.
+    dirs = json.load(open(os.path.join(build, "meson-info", "meson-info.json")))["directories"]
+    old_build, old_root = dirs["build"], dirs["source"]
 
     def remap(s):
         return s.replace(old_build, build).replace(old_root, root)
@@ -44,6 +53,7 @@ def main():
             if k in ("LD_LIBRARY_PATH", "PATH") and os.environ.get(k):
                 v = v + os.pathsep + os.environ[k]
             env[k] = v
+        env.update(overrides)
         cmd = [remap(c) for c in t["cmd"]]
         t0 = time.time()
         p = subprocess.run(cmd, env=env, cwd=remap(t["workdir"]) if t["workdir"] else None,

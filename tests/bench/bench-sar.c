@@ -7,23 +7,19 @@
  * The kernel runs over a ring of input buffers larger than the GPU's L2, so
  * the figures are DRAM bandwidth, not cache bandwidth. */
 #include <gst/gst.h>
-#include <gst/app/gstappsrc.h>
-#include <gst/app/gstappsink.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "bench-common.h"
 #include "clv-sar.h"
 
-#define RING_BYTES (256u << 20)
-
 static double
 kernel_seconds (ClvDevice * dev, int size, int looks, int iterations)
 {
   GError *error = NULL;
   ClvImage si = clv_image_make (size, size, 2, (gsize) size * 2), di;
-  int ow, oh, ring;
-  cl_mem *in, out;
+  int ow, oh, ring_n;
+  cl_mem *ring, out;
   double *t = g_new (double, iterations), median;
   ClvMultilook *ml;
   guint16 *host = g_new (guint16, (gsize) size * size);
@@ -32,23 +28,16 @@ kernel_seconds (ClvDevice * dev, int size, int looks, int iterations)
     host[i] = (guint16) (i * 2654435761u >> 16);
   clv_multilook_out_size (size, size, looks, looks, &ow, &oh);
   di = clv_image_make (ow, oh, 2, (gsize) ow * 2);
-  ring = MAX (1, (int) (RING_BYTES / (si.stride * size)));
-  in = g_new (cl_mem, ring);
-  for (int r = 0; r < ring; r++) {
-    in[r] = clv_buffer_new (dev, CL_MEM_READ_ONLY, si.stride * size, &error);
-    if (in[r] == NULL || clEnqueueWriteBuffer (dev->queue, in[r], CL_TRUE, 0,
-            si.stride * size, host, 0, NULL, NULL) != CL_SUCCESS)
-      g_error ("bench: upload failed");
-  }
+  ring = bench_ring_new (dev, host, si.stride * size, &ring_n);
   out = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, di.stride * oh, &error);
   ml = clv_multilook_new (dev, 2, looks, looks, CLV_MULTILOOK_INTENSITY,
       ow, oh, &error);
   if (ml == NULL || out == NULL)
     g_error ("bench: %s", error->message);
-  for (int i = -ring; i < iterations; i++) {
+  for (int i = -ring_n; i < iterations; i++) {
     cl_event ev;
-    if (!clv_multilook_enqueue (ml, in[(i + ring) % ring], &si, out, &di, &ev,
-            &error))
+    if (!clv_multilook_enqueue (ml, ring[(i + ring_n) % ring_n], &si, out, &di,
+            &ev, &error))
       g_error ("bench: %s", error->message);
     clWaitForEvents (1, &ev);
     if (i >= 0)
@@ -57,49 +46,9 @@ kernel_seconds (ClvDevice * dev, int size, int looks, int iterations)
   }
   median = bench_median (t, iterations);
   clv_multilook_free (ml);
-  for (int r = 0; r < ring; r++)
-    clReleaseMemObject (in[r]);
+  bench_ring_free (ring, ring_n);
   clReleaseMemObject (out);
-  g_free (in);
   g_free (host);
-  g_free (t);
-  return median;
-}
-
-/* Wall time per frame through appsrc ! sarmultilook ! appsink. */
-static double
-element_seconds (int size, int looks, int iterations)
-{
-  gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=video/x-raw,"
-      "format=GRAY16_LE,width=%d,height=%d,framerate=0/1 ! sarmultilook "
-      "looks=%d ! appsink name=sink sync=false", size, size, looks);
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  gsize bytes = (gsize) size * size * 2;
-  double *t = g_new (double, iterations), median;
-  GstBuffer *frame = gst_buffer_new_and_alloc (bytes);
-
-  gst_buffer_memset (frame, 0, 0x5a, bytes);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  for (int i = -3; i < iterations; i++) {
-    gint64 t0 = g_get_monotonic_time ();
-    GstSample *sample;
-    gst_app_src_push_buffer (GST_APP_SRC (src), gst_buffer_ref (frame));
-    sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
-    if (sample == NULL)
-      g_error ("bench: the pipeline produced no frame");
-    gst_sample_unref (sample);
-    if (i >= 0)
-      t[i] = (g_get_monotonic_time () - t0) * 1e-6;
-  }
-  median = bench_median (t, iterations);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_buffer_unref (frame);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (pipe);
-  g_free (desc);
   g_free (t);
   return median;
 }
@@ -132,7 +81,7 @@ main (int argc, char **argv)
     g_error ("%s", error->message);
   looks = g_strsplit (looks_arg ? looks_arg : "4,16", ",", -1);
 
-  copy_bw = bench_copy_bandwidth (dev, RING_BYTES, 20);
+  copy_bw = bench_copy_bandwidth (dev, BENCH_RING_BYTES, 20);
   bench_json_begin (json, dev, command);
   g_string_append_printf (json, ",\n  \"copy_bandwidth_gbs\": %.1f,\n"
       "  \"multilook\": [", copy_bw);
@@ -140,13 +89,19 @@ main (int argc, char **argv)
     int l = atoi (looks[i]), ow = size / l;
     double in_b = (double) size * size * 2, out_b = (double) ow * ow * 2;
     double k = kernel_seconds (dev, size, l, iterations);
-    double e = element_seconds (size, l, MAX (iterations / 5, 5));
+    char *elements = g_strdup_printf ("sarmultilook looks=%d", l);
+    char *caps = g_strdup_printf ("video/x-raw,format=GRAY16_LE,width=%d,"
+        "height=%d,framerate=0/1", size, size);
+    double e = bench_pipeline_seconds (elements, caps, (gsize) in_b,
+        MAX (iterations / 5, 5));
     g_string_append_printf (json, "%s\n    {\"size\": %d, \"format\": "
         "\"GRAY16_LE\", \"looks\": %d, \"kernel_ms\": %.4f, \"kernel_gbs\": "
         "%.1f, \"kernel_vs_copy\": %.3f, \"element_ms\": %.3f, "
         "\"element_gbs\": %.2f}", i ? "," : "", size, l, k * 1e3,
         (in_b + out_b) / k / 1e9, (in_b + out_b) / k / 1e9 / copy_bw,
         e * 1e3, (in_b + out_b) / e / 1e9);
+    g_free (elements);
+    g_free (caps);
   }
   g_string_append (json, "\n  ]\n}\n");
   fputs (json->str, stdout);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The test suite and the benchmarks on the GPU machine, from a checkout that
+# carries .device/ (release build in .device/build, runtime packages, and the
+# OpenCV oracle bundle .device/oracle.tar.xz) and tests/data/cache; see
+# docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
+#
+#   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [vj] [eigen]
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+source .device/setup.sh
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+b=.device/build
+oracle=/tmp/oracle-bundle
+[ -d $oracle ] || tar -C /tmp -xJf .device/oracle.tar.xz
+clinfo -l
+status=0
+for step in "$@"; do
+  echo "== $step"
+  case $step in
+    tests)
+      python3 tests/run-built.py $b --log /tmp/test-logs \
+        --env CLV_ORACLE_DETECT=$oracle/oracle-detect \
+        --env CLV_ORACLE_EIGEN=$oracle/oracle-eigen | tee "$out/tests.txt"
+      tar -C /tmp -czf "$out/test-logs.tgz" test-logs ;;
+    sar)
+      $b/tests/bench/bench-sar --size 4096 --looks 2,4,16 --iterations 200 \
+        --out "$out/bench-sar.json" >/dev/null ;;
+    sar3)
+      $b/tests/bench/bench-sar3 --size 4096 --angle 30 --scale 1.5 --coef 35 \
+        --iterations 200 --out "$out/bench-sar3.json" >/dev/null ;;
+    chain)
+      $b/tests/bench/bench-chain --size 4096 --frames 300 \
+        --out "$out/bench-chain.json" >/dev/null ;;
+    vj)
+      ORACLE=$oracle/oracle-detect tests/bench/bench-vj.sh $b \
+        > "$out/bench-vj.json" ;;
+    eigen)
+      ORACLE_EIGEN=$oracle/oracle-eigen tests/bench/bench-eigen.sh $b \
+        > "$out/bench-eigen.json" ;;
+    *) echo "unknown step $step" >&2; false ;;
+  esac || { echo "step $step failed"; status=1; }
+done
+exit $status
