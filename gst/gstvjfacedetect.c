@@ -316,40 +316,62 @@ post_message (GstVjFaceDetect * self, GstBuffer * buf)
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* Metas and message for the current frame with the current faces. */
+static void
+finish_frame (GstVjFaceDetect * self, GstBuffer * buf,
+    const GstVideoInfo * info)
+{
+  gboolean post;
+
+  GST_OBJECT_LOCK (self);
+  post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  self->frame_count++;
+  attach_metas (self, buf, info);
+  if (post)
+    post_message (self, buf);
+}
+
+/* Every interval-th frame is analysed; the ones between reuse its faces
+ * and are not even copied to the device. */
+static GstFlowReturn
+gst_vj_face_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (trans);
+  guint interval;
+
+  GST_OBJECT_LOCK (self);
+  interval = self->interval;
+  GST_OBJECT_UNLOCK (self);
+  if (self->faces != NULL && self->frame_count % interval != 0) {
+    finish_frame (self, buf,
+        gst_clv_filter_get_in_info (GST_CLV_FILTER (self)));
+    return GST_FLOW_OK;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->
+      transform_ip (trans, buf);
+}
+
 static GstFlowReturn
 gst_vj_face_detect_analyse (GstClvFilter * filter, GstBuffer * buf,
     cl_mem frame, const GstVideoInfo * info)
 {
   GstVjFaceDetect *self = GST_VJ_FACE_DETECT (filter);
+  const ClvVjFrame f = frame_layout (info);
   ClvVjParams params;
   GError *error = NULL;
-  guint interval;
-  gboolean post;
+  GArray *faces;
 
   if (!get_params (self, &params, &error))
     goto bad_settings;
-  GST_OBJECT_LOCK (self);
-  interval = self->interval;
-  post = self->post_messages;
-  GST_OBJECT_UNLOCK (self);
-
-  /* Every interval-th frame is analysed; the ones between reuse its faces. */
-  if (self->faces == NULL || self->frame_count % interval == 0) {
-    const ClvVjFrame f = frame_layout (info);
-    GArray *faces = clv_vj_detector_detect (self->detector, frame, &f,
-        &params, &error);
-    if (faces == NULL)
-      goto failed;
-    g_clear_pointer (&self->faces, g_array_unref);
-    self->faces = faces;
-    GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": %u faces",
-        self->frame_count, faces->len);
-  }
-  self->frame_count++;
-
-  attach_metas (self, buf, info);
-  if (post)
-    post_message (self, buf);
+  faces = clv_vj_detector_detect (self->detector, frame, &f, &params, &error);
+  if (faces == NULL)
+    goto failed;
+  g_clear_pointer (&self->faces, g_array_unref);
+  self->faces = faces;
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": %u faces",
+      self->frame_count, faces->len);
+  finish_frame (self, buf, info);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -535,6 +557,7 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
 
   trans_class->start = gst_vj_face_detect_start;
   trans_class->stop = gst_vj_face_detect_stop;
+  trans_class->transform_ip = gst_vj_face_detect_transform_ip;
   filter_class->set_info = gst_vj_face_detect_set_info;
   filter_class->analyse = gst_vj_face_detect_analyse;
 }
