@@ -807,7 +807,7 @@ clv_cascade_load (const char *path, GError ** error)
   if (!g_file_get_contents (path, &data, &length, &err)) {
     dir = g_path_get_dirname (path);
     if (g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOENT)
-        && strcmp (dir, CLV_CASCADE_DIR) == 0)
+        && strcmp (dir, clv_cascade_dir ()) == 0)
       g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "Cannot read cascade "
           "%s: %s. It is part of Debian's opencv-data package: install it "
           "with \"sudo apt install opencv-data\" or set the cascade property",
@@ -838,9 +838,17 @@ clv_cascade_free (ClvCascade * cascade)
   g_free (cascade);
 }
 
+const char *
+clv_cascade_dir (void)
+{
+  const char *env = g_getenv ("CLVISION_CASCADE_DIR");
+
+  return env && *env ? env : CLV_CASCADE_DIR;
+}
+
 char *
 clv_cascade_default_path (const char *dir)
 {
-  return g_build_filename (dir ? dir : CLV_CASCADE_DIR,
+  return g_build_filename (dir ? dir : clv_cascade_dir (),
       CLV_CASCADE_DEFAULT_NAME, NULL);
 }

@@ -111,10 +111,13 @@ ClvCascade *clv_cascade_load_from_data (const char *data, gsize length,
 
 void clv_cascade_free (ClvCascade * cascade);
 
+/* Where the default cascades are: $CLVISION_CASCADE_DIR if set, else the
+ * build's CLV_CASCADE_DIR (meson option `cascade-dir`). */
+const char *clv_cascade_dir (void);
+
 /* The default cascade: haarcascade_frontalface_default.xml in `dir`, or in
- * the build's CLV_CASCADE_DIR (meson option `cascade-dir`) when `dir` is
- * NULL.  The path is returned whether or not the file exists;
- * clv_cascade_load then says to install Debian's `opencv-data`. */
+ * clv_cascade_dir() when `dir` is NULL.  The path is returned whether or not
+ * the file exists; clv_cascade_load then says to install `opencv-data`. */
 char *clv_cascade_default_path (const char *dir);
 
 #define CLV_CASCADE_DEFAULT_NAME "haarcascade_frontalface_default.xml"

@@ -399,7 +399,7 @@ gst_vj_face_detect_set_property (GObject * object, guint prop_id,
       g_free (self->cascade_path);
       self->cascade_path = g_value_dup_string (value);
       if (self->cascade_path == NULL)
-        self->cascade_path = g_strdup (DEFAULT_CASCADE);
+        self->cascade_path = clv_cascade_default_path (NULL);
       break;
     case PROP_SCALE_FACTOR:
       self->scale_factor = g_value_get_double (value);
@@ -495,7 +495,8 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
    * GstVjFaceDetect:cascade:
    *
    * An OpenCV Haar cascade XML file (new or old format).  The default is
-   * looked up when the element starts; it comes with Debian's opencv-data.
+   * haarcascade_frontalface_default.xml in $CLVISION_CASCADE_DIR, else in the
+   * build's cascade-dir (Debian's opencv-data installs it there).
    */
   g_object_class_install_property (gobject_class, PROP_CASCADE,
       g_param_spec_string ("cascade", "Cascade",
@@ -565,7 +566,7 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
 static void
 gst_vj_face_detect_init (GstVjFaceDetect * self)
 {
-  self->cascade_path = g_strdup (DEFAULT_CASCADE);
+  self->cascade_path = clv_cascade_default_path (NULL);
   self->scale_factor = DEFAULT_SCALE_FACTOR;
   self->min_neighbors = DEFAULT_MIN_NEIGHBORS;
   self->min_size = g_strdup (DEFAULT_MIN_SIZE);

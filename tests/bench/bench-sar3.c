@@ -123,12 +123,13 @@ rotscale_kernel_seconds (ClvDevice * dev, const guint16 * host,
 }
 
 /* Median total kernel time of one quantize step; medians per launch in
- * launch_s.  Returns FALSE if its output differs from `ref`. */
+ * launch_s.  *differ counts output pixels unlike `ref` (*max_diff the
+ * largest difference, *first the index of the first, or -1). */
 static double
 quantize_kernel_seconds (ClvDevice * dev, const guint16 * host,
     const ClvImage * si, double coef, const char *tune, int iterations,
     const guint8 * ref, double *launch_s, guint * n_launches,
-    gboolean * exact)
+    guint * differ, guint * max_diff, gint64 * first)
 {
   GError *error = NULL;
   const gsize bytes = si->stride * si->height;
@@ -170,7 +171,15 @@ quantize_kernel_seconds (ClvDevice * dev, const guint16 * host,
     launch_s[l] = bench_median (per[l], iterations);
 
   read_back (dev, out, got, di.stride * di.height);
-  *exact = memcmp (got, ref, di.stride * di.height) == 0;
+  *differ = *max_diff = 0;
+  *first = -1;
+  for (gsize i = 0; i < di.stride * di.height; i++) {
+    guint d = got[i] > ref[i] ? got[i] - ref[i] : ref[i] - got[i];
+    if (d && *first < 0)
+      *first = (gint64) i;
+    *differ += d != 0;
+    *max_diff = MAX (*max_diff, d);
+  }
 
   for (int l = 0; l < CLV_QUANTIZE_MAX_LAUNCHES; l++)
     g_free (per[l]);
@@ -268,10 +277,10 @@ append_quantize (GString * json, ClvDevice * dev, const guint16 * host,
     const char *tune = s < n_steps ? quantize_steps[s].tune :
         tunes[s - n_steps + 1];
     double launch_s[CLV_QUANTIZE_MAX_LAUNCHES];
-    guint n = 0;
-    gboolean exact;
+    guint n = 0, differ, max_diff;
+    gint64 first;
     double k = quantize_kernel_seconds (dev, host, si, coef, tune,
-        iterations, ref, launch_s, &n, &exact);
+        iterations, ref, launch_s, &n, &differ, &max_diff, &first);
 
     if (s == 0)
       unfused = k;
@@ -283,10 +292,14 @@ append_quantize (GString * json, ClvDevice * dev, const guint16 * host,
     /* The minimum traffic: the frame read twice, the output written. */
     g_string_append_printf (json, "], \"kernel_ms\": %.4f, \"kernel_gbs\": "
         "%.1f, \"traffic_gbs\": %.1f, \"traffic_vs_copy\": %.3f, "
-        "\"speedup_vs_unfused\": %.2f, \"equals_reference\": %s}", k * 1e3,
+        "\"speedup_vs_unfused\": %.2f, \"equals_reference\": %s, "
+        "\"pixels_unlike_reference\": %u, \"max_difference\": %u, "
+        "\"first_difference\": [%d, %d]}", k * 1e3,
         (in_b + out_b) / k / 1e9, (2 * in_b + out_b) / k / 1e9,
         (2 * in_b + out_b) / k / 1e9 / copy_bw, unfused / k,
-        exact ? "true" : "false");
+        differ ? "false" : "true", differ, max_diff,
+        first < 0 ? -1 : (int) (first % si->width),
+        first < 0 ? -1 : (int) (first / si->width));
   }
   desc = g_strdup_printf ("sarquantize coef=%g", coef);
   e = bench_pipeline_seconds (desc, caps, in_b, MAX (iterations / 5, 5));

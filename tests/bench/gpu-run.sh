@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The test suite and the benchmarks on the GPU machine, from a checkout that
-# carries .device/ (release build in .device/build, runtime packages, and the
-# OpenCV oracle bundle .device/oracle.tar.xz) and tests/data/cache; see
-# docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
+# carries .device/ (made by tests/bench/gpu-prepare.sh) and tests/data/cache;
+# see docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [vj] [eigen]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
+# What tests/bench/gpu-prepare.sh carried: cascades and extra plugins.
+export CLVISION_CASCADE_DIR=$PWD/.device/opencv4/haarcascades
+cp .device/extra-plugins/*.so "$GST_PLUGIN_SYSTEM_PATH_1_0/"
 out=${OUT:-gpu-out}
 mkdir -p "$out"
 b=.device/build

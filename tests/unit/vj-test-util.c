@@ -24,8 +24,7 @@ char *
 vj_test_cascade_path (const char *name)
 {
   char *file = g_strdup_printf ("haarcascade_%s.xml", name);
-  char *path = g_build_filename ("/usr/share/opencv4/haarcascades", file,
-      NULL);
+  char *path = g_build_filename (clv_cascade_dir (), file, NULL);
 
   g_free (file);
   return path;
