@@ -70,20 +70,23 @@ floor_pow2 (gsize n)
   return p;
 }
 
-/* How the device divides exactly: "-DDIV_FP64=1", or single precision with
- * correctly rounded division, or (neither: results may differ from the
- * reference by one level on rare pixels) plain single precision. */
+/* How the device divides exactly: single precision with correctly rounded
+ * division where offered, else through double ("-DDIV_FP64=1"), else (results
+ * may differ from the reference by one level on rare pixels) plain single
+ * precision.  The flag comes first because compilers may legally turn the
+ * double form back into a float division (double rounding is innocuous for
+ * a quotient of floats), which NVIDIA then does approximately without it:
+ * that cost 16 pixels of 4096x4096 one level on an H200. */
 static const char *
 division_options (ClvDevice * dev)
 {
   cl_device_fp_config fp = 0;
 
-  if (dev->has_fp64)
-    return "-DDIV_FP64=1";
   clGetDeviceInfo (dev->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof (fp), &fp,
       NULL);
-  return fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ?
-      "-DDIV_FP64=0 -cl-fp32-correctly-rounded-divide-sqrt" : "-DDIV_FP64=0";
+  if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+    return "-DDIV_FP64=0 -cl-fp32-correctly-rounded-divide-sqrt";
+  return dev->has_fp64 ? "-DDIV_FP64=1" : "-DDIV_FP64=0";
 }
 
 ClvQuantize *
@@ -109,7 +112,9 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
   if ((q->vec != 1 && q->vec != 2 && q->vec != 4 && q->vec != 8
           && q->vec != 16) || q->k < 1 || q->k > 64 || q->wg < 1
       || (gsize) q->wg > dev->max_work_group_size || q->band < 1
-      || q->band > (int) MAX_UINT_TERMS)
+      || q->band > (int) MAX_UINT_TERMS
+      || (gint64) q->wg * q->k * q->vec > (gint64) MAX_UINT_TERMS
+      || (guint64) q->band * (q->wg + 1) * 4 > dev->local_mem_size / 2)
     goto bad_tuning;
 
   opts = g_strdup_printf ("-DPIX_BYTES=%d -DQ_VEC=%d -DQ_K=%d -DQ_WG=%d "
@@ -137,8 +142,10 @@ bad_variant:
 bad_tuning:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "CLVISION_TUNE for "
       "sarquantize out of range: SAR_Q_VEC=%d (1, 2, 4, 8, 16), SAR_Q_K=%d "
-      "(1..64), SAR_Q_WG=%d (1..%" G_GSIZE_FORMAT "), SAR_Q_BAND=%d (1..%u)",
-      q->vec, q->k, q->wg, dev->max_work_group_size, q->band, MAX_UINT_TERMS);
+      "(1..64), SAR_Q_WG=%d (1..%" G_GSIZE_FORMAT "), SAR_Q_BAND=%d (1..%u); "
+      "SAR_Q_WG * SAR_Q_K * SAR_Q_VEC at most %u, SAR_Q_BAND * (SAR_Q_WG + 1) "
+      "uints in half the local memory", q->vec, q->k, q->wg,
+      dev->max_work_group_size, q->band, MAX_UINT_TERMS, MAX_UINT_TERMS);
 fail:
   clv_quantize_free (q);
   return NULL;
@@ -161,11 +168,11 @@ div_up (gsize n, gsize d)
   return (n + d - 1) / d;
 }
 
-/* Work-items along x of pass 1: one row partial each. */
+/* Row partials per row: one per work-group along x of pass 1. */
 static gsize
 n_parts (ClvQuantize * q, int width)
 {
-  return q->fused ? div_up (width, (gsize) q->wg * q->k * q->vec) * q->wg : 1;
+  return q->fused ? div_up (width, (gsize) q->wg * q->k * q->vec) : 1;
 }
 
 static gsize
@@ -222,6 +229,11 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
     GError ** error)
 {
   const cl_int w = si->width, h = si->height;
+  /* Whole-vector loads and stores where offsets and strides allow. */
+  const cl_int src_aligned = si->offset % (q->vec * si->bpp) == 0
+      && si->stride % (q->vec * si->bpp) == 0;
+  const cl_int dst_aligned = di->offset % q->vec == 0
+      && di->stride % q->vec == 0;
   const cl_uint a[4] = { si->offset / si->bpp, si->stride / si->bpp,
     di->offset, di->stride
   };
@@ -240,10 +252,10 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
     return FALSE;
 
   if (q->fused) {
-    const size_t global[2] = { parts, bands }, local[2] = { wg, 1 };
+    const size_t global[2] = { parts * wg, bands }, local[2] = { wg, 1 };
     if (!clv_kernel_set_args (q->sums, error, CLV_ARG (src), CLV_ARG (a[0]),
             CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h), CLV_ARG (q->colpart),
-            CLV_ARG (q->rowpart), CLV_ARGS_END)
+            CLV_ARG (q->rowpart), CLV_ARG (src_aligned), CLV_ARGS_END)
         || !launch (q, q->sums, 2, global, local, ev, error))
       return FALSE;
   } else {
@@ -275,7 +287,8 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
             CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h), CLV_ARG (dst),
             CLV_ARG (a[2]), CLV_ARG (a[3]), CLV_ARG (q->rinv),
             CLV_ARG (q->cinv), CLV_ARG (q->gpart), CLV_ARG (gparts),
-            CLV_ARG (coef_f), CLV_ARGS_END)
+            CLV_ARG (coef_f), CLV_ARG (src_aligned), CLV_ARG (dst_aligned),
+            CLV_ARGS_END)
         || !launch (q, q->apply, 2, global, local, ev, error))
       return FALSE;
   }

@@ -106,8 +106,10 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
 
   /* The seed's parameters (its Table 1): a work-group is one warp (32) or
    * wavefront (64); N = one window per work-item; M = 2 on NVIDIA, 4 on
-   * AMD; 12 (NVIDIA) or 8 (AMD) groups per compute unit; stages 0-2 one
-   * window per work-item.  On a CPU a group is a few SIMD lanes. */
+   * AMD; 8 (AMD) groups per compute unit; stages 0-2 one window per
+   * work-item.  On a CPU a group is a few SIMD lanes.  On NVIDIA 32 groups
+   * per compute unit, not the seed's 12: a Hopper SM holds 64 warps, and
+   * the H200 sweep in docs/PERFORMANCE.md was fastest at 32 on every frame. */
   t->variant = g_ascii_strcasecmp (variant, "simple") == 0 ?
       CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
       CLV_VJ_VARIANT_UBER : CLV_VJ_VARIANT_INVALID;
@@ -117,7 +119,7 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
       2);
   t->coop_stage = tune_int ("VJ_COOP_STAGE", 3);
   t->groups_per_cu = tune_int ("VJ_GROUPS_PER_CU",
-      !gpu ? 4 : dev->simd_width >= 64 ? 8 : 12);
+      !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);
   t->row_wg = tune_int ("VJ_ROW_WG", gpu ? 128 : 16);
   t->col_segs = tune_int ("VJ_COL_SEGS", gpu ? 8 : 1);
   t->simple_wg = tune_int ("VJ_SIMPLE_WG", gpu ? 64 : 8);

@@ -38,6 +38,7 @@ typedef ushort pix_t;
 #endif
 
 #if Q_VEC == 1
+typedef pix_t pixv;
 typedef uint uintv;
 typedef float floatv;
 typedef uchar ucharv;
@@ -45,6 +46,11 @@ typedef uchar ucharv;
 #define VSTORE(v, p) (*(p) = (v))
 #define HSUM(v) (v)
 #else
+#if PIX_BYTES == 1
+typedef XCAT (uchar, Q_VEC) pixv;
+#else
+typedef XCAT (ushort, Q_VEC) pixv;
+#endif
 typedef XCAT (uint, Q_VEC) uintv;
 typedef XCAT (float, Q_VEC) floatv;
 typedef XCAT (uchar, Q_VEC) ucharv;
@@ -82,23 +88,28 @@ hsum (uintv v)
 #endif
 
 /* Q_VEC pixels from x on, zeros past the width (only the last vector of a
- * row takes the slow path). */
+ * row takes the slow path).  `aligned`: row + x is aligned to the whole
+ * vector, so one wide load fetches it (vloadN only promises element
+ * alignment, and compilers then split the load). */
 inline uintv
-load_pixels (const __global pix_t * row, const int x, const int width)
+load_pixels (const __global pix_t * row, const int x, const int width,
+    const int aligned)
 {
   if (x + Q_VEC <= width)
-    return CONVERT (uint, VLOAD (row + x));
+    return CONVERT (uint, aligned ? *(const __global pixv *) (row + x) :
+        VLOAD (row + x));
   uint t[Q_VEC];
   for (int i = 0; i < Q_VEC; i++)
     t[i] = x + i < width ? row[x + i] : 0;
   return VLOAD (t);
 }
 
+/* Floats from our own buffers, where x is a multiple of Q_VEC: aligned. */
 inline floatv
 load_floats (const __global float * p, const int x, const int width)
 {
   if (x + Q_VEC <= width)
-    return VLOAD (p + x);
+    return *(const __global floatv *) (p + x);
   float t[Q_VEC];
   for (int i = 0; i < Q_VEC; i++)
     t[i] = x + i < width ? p[x + i] : 0.0f;
@@ -119,10 +130,14 @@ store_uints (const uintv v, __global uint * p, const int x, const int width)
 }
 
 inline void
-store_bytes (const ucharv v, __global uchar * p, const int x, const int width)
+store_bytes (const ucharv v, __global uchar * p, const int x, const int width,
+    const int aligned)
 {
   if (x + Q_VEC <= width) {
-    VSTORE (v, p + x);
+    if (aligned)
+      *(__global ucharv *) (p + x) = v;
+    else
+      VSTORE (v, p + x);
     return;
   }
   uchar t[Q_VEC];
@@ -131,16 +146,19 @@ store_bytes (const ucharv v, __global uchar * p, const int x, const int width)
     p[x + i] = t[i];
 }
 
-/* Pass 1: rowpart[y][part] and colpart[band][x]; part = global id 0. */
+/* Pass 1: rowpart[y][group] and colpart[band][x]: a work-group takes Q_BAND
+ * rows of Q_WG * Q_K * Q_VEC columns; its row partials are added up in local
+ * memory so that pass 2 reads few, contiguous ones.  `aligned`: the source's
+ * offset and stride are multiples of Q_VEC pixels. */
 __kernel void
 sar_quantize_sums (const __global pix_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
-    __global uint * colpart, __global uint * rowpart)
+    __global uint * colpart, __global uint * rowpart, const int aligned)
 {
-  const int part = get_global_id (0), n_parts = get_global_size (0);
-  const int band = get_global_id (1);
-  const int x0 = get_group_id (0) * (Q_WG * Q_K * Q_VEC) +
-      get_local_id (0) * Q_VEC;
+  /* Padded rows: the summing work-items read different banks. */
+  __local uint rsum[Q_BAND * (Q_WG + 1)];
+  const int lid = get_local_id (0), band = get_global_id (1);
+  const int x0 = get_group_id (0) * (Q_WG * Q_K * Q_VEC) + lid * Q_VEC;
   const int y0 = band * Q_BAND, y1 = min (y0 + Q_BAND, height);
   uintv col[Q_K];
 
@@ -152,15 +170,23 @@ sar_quantize_sums (const __global pix_t * src, const uint src_offset,
     uintv rs = 0;
 #pragma unroll
     for (int k = 0; k < Q_K; k++) {
-      const uintv v = load_pixels (row, x0 + k * Q_WG * Q_VEC, width);
+      const uintv v = load_pixels (row, x0 + k * Q_WG * Q_VEC, width,
+          aligned);
       col[k] += v;
       rs += v;
     }
-    rowpart[(size_t) y * n_parts + part] = HSUM (rs);
+    rsum[(y - y0) * (Q_WG + 1) + lid] = HSUM (rs);
   }
   colpart += (size_t) band * width;
   for (int k = 0; k < Q_K; k++)
     store_uints (col[k], colpart, x0 + k * Q_WG * Q_VEC, width);
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int r = lid; r < y1 - y0; r += Q_WG) {
+    uint s = 0;
+    for (int i = 0; i < Q_WG; i++)
+      s += rsum[r * (Q_WG + 1) + i];
+    rowpart[(size_t) (y0 + r) * get_num_groups (0) + get_group_id (0)] = s;
+  }
 }
 
 /* Unfused starting point: one work-item per row (rowpart[y], one part). */
@@ -243,13 +269,15 @@ sar_quantize_finish (const __global uint * colpart, const int n_bands,
     gpart[get_group_id (0)] = lsum[0];
 }
 
-/* Pass 3: Q_VEC output pixels of row y per work-item. */
+/* Pass 3: Q_VEC output pixels of row y per work-item.  The `aligned` flags
+ * say that offset and stride are multiples of Q_VEC pixels. */
 __kernel void
 sar_quantize_apply (const __global pix_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
     __global uchar * dst, const uint dst_offset, const uint dst_stride,
     const __global float * rinv, const __global float * cinv,
-    const __global ulong * gpart, const int n_gparts, const float coef)
+    const __global ulong * gpart, const int n_gparts, const float coef,
+    const int src_aligned, const int dst_aligned)
 {
   __local float k_shared;
 
@@ -267,8 +295,8 @@ sar_quantize_apply (const __global pix_t * src, const uint src_offset,
     return;
   const float k = k_shared;
   const floatv v = CONVERT (float, load_pixels (src + src_offset +
-          (size_t) y * src_stride, x, width));
+          (size_t) y * src_stride, x, width, src_aligned));
   const floatv f = ((v * k) * rinv[y]) * load_floats (cinv, x, width);
   store_bytes (CONVERT (uchar, round (fmin (f, 255.0f))),
-      dst + dst_offset + (size_t) y * dst_stride, x, width);
+      dst + dst_offset + (size_t) y * dst_stride, x, width, dst_aligned);
 }

@@ -34,8 +34,8 @@ for s in ${SIZES-640x480 1920x1400 3840x2160}; do
   args+=(--size "$s")
 done
 for t in ${TUNES-VJ_STATIC=1 VJ_COOP_STAGE=99 VJ_CHUNK=128 VJ_CHUNK=512 VJ_COOP_STAGE=2 VJ_COOP_STAGE=6 \
-    VJ_COOP_WINDOWS=1 VJ_COOP_WINDOWS=4 VJ_GROUPS_PER_CU=4 \
-    VJ_GROUPS_PER_CU=32}; do
+    VJ_COOP_WINDOWS=1 VJ_COOP_WINDOWS=4 VJ_GROUPS_PER_CU=4 VJ_GROUPS_PER_CU=12 \
+    VJ_GROUPS_PER_CU=48}; do
   args+=(--tune "$t")
 done
 oracle=${ORACLE:-$build/oracle-bundle/oracle-detect}
