@@ -7,9 +7,11 @@ onto where the checkout is now, runs every test (or those named), and prints
 'N passed, N failed'.
 
     tests/run-built.py BUILD [TEST ...] [--log DIR] [--env NAME=VALUE ...]
+                       [--skip TEST ...]
 
 --env replaces a variable of the tests' environment (e.g. point the OpenCV
-oracle at a bundle that runs without OpenCV installed).
+oracle at a bundle that runs without OpenCV installed); --skip leaves a test
+out (it is listed as skipped, not passed).
 """
 import json
 import os
@@ -24,6 +26,11 @@ def main():
     if "--log" in args:
         i = args.index("--log")
         log_dir = args[i + 1]
+        del args[i:i + 2]
+    skip = set()
+    while "--skip" in args:
+        i = args.index("--skip")
+        skip.add(args[i + 1])
         del args[i:i + 2]
     overrides = {}
     while "--env" in args:
@@ -42,9 +49,13 @@ def main():
     def remap(s):
         return s.replace(old_build, build).replace(old_root, root)
 
-    passed = failed = 0
+    passed = failed = skipped = 0
     for t in tests:
         if wanted and t["name"] not in wanted:
+            continue
+        if t["name"] in skip:
+            print(f"{t['name']:<28} SKIP (--skip)")
+            skipped += 1
             continue
         env = dict(os.environ)
         for k, v in t["env"].items():
@@ -69,7 +80,7 @@ def main():
                 f.write(p.stdout)
         if not ok:
             sys.stdout.write(p.stdout.decode(errors="replace")[-4000:])
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed else 0
 
 
