@@ -114,7 +114,7 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
       || (gsize) q->wg > dev->max_work_group_size || q->band < 1
       || q->band > (int) MAX_UINT_TERMS
       || (gint64) q->wg * q->k * q->vec > (gint64) MAX_UINT_TERMS
-      || (guint64) q->band * (q->wg + 1) * 4 > dev->local_mem_size / 2)
+      || (guint64) q->band * (q->wg + 1) * 4 > dev->local_mem_size)
     goto bad_tuning;
 
   opts = g_strdup_printf ("-DPIX_BYTES=%d -DQ_VEC=%d -DQ_K=%d -DQ_WG=%d "
@@ -144,7 +144,7 @@ bad_tuning:
       "sarquantize out of range: SAR_Q_VEC=%d (1, 2, 4, 8, 16), SAR_Q_K=%d "
       "(1..64), SAR_Q_WG=%d (1..%" G_GSIZE_FORMAT "), SAR_Q_BAND=%d (1..%u); "
       "SAR_Q_WG * SAR_Q_K * SAR_Q_VEC at most %u, SAR_Q_BAND * (SAR_Q_WG + 1) "
-      "uints in half the local memory", q->vec, q->k, q->wg,
+      "uints in local memory", q->vec, q->k, q->wg,
       dev->max_work_group_size, q->band, MAX_UINT_TERMS, MAX_UINT_TERMS);
 fail:
   clv_quantize_free (q);
