@@ -34,8 +34,9 @@ static const struct
 } quantize_steps[] = {
   {"unfused: one work-item per row and per column", "SAR_Q_VARIANT=naive"},
   {"fused row+column pass, scalar loads", "SAR_Q_VEC=1,SAR_Q_K=1"},
-  {"fused, 16-byte vector loads", "SAR_Q_K=1"},
-  {"fused, vector loads, 4 loads per work-item per row (default)", ""},
+  {"fused, 16-byte vector loads (GPU default)", "SAR_Q_K=1"},
+  {"fused, vector loads, 4 loads per work-item per row (CPU default)",
+      "SAR_Q_K=4"},
 };
 
 /* A speckle-like 16-bit frame (a hash of the index). */
