@@ -129,6 +129,7 @@ struct _ClvRotscale
   ClvDevice *dev;
   cl_kernel kernel;
   size_t local[2];
+  int per_item;                 /* output pixels per work-item along x */
 };
 
 ClvRotscale *
@@ -145,8 +146,9 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
   rs->local[0] = (size_t) clv_tune_int ("SAR_RS_WG_X", simd > 1 ? simd : 64);
   rs->local[1] = (size_t) clv_tune_int ("SAR_RS_WG_Y",
       simd > 1 ? MAX (256 / simd, 1) : 1);
-  opts = g_strdup_printf ("-DPIX_BYTES=%d -DBILINEAR=%d", bpp,
-      interp == CLV_INTERP_BILINEAR);
+  rs->per_item = (int) CLAMP (clv_tune_int ("SAR_RS_X", 1), 1, 16);
+  opts = g_strdup_printf ("-DPIX_BYTES=%d -DBILINEAR=%d -DRS_X=%d", bpp,
+      interp == CLV_INTERP_BILINEAR, rs->per_item);
   prog = clv_device_get_program (dev, "sar_rotscale", opts, error);
   g_free (opts);
   if (prog == NULL)
@@ -174,7 +176,8 @@ clv_rotscale_enqueue (ClvRotscale * rs, cl_mem src, const ClvImage * si,
       oh = di->height;
   const cl_float bg = MIN (background, si->bpp == 1 ? 255u : 65535u);
   const cl_float xmax = iw + 1.0f, ymax = ih + 1.0f;
-  const size_t global[2] = { clv_round_up (ow, rs->local[0]),
+  const size_t global[2] = {
+    clv_round_up ((ow + rs->per_item - 1) / rs->per_item, rs->local[0]),
     clv_round_up (oh, rs->local[1])
   };
 

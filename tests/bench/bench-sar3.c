@@ -318,8 +318,9 @@ main (int argc, char **argv)
   int size = 4096, iterations = 50, chain_looks = 4;
   double angle = 30, scale = 1.5, coef = 35;
   char *out_path = NULL;
-  char *rs_tunes = g_strdup ("SAR_RS_WG_X=64,SAR_RS_WG_Y=4;"
-      "SAR_RS_WG_X=16,SAR_RS_WG_Y=16;SAR_RS_WG_X=128,SAR_RS_WG_Y=2");
+  char *rs_tunes = g_strdup ("SAR_RS_X=2;SAR_RS_X=4;SAR_RS_X=8;"
+      "SAR_RS_X=4,SAR_RS_WG_X=8,SAR_RS_WG_Y=32;SAR_RS_WG_X=16,SAR_RS_WG_Y=16;"
+      "SAR_RS_WG_X=8,SAR_RS_WG_Y=32");
   char *q_tunes = g_strdup ("SAR_Q_BAND=8;SAR_Q_BAND=32;SAR_Q_BAND=64;"
       "SAR_Q_K=2;SAR_Q_K=8;SAR_Q_WG=256;SAR_Q_WG=64");
   GOptionEntry entries[] = {
