@@ -142,11 +142,14 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
   char *opts;
 
   rs->dev = clv_device_ref (dev);
-  /* 2-D tiles: a rotated tile still reads a compact input area. */
-  rs->local[0] = (size_t) clv_tune_int ("SAR_RS_WG_X", simd > 1 ? simd : 64);
-  rs->local[1] = (size_t) clv_tune_int ("SAR_RS_WG_Y",
-      simd > 1 ? MAX (256 / simd, 1) : 1);
-  rs->per_item = (int) CLAMP (clv_tune_int ("SAR_RS_X", 1), 1, 16);
+  /* 2-D tiles: a rotated tile still reads a compact input area.  On GPUs
+   * 4 pixels per work-item in 8x32 groups, the fastest bilinear shape of the
+   * H200 sweep (docs/PERFORMANCE.md): 79 us against 88 us for one pixel in
+   * 32x8. */
+  rs->local[0] = (size_t) clv_tune_int ("SAR_RS_WG_X", simd > 1 ? 8 : 64);
+  rs->local[1] = (size_t) clv_tune_int ("SAR_RS_WG_Y", simd > 1 ? 32 : 1);
+  rs->per_item = (int) CLAMP (clv_tune_int ("SAR_RS_X", simd > 1 ? 4 : 1),
+      1, 16);
   opts = g_strdup_printf ("-DPIX_BYTES=%d -DBILINEAR=%d -DRS_X=%d", bpp,
       interp == CLV_INTERP_BILINEAR, rs->per_item);
   prog = clv_device_get_program (dev, "sar_rotscale", opts, error);
