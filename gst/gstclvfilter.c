@@ -215,6 +215,37 @@ gst_clv_filter_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
+static GstCaps *
+gst_clv_filter_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (trans);
+  GstCaps *ret;
+
+  if (klass->transform_structure == NULL)
+    return GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->
+        transform_caps (trans, direction, caps, filter);
+  ret = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+
+    if (klass->transform_structure (GST_CLV_FILTER (trans), direction, s))
+      ret = gst_caps_merge_structure_full (ret, s,
+          gst_caps_features_copy (gst_caps_get_features (caps, i)));
+    else
+      gst_structure_free (s);
+  }
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (ret);
+    ret = tmp;
+  }
+  GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink->src" : "src->sink", caps, ret);
+  return ret;
+}
+
 static gboolean
 gst_clv_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -658,6 +689,7 @@ gst_clv_filter_class_init (GstClvFilterClass * klass)
   trans_class->stop = gst_clv_filter_stop;
   trans_class->query = gst_clv_filter_query;
   trans_class->set_caps = gst_clv_filter_set_caps;
+  trans_class->transform_caps = gst_clv_filter_transform_caps;
   trans_class->transform_meta = gst_clv_filter_transform_meta;
   trans_class->propose_allocation = gst_clv_filter_propose_allocation;
   trans_class->decide_allocation = gst_clv_filter_decide_allocation;

@@ -57,6 +57,13 @@ struct _GstClvFilterClass
   /* Geometry for ROI metas: map a point from input to output frame
    * coordinates, where pixel i spans [i, i + 1).  NULL: same geometry. */
   void (*map_point) (GstClvFilter * filter, gdouble * x, gdouble * y);
+
+  /* Caps: edit one structure (a copy) into what the other pad can have,
+   * `direction` being the pad the caps come from; FALSE drops it.  The base
+   * class keeps caps features, applies the filter and logs.  NULL: the
+   * caps are the same on both pads. */
+  gboolean (*transform_structure) (GstClvFilter * filter,
+      GstPadDirection direction, GstStructure * s);
 };
 
 /* Fields subclasses may read while streaming. */

@@ -134,45 +134,28 @@ scale_dimension (GValue * out, const GValue * in, gint looks, gboolean down)
   return FALSE;
 }
 
-static GstCaps *
-gst_sar_multilook_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+static gboolean
+gst_sar_multilook_transform_structure (GstClvFilter * filter,
+    GstPadDirection direction, GstStructure * s)
 {
-  GstSarMultilook *self = GST_SAR_MULTILOOK (trans);
-  gboolean down = direction == GST_PAD_SINK;
-  GstCaps *ret = gst_caps_new_empty ();
+  const GValue *w = gst_structure_get_value (s, "width");
+  const GValue *h = gst_structure_get_value (s, "height");
+  const gboolean down = direction == GST_PAD_SINK;
+  GValue nw = G_VALUE_INIT, nh = G_VALUE_INIT;
   gint rl, al;
 
-  get_looks (self, &rl, &al);
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
-    const GValue *w = gst_structure_get_value (s, "width");
-    const GValue *h = gst_structure_get_value (s, "height");
-    GValue nw = G_VALUE_INIT, nh = G_VALUE_INIT;
-
-    if (w && h && scale_dimension (&nw, w, rl, down)
-        && scale_dimension (&nh, h, al, down)) {
-      gst_structure_take_value (s, "width", &nw);
-      gst_structure_take_value (s, "height", &nh);
-      /* Looks change the pixel shape; leave its ratio to the peers. */
-      gst_structure_remove_field (s, "pixel-aspect-ratio");
-      ret = gst_caps_merge_structure_full (ret, s,
-          gst_caps_features_copy (gst_caps_get_features (caps, i)));
-    } else {
-      if (G_IS_VALUE (&nw))
-        g_value_unset (&nw);
-      gst_structure_free (s);
-    }
+  get_looks (GST_SAR_MULTILOOK (filter), &rl, &al);
+  if (!w || !h || !scale_dimension (&nw, w, rl, down)
+      || !scale_dimension (&nh, h, al, down)) {
+    if (G_IS_VALUE (&nw))
+      g_value_unset (&nw);
+    return FALSE;
   }
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-      down ? "sink->src" : "src->sink", caps, ret);
-  return ret;
+  gst_structure_take_value (s, "width", &nw);
+  gst_structure_take_value (s, "height", &nh);
+  /* Looks change the pixel shape; leave its ratio to the peers. */
+  gst_structure_remove_field (s, "pixel-aspect-ratio");
+  return TRUE;
 }
 
 static gboolean
@@ -364,9 +347,9 @@ gst_sar_multilook_class_init (GstSarMultilookClass * klass)
   gst_clv_filter_class_add_pad_templates (filter_class,
       "{ GRAY8, GRAY16_LE }", "{ GRAY8, GRAY16_LE }");
 
-  trans_class->transform_caps = gst_sar_multilook_transform_caps;
   trans_class->stop = gst_sar_multilook_stop;
   filter_class->set_info = gst_sar_multilook_set_info;
+  filter_class->transform_structure = gst_sar_multilook_transform_structure;
   filter_class->process = gst_sar_multilook_process;
   filter_class->map_point = gst_sar_multilook_map_point;
 

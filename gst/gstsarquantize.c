@@ -53,41 +53,23 @@ G_DEFINE_TYPE_WITH_CODE (GstSarQuantize, gst_sar_quantize,
 GST_ELEMENT_REGISTER_DEFINE (sarquantize, "sarquantize", GST_RANK_NONE,
     GST_TYPE_SAR_QUANTIZE);
 
-static GstCaps *
-gst_sar_quantize_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+static gboolean
+gst_sar_quantize_transform_structure (GstClvFilter * filter,
+    GstPadDirection direction, GstStructure * s)
 {
-  GstSarQuantize *self = GST_SAR_QUANTIZE (trans);
-  gboolean down = direction == GST_PAD_SINK;
-  GstCaps *ret = gst_caps_new_empty ();
-
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
-
-    if (down) {
-      gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", NULL);
-    } else {
-      GValue formats = G_VALUE_INIT, v = G_VALUE_INIT;
-      g_value_init (&formats, GST_TYPE_LIST);
-      g_value_init (&v, G_TYPE_STRING);
-      g_value_set_static_string (&v, "GRAY8");
-      gst_value_list_append_value (&formats, &v);
-      g_value_set_static_string (&v, "GRAY16_LE");
-      gst_value_list_append_and_take_value (&formats, &v);
-      gst_structure_take_value (s, "format", &formats);
-    }
-    ret = gst_caps_merge_structure_full (ret, s,
-        gst_caps_features_copy (gst_caps_get_features (caps, i)));
+  if (direction == GST_PAD_SINK) {
+    gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", NULL);
+  } else {
+    GValue formats = G_VALUE_INIT, v = G_VALUE_INIT;
+    g_value_init (&formats, GST_TYPE_LIST);
+    g_value_init (&v, G_TYPE_STRING);
+    g_value_set_static_string (&v, "GRAY8");
+    gst_value_list_append_value (&formats, &v);
+    g_value_set_static_string (&v, "GRAY16_LE");
+    gst_value_list_append_and_take_value (&formats, &v);
+    gst_structure_take_value (s, "format", &formats);
   }
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-      down ? "sink->src" : "src->sink", caps, ret);
-  return ret;
+  return TRUE;
 }
 
 static gboolean
@@ -220,9 +202,9 @@ gst_sar_quantize_class_init (GstSarQuantizeClass * klass)
   gst_clv_filter_class_add_pad_templates (filter_class,
       "{ GRAY8, GRAY16_LE }", "GRAY8");
 
-  trans_class->transform_caps = gst_sar_quantize_transform_caps;
   trans_class->stop = gst_sar_quantize_stop;
   filter_class->set_info = gst_sar_quantize_set_info;
+  filter_class->transform_structure = gst_sar_quantize_transform_structure;
   filter_class->process = gst_sar_quantize_process;
 }
 

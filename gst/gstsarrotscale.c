@@ -109,37 +109,20 @@ set_dimension (GstStructure * s, const gchar * field, gint size,
     gst_structure_set (s, field, GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
 }
 
-static GstCaps *
-gst_sar_rotscale_transform_caps (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+static gboolean
+gst_sar_rotscale_transform_structure (GstClvFilter * filter,
+    GstPadDirection direction, GstStructure * s)
 {
-  GstSarRotscale *self = GST_SAR_ROTSCALE (trans);
-  gboolean down = direction == GST_PAD_SINK;
-  GstCaps *ret = gst_caps_new_empty ();
+  GstSarRotscale *self = GST_SAR_ROTSCALE (filter);
   gint width, height;
 
   GST_OBJECT_LOCK (self);
   width = self->width;
   height = self->height;
   GST_OBJECT_UNLOCK (self);
-
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
-
-    set_dimension (s, "width", width, down);
-    set_dimension (s, "height", height, down);
-    ret = gst_caps_merge_structure_full (ret, s,
-        gst_caps_features_copy (gst_caps_get_features (caps, i)));
-  }
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, ret,
-        GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (ret);
-    ret = tmp;
-  }
-  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
-      down ? "sink->src" : "src->sink", caps, ret);
-  return ret;
+  set_dimension (s, "width", width, direction == GST_PAD_SINK);
+  set_dimension (s, "height", height, direction == GST_PAD_SINK);
+  return TRUE;
 }
 
 /* (Re)builds the kernel if the format or the interpolation changed. */
@@ -378,9 +361,9 @@ gst_sar_rotscale_class_init (GstSarRotscaleClass * klass)
   gst_clv_filter_class_add_pad_templates (filter_class,
       "{ GRAY8, GRAY16_LE }", "{ GRAY8, GRAY16_LE }");
 
-  trans_class->transform_caps = gst_sar_rotscale_transform_caps;
   trans_class->stop = gst_sar_rotscale_stop;
   filter_class->set_info = gst_sar_rotscale_set_info;
+  filter_class->transform_structure = gst_sar_rotscale_transform_structure;
   filter_class->process = gst_sar_rotscale_process;
   filter_class->map_point = gst_sar_rotscale_map_point;
 
