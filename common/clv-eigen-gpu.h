@@ -4,6 +4,7 @@
 #pragma once
 
 #include "clv-eigen.h"
+#include "clv-image.h"
 #include "clv-opencl.h"
 
 G_BEGIN_DECLS
@@ -34,15 +35,6 @@ ClvEigenModel *clv_eigen_train_gpu (ClvDevice * dev, const guint8 * faces,
     const ClvEigenComponents * components, ClvEigenTrainStats * stats,
     GError ** error);
 
-/* Where the luma of a frame's pixel is: the byte at `offset` + y·`stride` +
- * x·`bpp` for gray and planar YUV (r = g = b = −1), or OpenCV 4.6's RGB→gray
- * (cvtColor, as clv_rgb_to_gray_ref) of the three bytes at offsets r, g, b
- * there for packed RGB (bpp 3 or 4). */
-typedef struct
-{
-  ClvImage image;
-  int r, g, b;                  /* byte offsets in a packed RGB pixel, or −1 */
-} ClvLumaImage;
 
 /* A face to recognise: its box in frame pixels (clipped to the frame by
  * clv_eigen_recogniser_run). */

@@ -21,6 +21,25 @@ clv_image_make (int width, int height, int bpp, gsize stride)
   return im;
 }
 
+/* Where the luma of a frame's pixel is: the byte at `offset` + y·`stride` +
+ * x·`bpp` for gray and planar YUV (r = g = b = −1), or OpenCV 4.6's RGB→gray
+ * (cvtColor, as clv_rgb_to_gray_ref) of the three bytes at offsets r, g, b
+ * there for packed RGB (bpp 3 or 4). */
+typedef struct
+{
+  ClvImage image;
+  int r, g, b;                  /* byte offsets in a packed RGB pixel, or −1 */
+} ClvLumaImage;
+
+/* A luma plane of one byte per pixel. */
+static inline ClvLumaImage
+clv_luma_image_gray (int width, int height, gsize offset, gsize stride)
+{
+  ClvLumaImage l = { clv_image_make (width, height, 1, stride), -1, -1, -1 };
+  l.image.offset = offset;
+  return l;
+}
+
 /* Pixel (x, y) of a GRAY8 or GRAY16 image as an integer. */
 static inline guint
 clv_image_get (const guint8 * data, const ClvImage * im, int x, int y)

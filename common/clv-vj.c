@@ -576,18 +576,19 @@ enqueue_1d (ClvVjDetector * d, cl_kernel kernel, size_t global, size_t local,
 
 /* Step 1: luma (packed RGB only), pyramid, integrals. */
 static gboolean
-enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvVjFrame * f,
+enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvLumaImage * f,
     GError ** error)
 {
   cl_mem luma = frame;
-  cl_uint luma_ofs = (cl_uint) f->offset, luma_stride = (cl_uint) f->stride;
-  cl_int lw = f->width, lh = f->height, n_levels = d->n_levels;
+  cl_uint luma_ofs = (cl_uint) f->image.offset;
+  cl_uint luma_stride = (cl_uint) f->image.stride;
+  cl_int lw = f->image.width, lh = f->image.height, n_levels = d->n_levels;
   cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
   cl_int total_cols = d->total_cols, diag_w = d->max_level_w;
   size_t g2[2], l2[2];
 
-  if (f->pixel_stride > 1) {
-    cl_uint ps = f->pixel_stride, r = f->r, g = f->g, b = f->b;
+  if (f->r >= 0) {
+    cl_uint ps = f->image.bpp, r = f->r, g = f->g, b = f->b;
     if (!ensure_buffer (d->dev, &d->luma, &d->luma_bytes,
             (gsize) lw * lh, error)
         || !clv_kernel_set_args (d->k_luma, error, CLV_ARG (frame),
@@ -739,17 +740,17 @@ raw_window_cmp (const void *pa, const void *pb)
 
 GArray *
 clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
-    const ClvVjFrame * f, const ClvVjParams * p, GError ** error)
+    const ClvLumaImage * f, const ClvVjParams * p, GError ** error)
 {
   GArray *rects = g_array_new (FALSE, FALSE, sizeof (ClvRect));
   RawWindow *raw;
   guint count;
 
   /* Window corners travel as 16-bit coordinates. */
-  if (f->width < 1 || f->height < 1 || f->width > 65535 || f->height > 65535
+  if (f->image.width < 1 || f->image.height < 1 || f->image.width > 65535 || f->image.height > 65535
       || p->scale_factor <= 1.0)
     goto invalid;
-  if (!prepare_geometry (d, f->width, f->height, p, error))
+  if (!prepare_geometry (d, f->image.width, f->image.height, p, error))
     goto fail;
   if (d->n_win == 0)
     return rects;
@@ -805,7 +806,7 @@ invalid:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
       "Invalid detection request: %dx%d frame (1 to 65535 pixels a side), "
       "scale factor %g (must be > 1)",
-      f->width, f->height, p->scale_factor);
+      f->image.width, f->image.height, p->scale_factor);
 fail:
   g_array_free (rects, TRUE);
   return NULL;
@@ -813,14 +814,14 @@ fail:
 
 GArray *
 clv_vj_detector_detect (ClvVjDetector * d, cl_mem frame,
-    const ClvVjFrame * f, const ClvVjParams * p, GError ** error)
+    const ClvLumaImage * f, const ClvVjParams * p, GError ** error)
 {
   GArray *raw = clv_vj_detector_candidates (d, frame, f, p, error);
   GArray *faces;
 
   if (raw == NULL)
     return NULL;
-  faces = clv_vj_group_faces (raw, p->min_neighbors, f->width, f->height);
+  faces = clv_vj_group_faces (raw, p->min_neighbors, f->image.width, f->image.height);
   g_array_free (raw, TRUE);
   return faces;
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "clv-cascade.h"
+#include "clv-image.h"
 #include "clv-opencl.h"
 #include "clv-vj-ref.h"
 
@@ -45,15 +46,6 @@ typedef struct
 /* The defaults for `dev`, with CLVISION_TUNE applied. */
 void clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * tuning);
 
-/* Where the picture is in the device buffer handed to the detector. */
-typedef struct
-{
-  int width, height;
-  gsize offset;                 /* bytes to pixel (0, 0) of the luma or RGB plane */
-  gsize stride;                 /* bytes per row */
-  int pixel_stride;             /* 1: a luma plane as is; 3 or 4: packed RGB */
-  int r, g, b;                  /* byte offsets of the channels in a packed pixel */
-} ClvVjFrame;
 
 typedef struct _ClvVjDetector ClvVjDetector;
 
@@ -67,12 +59,12 @@ void clv_vj_detector_free (ClvVjDetector * det);
  * OpenCV's single-thread order (scale, row, column), as clv_vj_detect_raw
  * does.  Waits for the device. */
 GArray *clv_vj_detector_candidates (ClvVjDetector * det, cl_mem frame,
-    const ClvVjFrame * f, const ClvVjParams * params, GError ** error);
+    const ClvLumaImage * f, const ClvVjParams * params, GError ** error);
 
 /* The whole detection: candidates, grouping with eps 0.2 and clipping to
  * the frame, as clv_vj_detect_ref does (GArray of ClvVjFace). */
 GArray *clv_vj_detector_detect (ClvVjDetector * det, cl_mem frame,
-    const ClvVjFrame * f, const ClvVjParams * params, GError ** error);
+    const ClvLumaImage * f, const ClvVjParams * params, GError ** error);
 
 /* For benchmarks: the device time of the last frame's pyramid launches
  * (luma, levels, integrals) and of its detection launches, in ms, from the

@@ -61,6 +61,25 @@ gst_clv_filter_get_out_info (GstClvFilter * filter)
   return &PRIV (filter)->out_info;
 }
 
+ClvLumaImage
+gst_clv_filter_luma_image (const GstVideoInfo * info)
+{
+  const guint plane = GST_VIDEO_INFO_COMP_PLANE (info, 0);
+  ClvLumaImage l = clv_luma_image_gray (GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_PLANE_OFFSET (info, plane),
+      GST_VIDEO_INFO_PLANE_STRIDE (info, plane));
+
+  if (GST_VIDEO_INFO_IS_RGB (info)) {
+    l.image.bpp = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+    l.r = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
+    l.g = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
+    l.b = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
+  } else {
+    l.image.offset += GST_VIDEO_INFO_COMP_POFFSET (info, 0);
+  }
+  return l;
+}
+
 void
 gst_clv_filter_class_add_pad_templates (GstClvFilterClass * klass,
     const gchar * sink_formats, const gchar * src_formats)

@@ -71,6 +71,10 @@ ClvDevice *gst_clv_filter_get_device (GstClvFilter * filter);
 const GstVideoInfo *gst_clv_filter_get_in_info (GstClvFilter * filter);
 const GstVideoInfo *gst_clv_filter_get_out_info (GstClvFilter * filter);
 
+/* Where the luma of a frame laid out as `info` is: the luma plane as is for
+ * gray and YUV formats, the packed pixel and its R, G, B offsets for RGB. */
+ClvLumaImage gst_clv_filter_luma_image (const GstVideoInfo * info);
+
 /* Adds "sink" and "src" always-pad templates for video/x-raw with these
  * formats (a GstCaps format list, e.g. "{ GRAY8, GRAY16_LE }"), in
  * memory:OpenCL and in system memory. */

@@ -86,7 +86,6 @@ struct _GstEigenRecognise
   /* streaming */
   ClvEigenModel *model;
   ClvEigenRecogniser *rec;
-  ClvLumaImage luma;            /* where the luma is in a frame */
   GQuark face_quark;
 };
 
@@ -205,26 +204,6 @@ gst_eigen_recognise_stop (GstBaseTransform * trans)
       (trans);
 }
 
-static gboolean
-gst_eigen_recognise_set_info (GstClvFilter * filter, GstCaps * incaps,
-    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
-{
-  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (filter);
-  const GstVideoFormatInfo *finfo = in_info->finfo;
-
-  self->luma.image = clv_image_make (GST_VIDEO_INFO_WIDTH (in_info),
-      GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_COMP_PSTRIDE (in_info,
-          0), 0);
-  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
-    self->luma.r = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_R);
-    self->luma.g = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_G);
-    self->luma.b = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_B);
-  } else {
-    self->luma.r = self->luma.g = self->luma.b = -1;
-  }
-  return TRUE;
-}
-
 /* Frames without face ROIs are not uploaded at all. */
 static gboolean
 has_faces (GstEigenRecognise * self, GstBuffer * buf)
@@ -325,7 +304,7 @@ gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
   GstEigenRecognise *self = GST_EIGEN_RECOGNISE (filter);
   GPtrArray *metas = g_ptr_array_new ();
   GArray *rois = g_array_new (FALSE, FALSE, sizeof (ClvEigenRoi));
-  ClvLumaImage luma = self->luma;
+  const ClvLumaImage luma = gst_clv_filter_luma_image (info);
   ClvEigenMatch *matches = NULL;
   GValue faces = G_VALUE_INIT;
   GError *error = NULL;
@@ -333,7 +312,6 @@ gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
   GstMeta *meta;
   gdouble threshold;
   gboolean post;
-  const guint plane = GST_VIDEO_INFO_COMP_PLANE (info, 0);
 
   GST_OBJECT_LOCK (self);
   threshold = self->threshold;
@@ -343,13 +321,6 @@ gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
    * it does in OpenCV. */
   if (threshold >= G_MAXDOUBLE)
     threshold = self->model->threshold;
-
-  /* Gray and YUV: the luma component's own bytes; packed RGB: the pixel,
-   * into which luma.r, .g and .b point. */
-  luma.image.offset = GST_VIDEO_INFO_PLANE_OFFSET (info, plane);
-  if (luma.r < 0)
-    luma.image.offset += GST_VIDEO_INFO_COMP_POFFSET (info, 0);
-  luma.image.stride = GST_VIDEO_INFO_PLANE_STRIDE (info, plane);
 
   while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
@@ -612,7 +583,6 @@ gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
   trans_class->start = gst_eigen_recognise_start;
   trans_class->stop = gst_eigen_recognise_stop;
   trans_class->transform_ip = gst_eigen_recognise_transform_ip;
-  filter_class->set_info = gst_eigen_recognise_set_info;
   filter_class->analyse = gst_eigen_recognise_analyse;
 }
 

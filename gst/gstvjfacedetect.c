@@ -217,27 +217,6 @@ gst_vj_face_detect_set_info (GstClvFilter * filter, GstCaps * incaps,
   return TRUE;
 }
 
-/* Where the luma (or the packed RGB) is in the frame. */
-static ClvVjFrame
-frame_layout (const GstVideoInfo * info)
-{
-  ClvVjFrame f = { GST_VIDEO_INFO_WIDTH (info),
-    GST_VIDEO_INFO_HEIGHT (info),
-    GST_VIDEO_INFO_PLANE_OFFSET (info, 0) + GST_VIDEO_INFO_COMP_POFFSET (info,
-        0),
-    GST_VIDEO_INFO_PLANE_STRIDE (info, 0), 1, 0, 0, 0
-  };
-
-  if (GST_VIDEO_INFO_IS_RGB (info)) {
-    f.offset = GST_VIDEO_INFO_PLANE_OFFSET (info, 0);
-    f.pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-    f.r = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
-    f.g = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
-    f.b = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
-  }
-  return f;
-}
-
 /* The first ROI id free in `buf`: ours must be unique within it. */
 static gint
 first_free_roi_id (GstBuffer * buf)
@@ -357,7 +336,7 @@ gst_vj_face_detect_analyse (GstClvFilter * filter, GstBuffer * buf,
     cl_mem frame, const GstVideoInfo * info)
 {
   GstVjFaceDetect *self = GST_VJ_FACE_DETECT (filter);
-  const ClvVjFrame f = frame_layout (info);
+  const ClvLumaImage f = gst_clv_filter_luma_image (info);
   ClvVjParams params;
   GError *error = NULL;
   GArray *faces;

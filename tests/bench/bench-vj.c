@@ -65,7 +65,8 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   ClvVjDetector *det;
   const gsize size = (gsize) f->width * f->height;
   cl_mem mem = clv_buffer_new (dev, CL_MEM_READ_ONLY, size, &error);
-  ClvVjFrame layout = { f->width, f->height, 0, f->width, 1, 0, 0, 0 };
+  ClvLumaImage layout = clv_luma_image_gray (f->width, f->height, 0,
+      f->width);
   double *ms = g_new (double, o->repeat), mean = 0;
   double *pyr = g_new (double, o->repeat), *detk = g_new (double, o->repeat);
   GArray *faces = NULL;

@@ -76,7 +76,7 @@ gpu_candidates (ClvVjDetector * d, const Gray * g, const ClvVjParams * p)
 {
   GError *error = NULL;
   cl_mem m = upload (g->pixels, (gsize) g->width * g->height);
-  ClvVjFrame f = { g->width, g->height, 0, g->width, 1, 0, 0, 0 };
+  ClvLumaImage f = clv_luma_image_gray (g->width, g->height, 0, g->width);
   GArray *r = clv_vj_detector_candidates (d, m, &f, p, &error);
 
   g_assert_no_error (error);
@@ -267,7 +267,7 @@ test_faces_match_reference (void)
   ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
   ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
   cl_mem m = upload (g.pixels, (gsize) g.width * g.height);
-  ClvVjFrame f = { g.width, g.height, 0, g.width, 1, 0, 0, 0 };
+  ClvLumaImage f = clv_luma_image_gray (g.width, g.height, 0, g.width);
   GError *error = NULL;
 
   for (int mn = 0; mn <= 3; mn += 3) {
@@ -322,7 +322,8 @@ test_packed_rgb (void)
   ref = clv_vj_detect_raw (c, gray, w, h, w, &p);
   m = upload (rgbx, offset + stride * h);
   {
-    ClvVjFrame f = { w, h, offset, stride, 4, 2, 1, 0 };
+    ClvLumaImage f = { clv_image_make (w, h, 4, stride), 2, 1, 0 };
+    f.image.offset = offset;
     got = clv_vj_detector_candidates (d, m, &f, &p, &error);
   }
   g_assert_no_error (error);
@@ -357,7 +358,7 @@ test_plane_with_offset_and_stride (void)
   ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
   const gsize offset = 100, stride = 256;
   guint8 *buf = g_malloc0 (offset + stride * g.height + 4000);
-  ClvVjFrame f = { g.width, g.height, offset, stride, 1, 0, 0, 0 };
+  ClvLumaImage f = clv_luma_image_gray (g.width, g.height, offset, stride);
   GError *error = NULL;
   GArray *ref, *got;
   cl_mem m;
@@ -397,16 +398,17 @@ test_tiny_frames (void)
   memset (px, 128, sizeof (px));
   m = upload (px, sizeof (px));
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
-    ClvVjFrame f = { sizes[i][0], sizes[i][1], 0, sizes[i][0], 1, 0, 0, 0 };
-    if (f.width * f.height > 40 * 40)
-      f.height = 40 * 40 / f.width;
+    ClvLumaImage f = clv_luma_image_gray (sizes[i][0], sizes[i][1], 0,
+        sizes[i][0]);
+    if (f.image.width * f.image.height > 40 * 40)
+      f.image.height = 40 * 40 / f.image.width;
     got = clv_vj_detector_detect (d, m, &f, &p, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (got->len, ==, 0);
     g_array_free (got, TRUE);
   }
   {
-    ClvVjFrame f = { 40, 40, 0, 40, 1, 0, 0, 0 };
+    ClvLumaImage f = clv_luma_image_gray (40, 40, 0, 40);
     p.min_width = p.min_height = 41;
     got = clv_vj_detector_detect (d, m, &f, &p, &error);
     g_assert_no_error (error);
@@ -419,7 +421,7 @@ test_tiny_frames (void)
   }
   {
     /* Too large for int indexing: an error before anything is read. */
-    ClvVjFrame f = { 40000, 40000, 0, 40000, 1, 0, 0, 0 };
+    ClvLumaImage f = clv_luma_image_gray (40000, 40000, 0, 40000);
     p = (ClvVjParams) CLV_VJ_PARAMS_DEFAULT;
     g_assert_null (clv_vj_detector_detect (d, m, &f, &p, &error));
     g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
