@@ -74,7 +74,7 @@ upload_reals (ClvDevice * dev, gboolean fp64, const double *data, gsize n,
 {
   gsize bytes = MAX (n, 1) * real_size (fp64);
   gpointer host = g_malloc (bytes);
-  cl_mem mem;
+  cl_mem mem = NULL;
   cl_int st;
 
   if (fp64) {
@@ -83,13 +83,10 @@ upload_reals (ClvDevice * dev, gboolean fp64, const double *data, gsize n,
     for (gsize i = 0; i < n; i++)
       ((float *) host)[i] = (float) data[i];
   }
-  mem = clCreateBuffer (dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-      bytes, host, &st);
+  CLV_CHECK ((mem = clCreateBuffer (dev->context, CL_MEM_READ_ONLY |
+              CL_MEM_COPY_HOST_PTR, bytes, host, &st), st), error, out);
+out:
   g_free (host);
-  if (st != CL_SUCCESS) {
-    clv_set_cl_error (error, st, "clCreateBuffer", __FILE__, __LINE__);
-    return NULL;
-  }
   return mem;
 }
 
