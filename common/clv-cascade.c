@@ -369,6 +369,14 @@ read_feature (Loader * ld, const Elem * fe, const char *where)
       return FALSE;
     f.tilted = tilted != 0;
   }
+  /* A tilted rectangle covers x - h .. x + w across and y .. y + w + h
+   * down: it must stay inside the window too. */
+  for (int k = 0; f.tilted && k < f.n_rects; k++)
+    if (f.x[k] - f.h[k] < 0 || f.x[k] + f.w[k] > ld->window_w
+        || f.y[k] + f.w[k] + f.h[k] > ld->window_h)
+      return fail (ld, rects, "%s tilted rectangle %d (%d, %d, %d x %d) "
+          "reaches outside the %d x %d window", where, k, f.x[k], f.y[k],
+          f.w[k], f.h[k], ld->window_w, ld->window_h);
   g_array_append_val (ld->features, f);
   return TRUE;
 }

@@ -74,8 +74,7 @@ upload_reals (ClvDevice * dev, gboolean fp64, const double *data, gsize n,
 {
   gsize bytes = MAX (n, 1) * real_size (fp64);
   gpointer host = g_malloc (bytes);
-  cl_mem mem = NULL;
-  cl_int st;
+  cl_mem mem;
 
   if (fp64) {
     memcpy (host, data, n * sizeof (double));
@@ -83,9 +82,7 @@ upload_reals (ClvDevice * dev, gboolean fp64, const double *data, gsize n,
     for (gsize i = 0; i < n; i++)
       ((float *) host)[i] = (float) data[i];
   }
-  CLV_CHECK ((mem = clCreateBuffer (dev->context, CL_MEM_READ_ONLY |
-              CL_MEM_COPY_HOST_PTR, bytes, host, &st), st), error, out);
-out:
+  mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY, host, bytes, error);
   g_free (host);
   return mem;
 }
@@ -773,7 +770,6 @@ clv_eigen_recogniser_new (ClvDevice * dev, const ClvEigenModel * model,
   cl_program prog;
   char *opts;
   gboolean ok;
-  cl_int st;
 
   rec->dev = clv_device_ref (dev);
   if (!choose_precision (dev, &rec->fp64, error))
@@ -825,9 +821,9 @@ clv_eigen_recogniser_new (ClvDevice * dev, const ClvEigenModel * model,
   if ((rec->b[R_OMEGA_T] = upload_reals (dev, rec->fp64, t, (gsize) kc * m,
               error)) == NULL)
     goto fail;
-  CLV_CHECK ((rec->b[R_LABELS] = clCreateBuffer (dev->context,
-              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, m * sizeof (int),
-              model->labels, &st), st), error, fail);
+  if ((rec->b[R_LABELS] = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
+              model->labels, m * sizeof (int), error)) == NULL)
+    goto fail;
   rec->labels = g_memdup2 (model->labels, m * sizeof (int));
   rec->first = g_new (int, MAX (rec->width, rec->height));
   rec->frac = g_new (guint16, MAX (rec->width, rec->height));
@@ -990,8 +986,8 @@ clv_eigen_recogniser_run (ClvEigenRecogniser * rec, cl_mem frame,
     mt->distance = sqrt (best[0]);
     mt->other_distance = isfinite (best[1]) ? sqrt (best[1]) : G_MAXDOUBLE;
     /* OpenCV's StandardCollector takes a face only below the threshold. */
-    mt->label = mt->distance < threshold ? rec->labels[mt->index] :
-        CLV_EIGEN_UNKNOWN;
+    mt->label = mt->index >= 0 && mt->distance < threshold ?
+        rec->labels[mt->index] : CLV_EIGEN_UNKNOWN;
     mt->confidence = clv_eigen_confidence (mt->label, mt->distance,
         mt->other_distance);
   }

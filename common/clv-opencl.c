@@ -851,6 +851,24 @@ fail:
   return NULL;
 }
 
+cl_mem
+clv_buffer_new_with_data (ClvDevice * dev, cl_mem_flags flags,
+    const void *data, gsize size, GError ** error)
+{
+  const gsize bytes = MAX (size, 16);
+  guint8 *copy = g_malloc0 (bytes);
+  cl_mem m = NULL;
+  cl_int st;
+
+  if (size)
+    memcpy (copy, data, size);
+  CLV_CHECK ((m = clCreateBuffer (dev->context, flags | CL_MEM_COPY_HOST_PTR,
+              bytes, copy, &st), st), error, out);
+out:
+  g_free (copy);
+  return m;
+}
+
 double
 clv_event_seconds (cl_event event)
 {

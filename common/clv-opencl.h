@@ -136,6 +136,10 @@ cl_kernel clv_kernel_new (cl_program program, const char *name,
 gboolean clv_kernel_set_args (cl_kernel kernel, GError ** error, ...);
 cl_mem clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
     GError ** error);
+/* A buffer holding a copy of `size` bytes of `data`, zero-padded to at least
+ * 16 bytes (OpenCL has no empty buffers, and kernels may load a vector). */
+cl_mem clv_buffer_new_with_data (ClvDevice * dev, cl_mem_flags flags,
+    const void *data, gsize size, GError ** error);
 
 /* Rounds `n` up to a multiple of `m`. */
 static inline gsize

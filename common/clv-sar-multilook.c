@@ -65,9 +65,10 @@ clv_multilook_new (ClvDevice * dev, int bpp, int rl, int al,
   char *opts;
 
   ml->dev = clv_device_ref (dev);
-  ml->out_x = (int) clv_tune_int ("SAR_ML_OUT_X", default_out_x (bpp, rl));
-  wg = (size_t) clv_tune_int ("SAR_ML_WG", gpu ? 256 : 16);
-  wg = MIN (wg, dev->max_work_group_size);
+  ml->out_x = (int) CLAMP (clv_tune_int ("SAR_ML_OUT_X",
+          default_out_x (bpp, rl)), 1, 64);
+  wg = (size_t) CLAMP (clv_tune_int ("SAR_ML_WG", gpu ? 256 : 16), 1,
+      (gint64) dev->max_work_group_size);
   /* Split a block's rows while the device would have too few work-items;
    * a CPU has few lanes and prefers whole blocks. */
   items = (gint64) (out_width + ml->out_x - 1) / ml->out_x * out_height;

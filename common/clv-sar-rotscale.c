@@ -150,6 +150,10 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
   rs->local[1] = (size_t) clv_tune_int ("SAR_RS_WG_Y", simd > 1 ? 32 : 1);
   rs->per_item = (int) CLAMP (clv_tune_int ("SAR_RS_X", simd > 1 ? 4 : 1),
       1, 16);
+  if (rs->local[0] < 1 || rs->local[1] < 1 || rs->local[0] > 4096
+      || rs->local[1] > 4096
+      || rs->local[0] * rs->local[1] > dev->max_work_group_size)
+    goto bad_tuning;
   opts = g_strdup_printf ("-DPIX_BYTES=%d -DBILINEAR=%d -DRS_X=%d", bpp,
       interp == CLV_INTERP_BILINEAR, rs->per_item);
   prog = clv_device_get_program (dev, "sar_rotscale", opts, error);
@@ -162,6 +166,11 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
     goto fail;
   return rs;
 
+bad_tuning:
+  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "CLVISION_TUNE for "
+      "sarrotscale out of range: SAR_RS_WG_X=%zu x SAR_RS_WG_Y=%zu must be "
+      "a work-group of 1..%zu work-items", rs->local[0], rs->local[1],
+      dev->max_work_group_size);
 fail:
   clv_rotscale_free (rs);
   return NULL;

@@ -196,21 +196,6 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
   return TRUE;
 }
 
-static cl_mem
-upload (ClvDevice * dev, const void *data, gsize size, GError ** error)
-{
-  cl_mem m = NULL;
-  cl_int st;
-
-  CLV_CHECK ((m = clCreateBuffer (dev->context,
-              CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, MAX (size, 16),
-              size ? (void *) data : (void *) "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
-              &st), st), error, fail);
-  return m;
-fail:
-  return NULL;
-}
-
 static gboolean
 build_kernels (ClvVjDetector * d, GError ** error)
 {
@@ -286,8 +271,8 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
   d->leaves = g_memdup2 (c->leaves, sizeof (float) * c->n_leaves);
   d->features = g_memdup2 (c->features,
       sizeof (ClvCascadeFeature) * c->n_features);
-  if (!(d->stages = upload (dev, c->stages,
-              sizeof (ClvCascadeStage) * c->n_stages, error))
+  if (!(d->stages = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
+              c->stages, sizeof (ClvCascadeStage) * c->n_stages, error))
       || !build_kernels (d, error))
     goto fail;
   return d;
@@ -530,14 +515,16 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
 
   nodes = layout_nodes (d, d->sbuf_w, d->tilt_ofs, &n_nodes);
 
-  ok = (d->levels_mem = upload (dev, d->levels,
-          sizeof (ClvVjLevel) * d->n_levels, error))
-      && (d->xtab = upload (dev, xt->data, xt->len * 8, error))
-      && (d->ytab = upload (dev, yt->data, yt->len * 8, error))
-      && (d->win_mem = upload (dev, d->win,
-          sizeof (ClvVjWindows) * MAX (d->n_win, 1), error))
-      && (d->nodes_mem = upload (dev, nodes, sizeof (ClvVjNode) * n_nodes,
-          error))
+  ok = (d->levels_mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
+          d->levels, sizeof (ClvVjLevel) * d->n_levels, error))
+      && (d->xtab = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
+          xt->data, xt->len * 8, error))
+      && (d->ytab = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
+          yt->data, yt->len * 8, error))
+      && (d->win_mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
+          d->win, sizeof (ClvVjWindows) * d->n_win, error))
+      && (d->nodes_mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
+          nodes, sizeof (ClvVjNode) * n_nodes, error))
       && ensure_buffer (dev, &d->sbuf, &d->sbuf_bytes,
       area * (d->shape.has_tilted ? 3 : 2) * sizeof (cl_uint), error)
       && ensure_buffer (dev, &d->pixels, &d->pixels_bytes, pix, error)
@@ -758,9 +745,10 @@ clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
     d->out_cap = INITIAL_CAPACITY;
     d->out = clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
         (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), error);
-    d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
     if (d->out == NULL)
       goto fail;
+    g_free (d->out_host);
+    d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
   }
   g_ptr_array_set_size (d->events, 0);
   if (!enqueue_pyramid (d, frame, f, error))

@@ -174,9 +174,11 @@ nearest (const __global real * dist, const int n_train,
       dmin[lid] = fmin (dmin[lid], dmin[lid + span]);
     barrier (CLK_LOCAL_MEM_FENCE);
   }
+  /* No finite distance at all (a model of overflowing values): no winner,
+   * as the reference says. */
   if (lid == 0) {
-    best_index[f] = winner;
-    best_dist[2 * f] = d[winner];
+    best_index[f] = winner < n_train ? winner : -1;
+    best_dist[2 * f] = winner < n_train ? d[winner] : INFINITY;
     best_dist[2 * f + 1] = dmin[0];
   }
 }

@@ -522,6 +522,11 @@ test_malformed_values (void)
       "is outside the", NULL);
   assert_edit_fails ("<_>8 0 8 20 3.</_>", "<_>8 0 8 -2 3.</_>",
       "is outside the", NULL);
+  /* Inside the window as an upright box, but a tilted one spans
+   * x - h .. x + w: it would read outside the window. */
+  assert_edit_fails ("<_>10 2 4 6 -1.</_>", "<_>10 2 4 16 -1.</_>",
+      "tilted rectangle 0 (10, 2, 4 x 16) reaches outside the 24 x 20 window",
+      NULL);
 }
 
 static void
