@@ -88,40 +88,8 @@ get_looks (GstSarMultilook * self, gint * rl, gint * al)
 static gboolean
 scale_dimension (GValue * out, const GValue * in, gint looks, gboolean down)
 {
-  if (G_VALUE_HOLDS_INT (in)) {
-    gint v = g_value_get_int (in);
-    if (down) {
-      g_value_init (out, G_TYPE_INT);
-      g_value_set_int (out, MAX (v / looks, 1));
-    } else {
-      gint64 lo = (gint64) v * looks, hi = lo + looks - 1;
-      if (lo > G_MAXINT)
-        return FALSE;
-      g_value_init (out, GST_TYPE_INT_RANGE);
-      gst_value_set_int_range (out, (gint) lo, (gint) MIN (hi, G_MAXINT));
-    }
-    return TRUE;
-  }
-  if (GST_VALUE_HOLDS_INT_RANGE (in)) {
-    gint64 lo = gst_value_get_int_range_min (in);
-    gint64 hi = gst_value_get_int_range_max (in);
-    if (down) {
-      lo = MAX (lo / looks, 1);
-      hi = MAX (hi / looks, 1);
-    } else {
-      lo = MIN (lo * looks, G_MAXINT);
-      hi = MIN (hi * looks + looks - 1, G_MAXINT);
-    }
-    g_value_init (out, GST_TYPE_INT_RANGE);
-    if (lo == hi) {
-      g_value_unset (out);
-      g_value_init (out, G_TYPE_INT);
-      g_value_set_int (out, (gint) lo);
-    } else {
-      gst_value_set_int_range (out, (gint) lo, (gint) hi);
-    }
-    return TRUE;
-  }
+  gint64 lo, hi;
+
   if (GST_VALUE_HOLDS_LIST (in)) {
     g_value_init (out, GST_TYPE_LIST);
     for (guint i = 0; i < gst_value_list_get_size (in); i++) {
@@ -129,9 +97,38 @@ scale_dimension (GValue * out, const GValue * in, gint looks, gboolean down)
       if (scale_dimension (&v, gst_value_list_get_value (in, i), looks, down))
         gst_value_list_append_and_take_value (out, &v);
     }
-    return gst_value_list_get_size (out) > 0;
+    if (gst_value_list_get_size (out) > 0)
+      return TRUE;
+    g_value_unset (out);
+    return FALSE;
   }
-  return FALSE;
+  if (G_VALUE_HOLDS_INT (in)) {
+    lo = hi = g_value_get_int (in);
+  } else if (GST_VALUE_HOLDS_INT_RANGE (in)) {
+    lo = gst_value_get_int_range_min (in);
+    hi = gst_value_get_int_range_max (in);
+  } else {
+    return FALSE;
+  }
+  if (down) {
+    lo = MAX (lo / looks, 1);
+    hi = MAX (hi / looks, 1);
+  } else {
+    /* Every input size that multilooks to [lo, hi]. */
+    if (lo * looks > G_MAXINT)
+      return FALSE;
+    lo = lo * looks;
+    hi = MIN (hi * looks + looks - 1, G_MAXINT);
+  }
+  /* A single value is an int: a range needs two different ends. */
+  if (lo == hi) {
+    g_value_init (out, G_TYPE_INT);
+    g_value_set_int (out, (gint) lo);
+  } else {
+    g_value_init (out, GST_TYPE_INT_RANGE);
+    gst_value_set_int_range (out, (gint) lo, (gint) hi);
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -158,20 +155,35 @@ gst_sar_multilook_transform_structure (GstClvFilter * filter,
   return TRUE;
 }
 
+/* The kernel for these looks and frames. */
+static gboolean
+prepare_op (GstSarMultilook * self, const GstVideoInfo * in_info,
+    const GstVideoInfo * out_info, gint rl, gint al, GError ** error)
+{
+  ClvMultilookDomain domain;
+
+  GST_OBJECT_LOCK (self);
+  domain = self->domain;
+  GST_OBJECT_UNLOCK (self);
+  g_clear_pointer (&self->op, clv_multilook_free);
+  self->op = clv_multilook_new (gst_clv_filter_get_device (GST_CLV_FILTER
+          (self)), GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0), rl, al, domain,
+      GST_VIDEO_INFO_WIDTH (out_info), GST_VIDEO_INFO_HEIGHT (out_info),
+      error);
+  self->cur_rl = rl;
+  self->cur_al = al;
+  return self->op != NULL;
+}
+
 static gboolean
 gst_sar_multilook_set_info (GstClvFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstSarMultilook *self = GST_SAR_MULTILOOK (filter);
   gint rl, al, ow, oh;
-  ClvMultilookDomain domain;
   GError *error = NULL;
 
   get_looks (self, &rl, &al);
-  GST_OBJECT_LOCK (self);
-  domain = self->domain;
-  GST_OBJECT_UNLOCK (self);
-
   if (GST_VIDEO_INFO_WIDTH (in_info) < rl
       || GST_VIDEO_INFO_HEIGHT (in_info) < al)
     goto too_small;
@@ -181,15 +193,8 @@ gst_sar_multilook_set_info (GstClvFilter * filter, GstCaps * incaps,
       || oh != GST_VIDEO_INFO_HEIGHT (out_info)
       || GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info))
     goto wrong_output;
-
-  g_clear_pointer (&self->op, clv_multilook_free);
-  self->op = clv_multilook_new (gst_clv_filter_get_device (filter),
-      GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0), rl, al, domain, ow, oh,
-      &error);
-  if (self->op == NULL)
+  if (!prepare_op (self, in_info, out_info, rl, al, &error))
     goto no_kernel;
-  self->cur_rl = rl;
-  self->cur_al = al;
   return TRUE;
 
   /* ERRORS */
@@ -223,7 +228,20 @@ gst_sar_multilook_process (GstClvFilter * filter, cl_mem in,
     GError ** error)
 {
   GstSarMultilook *self = GST_SAR_MULTILOOK (filter);
+  const GstVideoInfo *in_info = gst_clv_filter_get_in_info (filter);
+  const GstVideoInfo *out_info = gst_clv_filter_get_out_info (filter);
+  gint rl, al, ow, oh;
 
+  /* New looks that keep the output size renegotiate nothing: take them
+   * here.  Others wait for the renegotiation they trigger (set_info). */
+  get_looks (self, &rl, &al);
+  clv_multilook_out_size (GST_VIDEO_INFO_WIDTH (in_info),
+      GST_VIDEO_INFO_HEIGHT (in_info), rl, al, &ow, &oh);
+  if ((rl != self->cur_rl || al != self->cur_al)
+      && ow == GST_VIDEO_INFO_WIDTH (out_info)
+      && oh == GST_VIDEO_INFO_HEIGHT (out_info)
+      && !prepare_op (self, in_info, out_info, rl, al, error))
+    return FALSE;
   return clv_multilook_enqueue (self->op, in, in_im, out, out_im, NULL, error);
 }
 

@@ -126,6 +126,38 @@ GST_START_TEST (test_renegotiation_mid_stream)
 
 GST_END_TEST;
 
+/* One look in a direction is a valid choice (the caps of that side are a
+ * single size, not a range). */
+GST_START_TEST (test_one_look)
+{
+  GstHarness *h = harness_new ("sarmultilook range-looks=1 azimuth-looks=3",
+      "GRAY8", 50, 40);
+
+  check_frame (h, "GRAY8", 50, 40, 1, 3, CLV_MULTILOOK_INTENSITY, 7);
+  gst_harness_teardown (h);
+  h = harness_new ("sarmultilook looks=1", "GRAY16_LE", 9, 4);
+  check_frame (h, "GRAY16_LE", 9, 4, 1, 1, CLV_MULTILOOK_INTENSITY, 8);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* New looks that keep the output size change no caps, and still apply. */
+GST_START_TEST (test_looks_change_same_size)
+{
+  GstHarness *h = harness_new ("sarmultilook range-looks=34 azimuth-looks=1",
+      "GRAY8", 100, 10);
+  GstElement *ml = gst_harness_find_element (h, "sarmultilook");
+
+  check_frame (h, "GRAY8", 100, 10, 34, 1, CLV_MULTILOOK_INTENSITY, 9);
+  g_object_set (ml, "range-looks", 49, NULL);
+  gst_object_unref (ml);
+  check_frame (h, "GRAY8", 100, 10, 49, 1, CLV_MULTILOOK_INTENSITY, 10);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_transform_caps_both_ways)
 {
   GstElement *ml = gst_element_factory_make ("sarmultilook", NULL);
@@ -310,6 +342,8 @@ sarmultilook_suite (void)
   tcase_add_test (tc, test_output_caps_and_pixels_gray16);
   tcase_add_test (tc, test_odd_sizes_gray8_amplitude);
   tcase_add_test (tc, test_renegotiation_mid_stream);
+  tcase_add_test (tc, test_one_look);
+  tcase_add_test (tc, test_looks_change_same_size);
   tcase_add_test (tc, test_transform_caps_both_ways);
   tcase_add_test (tc, test_roi_metas_scaled);
   tcase_add_test (tc, test_looks_larger_than_frame);
