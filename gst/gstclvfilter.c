@@ -523,6 +523,26 @@ typedef struct
   ClvImage im;
 } Side;
 
+/* The bytes a frame laid out as `info` spans: buffers shorter than that are
+ * refused rather than read past their end (on the device too). */
+static gsize
+layout_bytes (const GstVideoInfo * info)
+{
+  gsize end = 0;
+
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gint rows;
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    rows = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (info->finfo, comp[0],
+        GST_VIDEO_INFO_HEIGHT (info));
+    end = MAX (end, GST_VIDEO_INFO_PLANE_OFFSET (info, p) +
+        (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, p) * rows);
+  }
+  return end;
+}
+
 static gboolean
 side_map (GstClvFilter * filter, Side * side, GstBuffer * buf,
     const GstVideoInfo * info, GstMapFlags flags)
@@ -532,9 +552,10 @@ side_map (GstClvFilter * filter, Side * side, GstBuffer * buf,
   side->on_device =
       gst_cl_buffer_peek_device_memory (buf, PRIV (filter)->device) != NULL;
   if (side->on_device) {
-    if (!gst_buffer_map (buf, &side->map, flags | GST_MAP_OPENCL))
-      return FALSE;
     gst_cl_buffer_video_info (buf, info, &layout);
+    if (gst_buffer_get_size (buf) < layout_bytes (&layout)
+        || !gst_buffer_map (buf, &side->map, flags | GST_MAP_OPENCL))
+      return FALSE;
     side->mem = (cl_mem) side->map.data;
     side->im = plane0_image (&layout);
     return TRUE;
@@ -630,6 +651,8 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   /* Planes where the buffer says they are, if it says. */
   gst_cl_buffer_video_info (buf, &priv->in_info, &info);
+  if (gst_buffer_get_size (buf) < layout_bytes (&info))
+    goto too_short;
   if (gst_cl_buffer_peek_device_memory (buf, priv->device)) {
     /* Device frames are analysed where they are. */
     if (!gst_buffer_map (buf, &map, GST_MAP_READ | GST_MAP_OPENCL))
@@ -650,6 +673,15 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   return klass->analyse (GST_CLV_FILTER (trans), buf, priv->in_stage, &info);
 
   /* ERRORS */
+too_short:
+  {
+    GST_ELEMENT_ERROR (trans, STREAM, FORMAT,
+        ("A %" G_GSIZE_FORMAT "-byte buffer is too small for a %dx%d %s "
+            "frame (%" G_GSIZE_FORMAT " bytes)", gst_buffer_get_size (buf),
+            GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info),
+            GST_VIDEO_INFO_NAME (&info), layout_bytes (&info)), (NULL));
+    return GST_FLOW_ERROR;
+  }
 map_failed:
   {
     GST_ELEMENT_ERROR (trans, RESOURCE, FAILED, ("Could not map a buffer"),

@@ -572,6 +572,35 @@ GST_START_TEST (test_tiny_frames)
 
 GST_END_TEST;
 
+/* A buffer shorter than its caps say is refused with an error, not read
+ * past its end. */
+GST_START_TEST (test_short_buffer_refused)
+{
+  GstHarness *h = harness (NULL);
+  GstBus *bus = watch_bus (h);
+  GstMessage *msg;
+  GError *error = NULL;
+
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=300,height=200,framerate=25/1");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_and_alloc (1000)), GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (g_error_matches (error, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FORMAT));
+  fail_unless (strstr (error->message, "1000-byte buffer is too small for "
+          "a 300x200 GRAY8 frame") != NULL, "message: %s", error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A copy of the default cascade with `from` replaced by `to` once. */
 static char *
 broken_cascade (const char *from, const char *to)
@@ -655,6 +684,7 @@ vjfacedetect_suite (void)
   tcase_add_test (tc, test_confidence);
   tcase_add_test (tc, test_bus_message);
   tcase_add_test (tc, test_interval);
+  tcase_add_test (tc, test_short_buffer_refused);
   tcase_add_test (tc, test_min_max_size);
   tcase_add_test (tc, test_tiny_frames);
   tcase_add_test (tc, test_bad_cascades_fail_start);
