@@ -68,8 +68,10 @@ decode_image (const char *path, int width, int height, guint8 * out,
   gchar *uri;
   gboolean ok = FALSE;
 
-  pipeline = gst_parse_launch ("uridecodebin name=src ! videoconvert ! "
-      "video/x-raw,format=GRAY8 ! appsink name=sink sync=false", error);
+  /* Fatal errors only: a half-built pipeline (a missing element) is none. */
+  pipeline = gst_parse_launch_full ("uridecodebin name=src ! videoconvert ! "
+      "video/x-raw,format=GRAY8 ! appsink name=sink sync=false", NULL,
+      GST_PARSE_FLAG_FATAL_ERRORS, error);
   if (pipeline == NULL)
     return FALSE;
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
@@ -131,7 +133,6 @@ gst_clv_face_images_free (GstClvFaceImages * images)
   g_free (images->pixels);
   g_free (images->labels);
   g_strfreev (images->label_names);
-  g_strfreev (images->paths);
   g_free (images);
 }
 
@@ -183,8 +184,8 @@ gst_clv_face_images_load (const char *dir, int width, int height,
   }
   if (progress)
     progress (im->n, im->n, NULL, user_data);
-  g_ptr_array_add (paths, NULL);
-  im->paths = (char **) g_ptr_array_free (paths, FALSE);
+  g_ptr_array_set_free_func (paths, g_free);
+  g_ptr_array_unref (paths);
   im->labels = (int *) g_array_free (ids, FALSE);
   return im;
 

@@ -17,7 +17,6 @@ typedef struct
   int *labels;                  /* n */
   int n_labels;
   char **label_names;           /* n_labels: the subdirectory names */
-  char **paths;                 /* n: the files, for messages */
 } GstClvFaceImages;
 
 /* Called before each image is decoded (done of total). */

@@ -61,6 +61,22 @@ gst_clv_filter_get_out_info (GstClvFilter * filter)
   return &PRIV (filter)->out_info;
 }
 
+GstStructure *
+gst_clv_filter_new_frame_message (GstClvFilter * filter, const gchar * name,
+    GstBuffer * buf)
+{
+  const GstSegment *segment = &GST_BASE_TRANSFORM (filter)->segment;
+  const GstClockTime ts = GST_BUFFER_PTS (buf);
+
+  return gst_structure_new (name,
+      "timestamp", G_TYPE_UINT64, ts,
+      "stream-time", G_TYPE_UINT64,
+      gst_segment_to_stream_time (segment, GST_FORMAT_TIME, ts),
+      "running-time", G_TYPE_UINT64,
+      gst_segment_to_running_time (segment, GST_FORMAT_TIME, ts),
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
+}
+
 ClvLumaImage
 gst_clv_filter_luma_image (const GstVideoInfo * info)
 {
@@ -162,7 +178,10 @@ gst_clv_filter_set_context (GstElement * element, GstContext * context)
   GstClvFilterPrivate *priv = PRIV (element);
   gchar *spec = device_spec_dup (GST_CLV_FILTER (element));
 
+  /* Applications may set contexts from any thread. */
+  GST_OBJECT_LOCK (element);
   gst_clv_handle_set_context (element, context, spec, &priv->device);
+  GST_OBJECT_UNLOCK (element);
   g_free (spec);
   GST_ELEMENT_CLASS (gst_clv_filter_parent_class)->set_context (element,
       context);
@@ -174,10 +193,19 @@ gst_clv_filter_query (GstBaseTransform * trans, GstPadDirection direction,
 {
   GstCaps *caps;
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
-      && gst_clv_handle_context_query (GST_ELEMENT (trans), query,
-          PRIV (trans)->device))
-    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    /* Peers ask from their threads: hold the device while answering. */
+    ClvDevice *dev;
+    gboolean answered;
+
+    GST_OBJECT_LOCK (trans);
+    dev = PRIV (trans)->device ? clv_device_ref (PRIV (trans)->device) : NULL;
+    GST_OBJECT_UNLOCK (trans);
+    answered = gst_clv_handle_context_query (GST_ELEMENT (trans), query, dev);
+    g_clear_pointer (&dev, clv_device_unref);
+    if (answered)
+      return TRUE;
+  }
   if (!GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->query (trans,
           direction, query))
     return FALSE;
@@ -228,9 +256,13 @@ static gboolean
 gst_clv_filter_stop (GstBaseTransform * trans)
 {
   GstClvFilterPrivate *priv = PRIV (trans);
+  ClvDevice *dev;
 
   release_stages (priv);
-  g_clear_pointer (&priv->device, clv_device_unref);
+  GST_OBJECT_LOCK (trans);
+  dev = g_steal_pointer (&priv->device);
+  GST_OBJECT_UNLOCK (trans);
+  g_clear_pointer (&dev, clv_device_unref);
   return TRUE;
 }
 

@@ -75,6 +75,12 @@ const GstVideoInfo *gst_clv_filter_get_out_info (GstClvFilter * filter);
  * gray and YUV formats, the packed pixel and its R, G, B offsets for RGB. */
 ClvLumaImage gst_clv_filter_luma_image (const GstVideoInfo * info);
 
+/* The start of an element message about `buf`, shaped like gst-plugins-bad
+ * facedetect's: `name` (the element's), timestamp, stream-time,
+ * running-time and duration (guint64). */
+GstStructure *gst_clv_filter_new_frame_message (GstClvFilter * filter,
+    const gchar * name, GstBuffer * buf);
+
 /* Adds "sink" and "src" always-pad templates for video/x-raw with these
  * formats (a GstCaps format list, e.g. "{ GRAY8, GRAY16_LE }"), in
  * memory:OpenCL and in system memory. */

@@ -26,7 +26,7 @@
  * for every frame with faces: `timestamp`, `stream-time`, `running-time`,
  * `duration` and `faces`, a list of structures with `x`, `y`, `width`,
  * `height`, `neighbors` (from the detector, if it gave them), `label`,
- * `label-id`, `distance` and `confidence`.
+ * `label_id`, `distance` and `confidence`.
  *
  * ## Example launch line
  * |[
@@ -270,9 +270,10 @@ face_structure (GstVideoRegionOfInterestMeta * roi, const ClvEigenMatch * m,
       "height", G_TYPE_UINT, roi->h, NULL);
   gint neighbors;
 
+  /* The same fields and types as vjfacedetect's message, plus ours. */
   if (det && gst_structure_get_int (det, "neighbors", &neighbors))
-    gst_structure_set (s, "neighbors", G_TYPE_INT, neighbors, NULL);
-  gst_structure_set (s, "label", G_TYPE_STRING, label, "label-id",
+    gst_structure_set (s, "neighbors", G_TYPE_UINT, (guint) neighbors, NULL);
+  gst_structure_set (s, "label", G_TYPE_STRING, label, "label_id",
       G_TYPE_INT, m->label, "distance", G_TYPE_DOUBLE, m->distance,
       "confidence", G_TYPE_DOUBLE, m->confidence, NULL);
   return s;
@@ -281,16 +282,8 @@ face_structure (GstVideoRegionOfInterestMeta * roi, const ClvEigenMatch * m,
 static void
 post_faces (GstEigenRecognise * self, GstBuffer * buf, GValue * faces)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstSegment *seg = &trans->segment;
-  GstClockTime ts = GST_BUFFER_PTS (buf);
-  GstStructure *s = gst_structure_new ("eigenrecognise",
-      "timestamp", G_TYPE_UINT64, ts,
-      "stream-time", G_TYPE_UINT64,
-      gst_segment_to_stream_time (seg, GST_FORMAT_TIME, ts),
-      "running-time", G_TYPE_UINT64,
-      gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts),
-      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
+  GstStructure *s = gst_clv_filter_new_frame_message (GST_CLV_FILTER (self),
+      "eigenrecognise", buf);
 
   gst_structure_take_value (s, "faces", faces);
   gst_element_post_message (GST_ELEMENT (self),

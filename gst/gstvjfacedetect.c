@@ -264,18 +264,10 @@ attach_metas (GstVjFaceDetect * self, GstBuffer * buf,
 static void
 post_message (GstVjFaceDetect * self, GstBuffer * buf)
 {
-  GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
-  const GstClockTime ts = GST_BUFFER_PTS (buf);
+  GstStructure *s = gst_clv_filter_new_frame_message (GST_CLV_FILTER (self),
+      "vjfacedetect", buf);
   GValue list = G_VALUE_INIT;
-  GstStructure *s;
 
-  s = gst_structure_new ("vjfacedetect",
-      "timestamp", G_TYPE_UINT64, ts,
-      "stream-time", G_TYPE_UINT64,
-      gst_segment_to_stream_time (segment, GST_FORMAT_TIME, ts),
-      "running-time", G_TYPE_UINT64,
-      gst_segment_to_running_time (segment, GST_FORMAT_TIME, ts),
-      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
   g_value_init (&list, GST_TYPE_LIST);
   for (guint i = 0; i < self->faces->len; i++) {
     const ClvVjFace *f = &g_array_index (self->faces, ClvVjFace, i);

@@ -279,12 +279,13 @@ GST_START_TEST (test_face_metas_gain_recognition)
       GstStructure *rec = gst_video_region_of_interest_meta_get_param
           (roi_by_id (out, f), "recognition");
       guint x;
-      gint neighbors, id;
+      gint id;
+      guint neighbors;
       fail_unless (gst_structure_get_uint (face, "x", &x));
       fail_unless_equals_int (x, roi_by_id (out, f)->x);
-      fail_unless (gst_structure_get_int (face, "neighbors", &neighbors));
+      fail_unless (gst_structure_get_uint (face, "neighbors", &neighbors));
       fail_unless_equals_int (neighbors, 3 + f);
-      fail_unless (gst_structure_get_int (face, "label-id", &id));
+      fail_unless (gst_structure_get_int (face, "label_id", &id));
       fail_unless_equals_string (gst_structure_get_string (face, "label"),
           gst_structure_get_string (rec, "label"));
     }
