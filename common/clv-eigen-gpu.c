@@ -1,6 +1,7 @@
 /* Eigenfaces on an OpenCL device; see clv-eigen-gpu.h and the kernels
  * eigen_train.cl and eigen_recognise.cl. */
 #include "clv-eigen-gpu.h"
+#include "clv-resize.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -878,7 +879,7 @@ ensure_capacity (ClvEigenRecogniser * rec, int n, GError ** error)
 static void
 fill_axis (ClvEigenRecogniser * rec, int start, int src, int dst, int *tab)
 {
-  clv_eigen_linear_coeffs (src, dst, rec->first, rec->frac);
+  clv_resize_axis_exact (src, dst, rec->first, rec->frac, NULL, NULL);
   for (int i = 0; i < dst; i++)
     tab[i] = (start + rec->first[i]) << 9 | rec->frac[i];
 }

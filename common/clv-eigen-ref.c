@@ -3,6 +3,7 @@
  * rows: covariance scaled by 1/M, eigenvectors of the M × M "scrambled"
  * matrix mapped back and normalised). */
 #include "clv-eigen.h"
+#include "clv-resize.h"
 
 #include <float.h>
 #include <math.h>
@@ -263,31 +264,6 @@ clv_eigen_predict_ref (const ClvEigenModel * model, const guint8 * face,
 }
 
 void
-clv_eigen_linear_coeffs (int src_size, int dst_size, int *first,
-    guint16 * frac)
-{
-  /* OpenCV's resize_bitExact: positions in double (scale = 1 / (dst/src),
-   * as cv::resize computes it), weights rounded to 8 fraction bits, points
-   * outside [0, src − 1] clamped to the edge pixel. */
-  const double scale = 1.0 / ((double) dst_size / src_size);
-
-  for (int i = 0; i < dst_size; i++) {
-    /* volatile: no fused multiply-add, OpenCV rounds the product first. */
-    volatile double pos = scale * (i + 0.5);
-    double f = pos - 0.5;
-    int ix = (int) floor (f);
-
-    if (ix >= 0 && ix < src_size - 1) {
-      first[i] = ix;
-      frac[i] = (guint16) rint ((f - ix) * 256);
-    } else {
-      first[i] = ix < 0 ? 0 : src_size - 1;
-      frac[i] = 0;
-    }
-  }
-}
-
-void
 clv_eigen_crop_resize_ref (const guint8 * frame, const ClvImage * im, int x,
     int y, int w, int h, guint8 * out, int out_w, int out_h)
 {
@@ -295,8 +271,8 @@ clv_eigen_crop_resize_ref (const guint8 * frame, const ClvImage * im, int x,
   guint16 *cx = g_new (guint16, out_w), *cy = g_new (guint16, out_h);
   guint32 *rows = g_new (guint32, 2 * (gsize) out_w);
 
-  clv_eigen_linear_coeffs (w, out_w, fx, cx);
-  clv_eigen_linear_coeffs (h, out_h, fy, cy);
+  clv_resize_axis_exact (w, out_w, fx, cx, NULL, NULL);
+  clv_resize_axis_exact (h, out_h, fy, cy, NULL, NULL);
   for (int oy = 0; oy < out_h; oy++) {
     /* Horizontal pass of the two source rows (8 fraction bits). */
     for (int r = 0; r < 2; r++) {

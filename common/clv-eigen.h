@@ -131,17 +131,12 @@ int clv_eigen_predict_ref (const ClvEigenModel * model, const guint8 * face,
  *
  * The arithmetic, for a kernel to copy: per axis the host computes, for
  * every output index i, `first[i]` and the weight `frac[i]` (0..256, 8
- * fraction bits) of pixel first[i] + 1 with clv_eigen_linear_coeffs; then
+ * fraction bits) of pixel first[i] + 1 with clv_resize_axis_exact; then
  *   h(y)  = (256 − fx)·p[y][x0] + fx·p[y][x0 + 1]        (x1 unused if fx = 0)
  *   out   = ((256 − fy)·h(y0) + fy·h(y0 + 1) + 32768) >> 16
  * in integers (fits 32 bits). */
 void clv_eigen_crop_resize_ref (const guint8 * frame, const ClvImage * im,
     int x, int y, int w, int h, guint8 * out, int out_w, int out_h);
 
-/* The per-axis tables above for src_size → dst_size (both ≥ 1): first[i]
- * in [0, src_size − 1], frac[i] in [0, 256], frac 0 where first is the last
- * pixel. */
-void clv_eigen_linear_coeffs (int src_size, int dst_size, int *first,
-    guint16 * frac);
 
 G_END_DECLS

@@ -2,6 +2,7 @@
  * step.  Built with -ffp-contract=off: OpenCV's arithmetic has no FMA and
  * the results depend on every rounding (see clv-vj-ref.h). */
 #include "clv-vj-ref.h"
+#include "clv-resize.h"
 
 #include <math.h>
 #include <string.h>
@@ -132,40 +133,12 @@ typedef struct
   int first, end;               /* interpolated indices: [first, end) */
 } Axis;
 
-void
-clv_vj_resize_axis (int src_size, int dst_size, int *ofs, guint16 * c1,
-    int *first, int *end)
-{
-  double scale = 1.0 / ((double) dst_size / src_size);
-
-  *first = 0;
-  *end = dst_size;
-  for (int d = 0; d < dst_size; d++) {
-    double f = scale * ((double) d + 0.5) - 0.5;
-    int i = (int) floor (f);
-
-    ofs[d] = 0;
-    c1[d] = 0;
-    if (i >= 0 && src_size > 1) {
-      if (i < src_size - 1) {
-        ofs[d] = i;
-        c1[d] = (guint16) lrint ((f - i) * 256);
-      } else {
-        ofs[d] = src_size - 1;
-        *end = MIN (*end, d);
-      }
-    } else {
-      *first = MAX (*first, d + 1);
-    }
-  }
-}
-
 static void
 axis_init (Axis * a, int src_size, int dst_size)
 {
   a->ofs = g_new (int, dst_size);
   a->c1 = g_new (guint16, dst_size);
-  clv_vj_resize_axis (src_size, dst_size, a->ofs, a->c1, &a->first, &a->end);
+  clv_resize_axis_exact (src_size, dst_size, a->ofs, a->c1, &a->first, &a->end);
 }
 
 static void

@@ -91,12 +91,8 @@ int clv_vj_scales (int image_width, int image_height, int window_width,
 /* The candidate rectangle of the window at (x, y) of a level. */
 ClvRect clv_vj_candidate_rect (const ClvVjScale * s, int x, int y);
 
-/* OpenCV's resize (src → dst, INTER_LINEAR_EXACT) for 8-bit gray. */
-/* One axis of it: destination index d reads source ofs[d] and ofs[d] + 1,
- * the latter with weight c1[d] / 256; indices in [*first, *end) are
- * interpolated, those before take source 0, those from *end on the last. */
-void clv_vj_resize_axis (int src_size, int dst_size, int *ofs, guint16 * c1,
-    int *first, int *end);
+/* OpenCV's resize (src → dst, INTER_LINEAR_EXACT) for 8-bit gray; its
+ * per-axis tables come from clv_resize_axis_exact (clv-resize.h). */
 
 void clv_vj_resize (const guint8 * src, int src_width, int src_height,
     gsize src_stride, guint8 * dst, int dst_width, int dst_height,

@@ -1,6 +1,7 @@
 /* Viola–Jones on OpenCL: host side of kernels/vj_pyramid.cl and
  * kernels/vj_detect.cl; see clv-vj.h. */
 #include "clv-vj.h"
+#include "clv-resize.h"
 
 #include <float.h>
 #include <math.h>
@@ -461,13 +462,13 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
     x += iw;
 
     l->xtab = xt->len;
-    clv_vj_resize_axis (w, s->width, ofs, c1, &l->xfirst, &l->xend);
+    clv_resize_axis_exact (w, s->width, ofs, c1, &l->xfirst, &l->xend);
     for (int k = 0; k < s->width; k++) {
       cl_int e[2] = { ofs[k], c1[k] };
       g_array_append_val (xt, e);
     }
     l->ytab = yt->len;
-    clv_vj_resize_axis (h, s->height, ofs, c1, &l->yfirst, &l->yend);
+    clv_resize_axis_exact (h, s->height, ofs, c1, &l->yfirst, &l->yend);
     for (int k = 0; k < s->height; k++) {
       cl_int e[2] = { ofs[k], c1[k] };
       g_array_append_val (yt, e);
