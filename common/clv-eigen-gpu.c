@@ -113,20 +113,7 @@ create_kernels (cl_program prog, const char *const *names, guint n,
   return TRUE;
 }
 
-/* Seconds from the start of `first` to the end of `last`. */
-static double
-event_span (cl_event first, cl_event last)
-{
-  cl_ulong t0 = 0, t1 = 0;
-
-  if (clGetEventProfilingInfo (first, CL_PROFILING_COMMAND_START,
-          sizeof t0, &t0, NULL) != CL_SUCCESS
-      || clGetEventProfilingInfo (last, CL_PROFILING_COMMAND_END,
-          sizeof t1, &t1, NULL) != CL_SUCCESS)
-    return 0;
-  return t1 > t0 ? (t1 - t0) * 1e-9 : 0;
-}
-
+/* Waits for *ev, returns its seconds and releases it (NULL: 0). */
 static double
 take_event_seconds (cl_event * ev)
 {
@@ -429,7 +416,7 @@ jacobi (Trainer * tr, int *sweeps, double *seconds, GError ** error)
       goto fail;
     g_debug ("Jacobi sweep %d: off(L)/|L| = %.3g", *sweeps + 1,
         sqrt (off / total));
-    *seconds += event_span (first, last);
+    *seconds += clv_event_span_seconds (first, last);
     g_clear_pointer (&first, clReleaseEvent);
     g_clear_pointer (&last, clReleaseEvent);
     (*sweeps)++;

@@ -870,14 +870,20 @@ out:
 }
 
 double
-clv_event_seconds (cl_event event)
+clv_event_span_seconds (cl_event first, cl_event last)
 {
   cl_ulong t0 = 0, t1 = 0;
 
-  if (clGetEventProfilingInfo (event, CL_PROFILING_COMMAND_START,
+  if (clGetEventProfilingInfo (first, CL_PROFILING_COMMAND_START,
           sizeof (t0), &t0, NULL) != CL_SUCCESS
-      || clGetEventProfilingInfo (event, CL_PROFILING_COMMAND_END,
-          sizeof (t1), &t1, NULL) != CL_SUCCESS)
+      || clGetEventProfilingInfo (last, CL_PROFILING_COMMAND_END,
+          sizeof (t1), &t1, NULL) != CL_SUCCESS || t1 < t0)
     return 0.0;
   return (t1 - t0) * 1e-9;
+}
+
+double
+clv_event_seconds (cl_event event)
+{
+  return clv_event_span_seconds (event, event);
 }

@@ -150,5 +150,7 @@ clv_round_up (gsize n, gsize m)
 
 /* Seconds a finished event spent executing (needs the profiling queue). */
 double clv_event_seconds (cl_event event);
+/* Seconds from the start of `first` to the end of `last` (0 if unknown). */
+double clv_event_span_seconds (cl_event first, cl_event last);
 
 G_END_DECLS

@@ -815,30 +815,16 @@ clv_vj_detector_detect (ClvVjDetector * d, cl_mem frame,
   return faces;
 }
 
-/* From the start of `first` to the end of `last`, in ms. */
-static double
-span_ms (cl_event first, cl_event last)
-{
-  cl_ulong t0 = 0, t1 = 0;
-
-  if (clGetEventProfilingInfo (first, CL_PROFILING_COMMAND_START,
-          sizeof (t0), &t0, NULL) != CL_SUCCESS
-      || clGetEventProfilingInfo (last, CL_PROFILING_COMMAND_END,
-          sizeof (t1), &t1, NULL) != CL_SUCCESS || t1 < t0)
-    return 0;
-  return (t1 - t0) * 1e-6;
-}
-
 void
 clv_vj_detector_kernel_ms (ClvVjDetector * d, double *pyramid_ms,
     double *detect_ms)
 {
   const guint n = d->events->len, k = d->first_detect_event;
 
-  *pyramid_ms = k > 0 ? span_ms (d->events->pdata[0],
-      d->events->pdata[k - 1]) : 0;
-  *detect_ms = n > k ? span_ms (d->events->pdata[k],
-      d->events->pdata[n - 1]) : 0;
+  *pyramid_ms = k > 0 ? clv_event_span_seconds (d->events->pdata[0],
+      d->events->pdata[k - 1]) * 1e3 : 0;
+  *detect_ms = n > k ? clv_event_span_seconds (d->events->pdata[k],
+      d->events->pdata[n - 1]) * 1e3 : 0;
 }
 
 gboolean
