@@ -8,6 +8,13 @@
 
 G_BEGIN_DECLS
 
+/* The runtime is the shared library libclvision-opencl-1.0 (one device table
+ * per process for the plugin, its library and applications); its functions
+ * are the ones exported. */
+#ifndef CLV_API
+#define CLV_API __attribute__ ((visibility ("default"))) extern
+#endif
+
 #define CLV_ERROR (clv_error_quark ())
 
 typedef enum
@@ -19,11 +26,14 @@ typedef enum
   CLV_ERROR_INVALID,            /* bad argument or data */
 } ClvError;
 
+CLV_API
 GQuark clv_error_quark (void);
 
 /* The symbolic name of an OpenCL status, such as "CL_OUT_OF_RESOURCES". */
+CLV_API
 const char *clv_cl_error_name (cl_int status);
 
+CLV_API
 void clv_set_cl_error (GError ** error, cl_int status, const char *call,
     const char *file, int line);
 
@@ -78,36 +88,47 @@ struct _ClvDevice
  * accelerator, else first CPU; CLVISION_DEVICE overrides "auto"), "P:D"
  * (platform and device index), or a case-insensitive substring of the platform
  * or device name.  Every call for the same device returns the same object. */
+CLV_API
 ClvDevice *clv_device_open (const char *spec, GError ** error);
 /* Test hook: opens the device as clv_device_open() does, but with a context
  * and queue of its own, outside the process-wide table, so that tests can
  * exercise paths between two contexts on a machine with a single device. */
+CLV_API
 ClvDevice *clv_device_open_unshared (const char *spec, GError ** error);
+CLV_API
 ClvDevice *clv_device_ref (ClvDevice * dev);
+CLV_API
 void clv_device_unref (ClvDevice * dev);
 
 /* Whether `spec` (as for clv_device_open) selects `dev`. */
+CLV_API
 gboolean clv_device_matches (ClvDevice * dev, const char *spec);
 
 /* "NVIDIA H200 (NVIDIA CUDA, 0:0)"; free with g_free(). */
+CLV_API
 char *clv_device_describe (ClvDevice * dev);
 
 /* One line per device of every platform, for messages and --list. */
+CLV_API
 char *clv_device_list_all (void);
 
 /* Tuning: the value of NAME in CLVISION_TUNE="NAME=VALUE,..." or the default. */
+CLV_API
 gint64 clv_tune_int (const char *name, gint64 default_value);
+CLV_API
 const char *clv_tune_string (const char *name, const char *default_value);
 
 /* Builds (or finds in the process or on-disk cache) the program from the
  * embedded kernels/NAME.cl with `options` (usually "-DNAME=VALUE ..." from
  * clv_tune_*) plus the device macros CLV_SIMD_WIDTH, CLV_COMPUTE_UNITS and
  * CLV_LOCAL_MEM_SIZE.  Returns a new reference. */
+CLV_API
 cl_program clv_device_get_program (ClvDevice * dev, const char *name,
     const char *options, GError ** error);
 
 /* Builds `source` for `dev` as clv_device_get_program() does, without the
  * in-process table.  A build failure reports the options and the build log. */
+CLV_API
 cl_program clv_program_build (ClvDevice * dev, const char *name,
     const char *source, const char *options, GError ** error);
 
@@ -120,12 +141,15 @@ typedef struct
 } ClvProgramStats;
 
 /* Counters since process start, for tests and the benchmark. */
+CLV_API
 void clv_program_stats (ClvProgramStats * stats);
 
 /* Where binaries are cached: $XDG_CACHE_HOME/clvision (or ~/.cache/clvision). */
+CLV_API
 char *clv_program_cache_dir (void);
 
 /* Kernel launch helpers. */
+CLV_API
 cl_kernel clv_kernel_new (cl_program program, const char *name,
     GError ** error);
 
@@ -133,11 +157,14 @@ cl_kernel clv_kernel_new (cl_program program, const char *name,
  * CLV_ARG(), ending with CLV_ARGS_END. */
 #define CLV_ARG(v) (size_t) sizeof (v), (const void *) &(v)
 #define CLV_ARGS_END (size_t) 0
+CLV_API
 gboolean clv_kernel_set_args (cl_kernel kernel, GError ** error, ...);
+CLV_API
 cl_mem clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
     GError ** error);
 /* A buffer holding a copy of `size` bytes of `data`, zero-padded to at least
  * 16 bytes (OpenCL has no empty buffers, and kernels may load a vector). */
+CLV_API
 cl_mem clv_buffer_new_with_data (ClvDevice * dev, cl_mem_flags flags,
     const void *data, gsize size, GError ** error);
 
@@ -149,8 +176,10 @@ clv_round_up (gsize n, gsize m)
 }
 
 /* Seconds a finished event spent executing (needs the profiling queue). */
+CLV_API
 double clv_event_seconds (cl_event event);
 /* Seconds from the start of `first` to the end of `last` (0 if unknown). */
+CLV_API
 double clv_event_span_seconds (cl_event first, cl_event last);
 
 G_END_DECLS

@@ -30,7 +30,7 @@
 
 #include "bench-common.h"
 #include "clv-opencl.h"
-#include "gstclmemory.h"
+#include <gst/clvision/clvision.h>
 
 #define DEFAULT_CHAIN "sarmultilook looks=4 ! sarrotscale angle=30 ! sarquantize"
 #define WARMUP 5

@@ -7,7 +7,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
-#include "gstclmemory.h"
+#include <gst/clvision/clvision.h>
 
 G_BEGIN_DECLS
 

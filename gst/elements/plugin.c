@@ -5,8 +5,7 @@
 
 #include <gst/gst.h>
 
-#include "gstclmemory.h"
-#include "gstclvcontext.h"
+#include <gst/clvision/clvision.h>
 #include "gstclupload.h"
 #include "gstcldownload.h"
 #include "gstsarmultilook.h"

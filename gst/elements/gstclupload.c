@@ -22,8 +22,7 @@
 #endif
 
 #include "gstclupload.h"
-#include "gstclbufferpool.h"
-#include "gstclmemory.h"
+#include <gst/clvision/clvision.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_upload_debug);
 #define GST_CAT_DEFAULT gst_cl_upload_debug

@@ -238,6 +238,7 @@ attach_metas (GstVjFaceDetect * self, GstBuffer * buf,
   const gdouble w = GST_VIDEO_INFO_WIDTH (info);
   const gdouble h = GST_VIDEO_INFO_HEIGHT (info);
   gint id = first_free_roi_id (buf);
+  GstClvDetection det = {.label = "face",.label_id = 0 };
 
   for (guint i = 0; i < self->faces->len; i++) {
     const ClvVjFace *f = &g_array_index (self->faces, ClvVjFace, i);
@@ -246,17 +247,13 @@ attach_metas (GstVjFaceDetect * self, GstBuffer * buf,
     roi = gst_buffer_add_video_region_of_interest_meta (buf, "face",
         f->rect.x, f->rect.y, f->rect.width, f->rect.height);
     roi->id = id++;
-    gst_video_region_of_interest_meta_add_param (roi,
-        gst_structure_new ("detection",
-            "label", G_TYPE_STRING, "face",
-            "label_id", G_TYPE_INT, 0,
-            "confidence", G_TYPE_DOUBLE,
-            f->neighbors / (f->neighbors + CONFIDENCE_HALF),
-            "neighbors", G_TYPE_INT, f->neighbors,
-            "x_min", G_TYPE_DOUBLE, f->rect.x / w,
-            "y_min", G_TYPE_DOUBLE, f->rect.y / h,
-            "x_max", G_TYPE_DOUBLE, (f->rect.x + f->rect.width) / w,
-            "y_max", G_TYPE_DOUBLE, (f->rect.y + f->rect.height) / h, NULL));
+    det.confidence = f->neighbors / (f->neighbors + CONFIDENCE_HALF);
+    det.neighbors = f->neighbors;
+    det.x_min = f->rect.x / w;
+    det.y_min = f->rect.y / h;
+    det.x_max = (f->rect.x + f->rect.width) / w;
+    det.y_max = (f->rect.y + f->rect.height) / h;
+    gst_clv_roi_meta_set_detection (roi, &det);
   }
 }
 

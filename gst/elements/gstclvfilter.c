@@ -7,9 +7,7 @@
 #include <string.h>
 
 #include "gstclvfilter.h"
-#include "gstclbufferpool.h"
-#include "gstclmemory.h"
-#include "gstclvcontext.h"
+#include <gst/clvision/clvision.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_clv_filter_debug);
 #define GST_CAT_DEFAULT gst_clv_filter_debug

@@ -13,7 +13,8 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include "clv-opencl.h"
+#include <gst/clvision/clvision-prelude.h>
+#include <clv-opencl.h>
 
 G_BEGIN_DECLS
 
@@ -54,16 +55,20 @@ struct _GstClMemory
 };
 
 #define GST_TYPE_CL_ALLOCATOR (gst_cl_allocator_get_type ())
+GST_CLVISION_API
 G_DECLARE_FINAL_TYPE (GstClAllocator, gst_cl_allocator, GST, CL_ALLOCATOR,
     GstAllocator);
 
 /* Creates and registers the allocator; call before using the functions
  * below (plugin_init does). */
+GST_CLVISION_API
 void gst_cl_memory_init_once (void);
 
+GST_CLVISION_API
 gboolean gst_is_cl_memory (GstMemory * mem);
 
 /* A new memory of `size` bytes on `dev`; its contents are undefined. */
+GST_CLVISION_API
 GstMemory *gst_cl_memory_alloc (ClvDevice * dev, gsize size, GError ** error);
 
 /* Whether `a` and `b` share one OpenCL context (memory of one can be used by
@@ -76,19 +81,23 @@ gst_cl_device_same_context (const ClvDevice * a, const ClvDevice * b)
 
 /* The memory of `buf` if it is a single GstClMemory in `dev`'s context,
  * whole (offset 0), so that its cl_mem can be used directly; else NULL. */
+GST_CLVISION_API
 GstClMemory *gst_cl_buffer_peek_device_memory (GstBuffer * buf,
     ClvDevice * dev);
 
 /* Counted, blocking host<->device copies of `size` bytes at `offset` in
  * `mem`; every frame that crosses between host and device in this plugin
  * goes through one of these (or the rectangle variants below). */
+GST_CLVISION_API
 gboolean gst_cl_upload (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
     const void *src, GError ** error);
+GST_CLVISION_API
 gboolean gst_cl_download (ClvDevice * dev, cl_mem mem, gsize offset,
     gsize size, void *dst, GError ** error);
 
 /* Copies every plane of a CPU-mapped `frame` to `mem`, laid out as `info`
  * says (strides may differ); one counted upload. */
+GST_CLVISION_API
 gboolean gst_cl_upload_frame (ClvDevice * dev, const GstVideoFrame * frame,
     cl_mem mem, const GstVideoInfo * info, GError ** error);
 
@@ -97,17 +106,21 @@ gboolean gst_cl_upload_frame (ClvDevice * dev, const GstVideoFrame * frame,
  * read-only properties "uploads", "downloads" and "allocations":
  *   GstAllocator *a = gst_allocator_find (GST_CL_MEMORY_TYPE_NAME);
  *   g_object_get (a, "uploads", &uploads, NULL);   (guint64) */
+GST_CLVISION_API
 void gst_cl_memory_get_transfer_counts (guint64 * uploads,
     guint64 * downloads);
+GST_CLVISION_API
 guint64 gst_cl_memory_get_allocation_count (void);
 
 /* `info` with the plane offsets and strides of `buf`'s GstVideoMeta, if it
  * has one. */
+GST_CLVISION_API
 void gst_cl_buffer_video_info (GstBuffer * buf, const GstVideoInfo * info,
     GstVideoInfo * out);
 
 /* `caps` (taken) with its memory:OpenCL structures first, the others after
  * in their order. */
+GST_CLVISION_API
 GstCaps *gst_cl_caps_prefer_opencl (GstCaps * caps);
 
 

@@ -22,7 +22,7 @@
 #include <gst/video/video.h>
 
 #include "clv-image.h"
-#include "clv-opencl.h"
+#include <gst/clvision/clvision.h>
 
 G_BEGIN_DECLS
 

@@ -4,7 +4,7 @@
 #endif
 
 #include "gstclmemorycopy.h"
-#include "gstclmemory.h"
+#include <gst/clvision/clvision.h>
 
 G_DEFINE_ABSTRACT_TYPE (GstClMemoryCopy, gst_cl_memory_copy,
     GST_TYPE_CLV_FILTER);

@@ -246,17 +246,11 @@ static void
 attach_result (GstEigenRecognise * self, GstVideoRegionOfInterestMeta * roi,
     const ClvEigenMatch * m, const gchar * label)
 {
-  GstStructure *s = gst_video_region_of_interest_meta_get_param (roi,
-      "recognition");
-  gboolean is_new = s == NULL;
+  const GstClvRecognition rec = {.label = label,.label_id = m->label,
+    .distance = m->distance,.confidence = m->confidence
+  };
 
-  if (is_new)
-    s = gst_structure_new_empty ("recognition");
-  gst_structure_set (s, "label", G_TYPE_STRING, label, "label_id", G_TYPE_INT,
-      m->label, "distance", G_TYPE_DOUBLE, m->distance, "confidence",
-      G_TYPE_DOUBLE, m->confidence, NULL);
-  if (is_new)
-    gst_video_region_of_interest_meta_add_param (roi, s);
+  gst_clv_roi_meta_set_recognition (roi, &rec);
 }
 
 static GstStructure *

@@ -22,7 +22,7 @@
 #endif
 
 #include "gstcldownload.h"
-#include "gstclmemory.h"
+#include <gst/clvision/clvision.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_download_debug);
 #define GST_CAT_DEFAULT gst_cl_download_debug
