@@ -6,6 +6,30 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ../shared/device/make-bundle.sh
+# The runtime libraries of roioverlay (Pango/Cairo and a font), roiexport
+# (json-glib, libmosquitto) and the mosquitto broker its tests start.  GDAL
+# (over 100 MB of dependencies) stays here: the gdal elements are a plugin of
+# their own, so the main plugin loads without it.
+extra=(libjson-glib-1.0-0 libmosquitto1 mosquitto mosquitto-clients libcjson1
+       libwrap0 libdlt2 libpango-1.0-0 libpangocairo-1.0-0 libpangoft2-1.0-0
+       libcairo2 libharfbuzz0b libfribidi0 libthai0 libdatrie1 libthai-data
+       libfontconfig1 fontconfig-config fonts-dejavu-core libfreetype6
+       libpixman-1-0 libx11-6 libxcb1 libxcb-render0 libxcb-shm0 libxext6
+       libxrender1 libx11-data libxau6 libxdmcp6 libbsd0 libmd0
+       libgraphite2-3 libbrotli1)
+( cd .device/debs && apt-get download "${extra[@]}" >/dev/null 2>&1 )
+# Fontconfig there must look for fonts where setup.sh unpacks them.
+cat >> .device/setup.sh <<'SETUP'
+if [ -d /opt/gstcl/usr/share/fonts ]; then
+  cat > /opt/gstcl/fonts.conf <<FC
+<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>/opt/gstcl/usr/share/fonts</dir><cachedir>/tmp/gstcl-fontcache</cachedir>
+<include ignore_missing="yes">/opt/gstcl/etc/fonts/conf.d</include></fontconfig>
+FC
+  export FONTCONFIG_FILE=/opt/gstcl/fonts.conf
+fi
+export PATH=/opt/gstcl/usr/sbin:$PATH
+SETUP
 [ -f .device/build/build.ninja ] || \
   meson setup .device/build -Dbuildtype=release -Dtests=enabled
 ninja -C .device/build
