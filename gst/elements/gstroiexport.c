@@ -37,13 +37,24 @@
 #include <gst/clvision/clvision.h>
 
 #include "gstroiexport.h"
+#include "gstroiexportmqtt.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_roi_export_debug);
+/* Shared with gstroiexportmqtt.c. */
+GST_DEBUG_CATEGORY (gst_roi_export_debug);
 #define GST_CAT_DEFAULT gst_roi_export_debug
 
 #define DEFAULT_LOCATION NULL
 #define DEFAULT_SOURCE_NAME NULL
 #define DEFAULT_SKIP_EMPTY FALSE
+#define DEFAULT_MQTT_BROKER NULL
+#define DEFAULT_MQTT_TOPIC "clvision/roi"
+#define DEFAULT_MQTT_QOS 1
+#define DEFAULT_MQTT_CLIENT_ID NULL
+#define DEFAULT_MQTT_USERNAME NULL
+#define DEFAULT_MQTT_PASSWORD NULL
+#define DEFAULT_MQTT_CA_FILE NULL
+#define DEFAULT_MAX_QUEUE 1000
+#define DEFAULT_FLUSH_TIMEOUT 5000
 
 enum
 {
@@ -51,6 +62,16 @@ enum
   PROP_LOCATION,
   PROP_SOURCE_NAME,
   PROP_SKIP_EMPTY,
+  PROP_MQTT_BROKER,
+  PROP_MQTT_TOPIC,
+  PROP_MQTT_QOS,
+  PROP_MQTT_CLIENT_ID,
+  PROP_MQTT_USERNAME,
+  PROP_MQTT_PASSWORD,
+  PROP_MQTT_CA_FILE,
+  PROP_MAX_QUEUE,
+  PROP_FLUSH_TIMEOUT,
+  PROP_DROPPED,
 };
 
 struct _GstRoiExport
@@ -61,6 +82,14 @@ struct _GstRoiExport
   gchar *location;
   gchar *source_name;
   gboolean skip_empty;
+  gchar *mqtt_broker, *mqtt_topic, *mqtt_client_id, *mqtt_username,
+      *mqtt_password, *mqtt_ca_file;
+  gint mqtt_qos;
+  guint max_queue;
+  guint flush_timeout;
+  /* MQTT messages dropped by the last run, once `mqtt` is gone */
+  guint64 dropped;
+  RoiExportMqtt *mqtt;
 
   /* streaming */
   FILE *file;
@@ -406,36 +435,62 @@ static gboolean
 gst_roi_export_start (GstBaseTransform * trans)
 {
   GstRoiExport *self = GST_ROI_EXPORT (trans);
+  RoiExportMqttSettings settings;
+  RoiExportMqtt *mqtt = NULL;
   gchar *location;
-
-  GST_OBJECT_LOCK (self);
-  location = g_strdup (self->location);
-  GST_OBJECT_UNLOCK (self);
+  GError *error = NULL;
 
   self->frame_number = 0;
   self->width = self->height = 0;
   g_clear_pointer (&self->stream_id, g_free);
 
-  if (location == NULL || location[0] == '\0')
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->location);
+  if (self->mqtt_broker != NULL && self->mqtt_broker[0] != '\0') {
+    settings = (RoiExportMqttSettings) {
+    self->mqtt_broker, self->mqtt_topic, self->mqtt_qos,
+          self->mqtt_client_id, self->mqtt_username, self->mqtt_password,
+          self->mqtt_ca_file, self->max_queue};
+    mqtt = roi_export_mqtt_start (&settings, GST_ELEMENT (self), &error);
+    if (mqtt == NULL) {
+      GST_OBJECT_UNLOCK (self);
+      goto bad_mqtt;
+    }
+  }
+  self->mqtt = mqtt;
+  self->dropped = 0;
+  GST_OBJECT_UNLOCK (self);
+
+  if (location != NULL && location[0] != '\0') {
+    if (g_strcmp0 (location, "-") == 0) {
+      self->file = stdout;
+      self->file_is_stdout = TRUE;
+    } else {
+      self->file = g_fopen (location, "wb");
+      self->file_is_stdout = FALSE;
+      if (self->file == NULL)
+        goto open_failed;
+    }
+  } else if (mqtt == NULL) {
     goto no_destination;
-  if (g_strcmp0 (location, "-") == 0) {
-    self->file = stdout;
-    self->file_is_stdout = TRUE;
-  } else {
-    self->file = g_fopen (location, "wb");
-    self->file_is_stdout = FALSE;
-    if (self->file == NULL)
-      goto open_failed;
   }
   g_free (location);
   return TRUE;
 
   /* ERRORS */
+bad_mqtt:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", error->message),
+        (NULL));
+    g_error_free (error);
+    g_free (location);
+    return FALSE;
+  }
 no_destination:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No destination for the results: set location (a file, or - for "
-            "stdout)"), (NULL));
+            "stdout) or mqtt-broker (host:port)"), (NULL));
     g_free (location);
     return FALSE;
   }
@@ -453,6 +508,7 @@ static gboolean
 gst_roi_export_stop (GstBaseTransform * trans)
 {
   GstRoiExport *self = GST_ROI_EXPORT (trans);
+  RoiExportMqtt *mqtt;
 
   if (self->file != NULL && !self->file_is_stdout)
     fclose (self->file);
@@ -460,6 +516,17 @@ gst_roi_export_stop (GstBaseTransform * trans)
     fflush (self->file);
   self->file = NULL;
   g_clear_pointer (&self->stream_id, g_free);
+
+  GST_OBJECT_LOCK (self);
+  mqtt = self->mqtt;
+  self->mqtt = NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (mqtt != NULL) {
+    guint64 dropped = roi_export_mqtt_stop (mqtt);
+    GST_OBJECT_LOCK (self);
+    self->dropped = dropped;
+    GST_OBJECT_UNLOCK (self);
+  }
   return TRUE;
 }
 
@@ -496,6 +563,19 @@ gst_roi_export_sink_event (GstBaseTransform * trans, GstEvent * event)
     gst_event_parse_stream_start (event, &stream_id);
     g_free (self->stream_id);
     self->stream_id = g_strdup (stream_id);
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->mqtt != NULL) {
+    guint timeout, left;
+
+    GST_OBJECT_LOCK (self);
+    timeout = self->flush_timeout;
+    GST_OBJECT_UNLOCK (self);
+    /* EOS means every result has gone out: wait for the queue, but not
+     * forever when the broker is away. */
+    left = roi_export_mqtt_flush (self->mqtt, timeout);
+    if (left > 0)
+      GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+          ("%u result(s) not delivered to the MQTT broker within "
+              "flush-timeout=%u ms at end of stream", left, timeout), (NULL));
   }
   return GST_BASE_TRANSFORM_CLASS (gst_roi_export_parent_class)->sink_event
       (trans, event);
@@ -528,10 +608,13 @@ gst_roi_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   /* Flushed per record so that a reader following the file (tail -f)
    * sees each frame as it passes. */
   len = strlen (line);
-  if (fwrite (line, 1, len, self->file) != len
-      || fputc ('\n', self->file) == EOF || fflush (self->file) != 0)
+  if (self->file != NULL && (fwrite (line, 1, len, self->file) != len
+          || fputc ('\n', self->file) == EOF || fflush (self->file) != 0))
     goto write_failed;
-  g_free (line);
+  if (self->mqtt != NULL)
+    roi_export_mqtt_publish (self->mqtt, line);
+  else
+    g_free (line);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -563,6 +646,39 @@ gst_roi_export_set_property (GObject * object, guint prop_id,
     case PROP_SKIP_EMPTY:
       self->skip_empty = g_value_get_boolean (value);
       break;
+    case PROP_MQTT_BROKER:
+      g_free (self->mqtt_broker);
+      self->mqtt_broker = g_value_dup_string (value);
+      break;
+    case PROP_MQTT_TOPIC:
+      g_free (self->mqtt_topic);
+      self->mqtt_topic = g_value_dup_string (value);
+      break;
+    case PROP_MQTT_QOS:
+      self->mqtt_qos = g_value_get_int (value);
+      break;
+    case PROP_MQTT_CLIENT_ID:
+      g_free (self->mqtt_client_id);
+      self->mqtt_client_id = g_value_dup_string (value);
+      break;
+    case PROP_MQTT_USERNAME:
+      g_free (self->mqtt_username);
+      self->mqtt_username = g_value_dup_string (value);
+      break;
+    case PROP_MQTT_PASSWORD:
+      g_free (self->mqtt_password);
+      self->mqtt_password = g_value_dup_string (value);
+      break;
+    case PROP_MQTT_CA_FILE:
+      g_free (self->mqtt_ca_file);
+      self->mqtt_ca_file = g_value_dup_string (value);
+      break;
+    case PROP_MAX_QUEUE:
+      self->max_queue = g_value_get_uint (value);
+      break;
+    case PROP_FLUSH_TIMEOUT:
+      self->flush_timeout = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -587,6 +703,34 @@ gst_roi_export_get_property (GObject * object, guint prop_id,
     case PROP_SKIP_EMPTY:
       g_value_set_boolean (value, self->skip_empty);
       break;
+    case PROP_MQTT_BROKER:
+      g_value_set_string (value, self->mqtt_broker);
+      break;
+    case PROP_MQTT_TOPIC:
+      g_value_set_string (value, self->mqtt_topic);
+      break;
+    case PROP_MQTT_QOS:
+      g_value_set_int (value, self->mqtt_qos);
+      break;
+    case PROP_MQTT_CLIENT_ID:
+      g_value_set_string (value, self->mqtt_client_id);
+      break;
+    case PROP_MQTT_USERNAME:
+      g_value_set_string (value, self->mqtt_username);
+      break;
+    case PROP_MQTT_CA_FILE:
+      g_value_set_string (value, self->mqtt_ca_file);
+      break;
+    case PROP_MAX_QUEUE:
+      g_value_set_uint (value, self->max_queue);
+      break;
+    case PROP_FLUSH_TIMEOUT:
+      g_value_set_uint (value, self->flush_timeout);
+      break;
+    case PROP_DROPPED:
+      g_value_set_uint64 (value, self->mqtt != NULL ?
+          roi_export_mqtt_get_dropped (self->mqtt) : self->dropped);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -602,6 +746,12 @@ gst_roi_export_finalize (GObject * object)
   g_free (self->location);
   g_free (self->source_name);
   g_free (self->stream_id);
+  g_free (self->mqtt_broker);
+  g_free (self->mqtt_topic);
+  g_free (self->mqtt_client_id);
+  g_free (self->mqtt_username);
+  g_free (self->mqtt_password);
+  g_free (self->mqtt_ca_file);
   G_OBJECT_CLASS (gst_roi_export_parent_class)->finalize (object);
 }
 
@@ -649,6 +799,97 @@ gst_roi_export_class_init (GstRoiExportClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
+  /**
+   * GstRoiExport:mqtt-broker:
+   *
+   * The MQTT broker to publish each record to, as `host`, `host:port` or
+   * `[IPv6 address]:port` (port 1883, or 8883 with #GstRoiExport:mqtt-ca-file).
+   * The element connects in the background and reconnects with backoff
+   * (0.1 s doubling to 5 s); an unreachable broker gives a warning on the
+   * bus, never a stalled pipeline.
+   */
+  g_object_class_install_property (gobject_class, PROP_MQTT_BROKER,
+      g_param_spec_string ("mqtt-broker", "MQTT broker",
+          "MQTT broker to publish the records to, host:port (unset: none)",
+          DEFAULT_MQTT_BROKER, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MQTT_TOPIC,
+      g_param_spec_string ("mqtt-topic", "MQTT topic",
+          "Topic the records are published to", DEFAULT_MQTT_TOPIC,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRoiExport:mqtt-qos:
+   *
+   * MQTT quality of service.  With 1 (the default) or 2 a record leaves
+   * the queue when the broker acknowledges it, so a broken connection
+   * loses nothing that is not counted in #GstRoiExport:dropped (a record
+   * may arrive twice); with 0 a record leaves the queue once written to
+   * the socket, and those written to a connection that then breaks are
+   * lost uncounted.
+   */
+  g_object_class_install_property (gobject_class, PROP_MQTT_QOS,
+      g_param_spec_int ("mqtt-qos", "MQTT QoS",
+          "MQTT quality of service (0, 1 or 2)", 0, 2, DEFAULT_MQTT_QOS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MQTT_CLIENT_ID,
+      g_param_spec_string ("mqtt-client-id", "MQTT client id",
+          "MQTT client identifier (unset: a random one)",
+          DEFAULT_MQTT_CLIENT_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MQTT_USERNAME,
+      g_param_spec_string ("mqtt-username", "MQTT user name",
+          "User name for the broker (unset: none)", DEFAULT_MQTT_USERNAME,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /* Write-only, so that it does not show in gst-launch -v or dumps. */
+  g_object_class_install_property (gobject_class, PROP_MQTT_PASSWORD,
+      g_param_spec_string ("mqtt-password", "MQTT password",
+          "Password for the broker (write-only)", DEFAULT_MQTT_PASSWORD,
+          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MQTT_CA_FILE,
+      g_param_spec_string ("mqtt-ca-file", "MQTT CA file",
+          "PEM file of the certificate authorities that sign the broker's "
+          "certificate; set, the connection uses TLS (unset: plain TCP)",
+          DEFAULT_MQTT_CA_FILE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRoiExport:max-queue:
+   *
+   * Records waiting for the broker, at most; beyond, the oldest are
+   * dropped and counted in #GstRoiExport:dropped.
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_QUEUE,
+      g_param_spec_uint ("max-queue", "Maximum queue",
+          "Records waiting for the MQTT broker, at most (the oldest are "
+          "dropped beyond)", 1, G_MAXINT, DEFAULT_MAX_QUEUE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRoiExport:flush-timeout:
+   *
+   * At EOS the element waits until the broker has every queued record,
+   * at most this long, before it passes EOS on; what is left then gives a
+   * warning and is dropped when the element stops.
+   */
+  g_object_class_install_property (gobject_class, PROP_FLUSH_TIMEOUT,
+      g_param_spec_uint ("flush-timeout", "Flush timeout",
+          "Longest wait at EOS for queued MQTT records, in milliseconds", 0,
+          G_MAXUINT, DEFAULT_FLUSH_TIMEOUT, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRoiExport:dropped:
+   *
+   * MQTT records lost since the element started: dropped from a full
+   * queue, or still queued when it stopped.
+   */
+  g_object_class_install_property (gobject_class, PROP_DROPPED,
+      g_param_spec_uint64 ("dropped", "Dropped",
+          "MQTT records lost (queue full or undelivered at stop)", 0,
+          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "ROI export",
@@ -669,5 +910,9 @@ gst_roi_export_init (GstRoiExport * self)
 {
   self->location = g_strdup (DEFAULT_LOCATION);
   self->skip_empty = DEFAULT_SKIP_EMPTY;
+  self->mqtt_topic = g_strdup (DEFAULT_MQTT_TOPIC);
+  self->mqtt_qos = DEFAULT_MQTT_QOS;
+  self->max_queue = DEFAULT_MAX_QUEUE;
+  self->flush_timeout = DEFAULT_FLUSH_TIMEOUT;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }
