@@ -1,5 +1,11 @@
-/* roiexport: the JSON record of each frame, in a file; passthrough. */
+/* roiexport: the JSON record of each frame, in a file and over MQTT to a
+ * real mosquitto broker; passthrough. */
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+
+#include <gio/gio.h>
+#include <mosquitto.h>
 
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
@@ -479,19 +485,23 @@ GST_START_TEST (test_stream_and_times)
 
 GST_END_TEST;
 
-/* Without a destination, or with one that cannot be opened, the element
+/* Without a destination, or with one that cannot be used, the element
  * does not start and says what to fix. */
 static void
-assert_start_fails (const gchar * location, const gchar * expected)
+assert_start_fails (const gchar * expected, const gchar * property, ...)
 {
   GstElement *e = gst_element_factory_make ("roiexport", NULL);
   GstBus *bus = gst_bus_new ();
   GstMessage *msg;
   GError *error = NULL;
+  va_list args;
 
   gst_element_set_bus (e, bus);
-  if (location)
-    g_object_set (e, "location", location, NULL);
+  va_start (args, property);
+  for (; property != NULL; property = va_arg (args, const gchar *))
+    gst_util_set_object_arg (G_OBJECT (e), property, va_arg (args,
+            const gchar *));
+  va_end (args);
   fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
       GST_STATE_CHANGE_FAILURE);
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
@@ -509,8 +519,474 @@ assert_start_fails (const gchar * location, const gchar * expected)
 
 GST_START_TEST (test_bad_destination)
 {
-  assert_start_fails (NULL, "set location");
-  assert_start_fails ("/nonexistent-dir/out.jsonl", "/nonexistent-dir");
+  assert_start_fails ("set location", NULL);
+  assert_start_fails ("/nonexistent-dir", "location",
+      "/nonexistent-dir/out.jsonl", NULL);
+  assert_start_fails ("mqtt-broker", "mqtt-broker", "localhost:notaport",
+      NULL);
+  assert_start_fails ("mqtt-broker", "mqtt-broker", "::1", NULL);
+  assert_start_fails ("mqtt-broker", "mqtt-broker", "localhost:70000", NULL);
+  assert_start_fails ("mqtt-broker", "mqtt-broker", "[::1]:", NULL);
+  assert_start_fails ("mqtt-topic", "mqtt-broker", "localhost",
+      "mqtt-topic", "faces/#", NULL);
+  assert_start_fails ("mqtt-ca-file", "mqtt-broker", "localhost",
+      "mqtt-ca-file", "/nonexistent/ca.pem", NULL);
+}
+
+GST_END_TEST;
+
+/* MQTT: a mosquitto broker of our own on a free port of 127.0.0.1. */
+typedef struct
+{
+  gchar *dir;
+  gint port;
+  GPid pid;
+} Broker;
+
+static gint
+free_port (void)
+{
+  GSocket *sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+      G_SOCKET_PROTOCOL_TCP, NULL);
+  GInetAddress *lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  GSocketAddress *any = g_inet_socket_address_new (lo, 0), *bound;
+  gint port;
+
+  fail_unless (g_socket_bind (sock, any, TRUE, NULL));
+  bound = g_socket_get_local_address (sock, NULL);
+  port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+  g_object_unref (bound);
+  g_object_unref (any);
+  g_object_unref (lo);
+  g_object_unref (sock);
+  return port;
+}
+
+static gboolean
+port_open (gint port)
+{
+  GSocketClient *client = g_socket_client_new ();
+  GSocketConnection *conn = g_socket_client_connect_to_host (client,
+      "127.0.0.1", port, NULL, NULL);
+
+  g_object_unref (client);
+  if (conn == NULL)
+    return FALSE;
+  g_object_unref (conn);
+  return TRUE;
+}
+
+/* Starts (or restarts, same port and same persistence file) the broker. */
+static void
+broker_start (Broker * b)
+{
+  const gchar *mosquitto = g_getenv ("CLV_MOSQUITTO");
+  gchar *conf_path, *conf, *log_path;
+  gchar *argv[4];
+  GError *error = NULL;
+
+  if (b->dir == NULL) {
+    b->dir = g_dir_make_tmp ("roiexport-broker-XXXXXX", NULL);
+    b->port = free_port ();
+  }
+  fail_unless (mosquitto != NULL && mosquitto[0] != '\0',
+      "no mosquitto broker: install Debian's mosquitto (tests/install-deps.sh)");
+  conf_path = g_build_filename (b->dir, "mosquitto.conf", NULL);
+  log_path = g_build_filename (b->dir, "broker.log", NULL);
+  /* Persistence keeps the test subscriber's session and its undelivered
+   * messages across a restart; the broker runs as us (it would switch to
+   * the user mosquitto when started by root). */
+  conf = g_strdup_printf ("listener %d 127.0.0.1\nallow_anonymous true\n"
+      "persistence true\npersistence_location %s/\nuser %s\n"
+      "log_dest file %s\n", b->port, b->dir, g_get_user_name (), log_path);
+  fail_unless (g_file_set_contents (conf_path, conf, -1, NULL));
+  argv[0] = (gchar *) mosquitto;
+  argv[1] = (gchar *) "-c";
+  argv[2] = conf_path;
+  argv[3] = NULL;
+  if (!g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL,
+          NULL, &b->pid, &error))
+    fail ("cannot start %s: %s", mosquitto, error->message);
+  for (gint i = 0; i < 100 && !port_open (b->port); i++)
+    g_usleep (50 * G_TIME_SPAN_MILLISECOND);
+  fail_unless (port_open (b->port), "broker not listening on %d", b->port);
+  g_free (conf);
+  g_free (conf_path);
+  g_free (log_path);
+}
+
+/* SIGTERM: the broker saves its persistence file and closes every
+ * connection. */
+static void
+broker_stop (Broker * b)
+{
+  int status;
+
+  fail_unless (kill (b->pid, SIGTERM) == 0);
+  fail_unless (waitpid (b->pid, &status, 0) == b->pid);
+  g_spawn_close_pid (b->pid);
+  b->pid = 0;
+}
+
+static void
+broker_free (Broker * b)
+{
+  GDir *dir;
+  const gchar *name;
+
+  if (b->pid != 0)
+    broker_stop (b);
+  dir = g_dir_open (b->dir, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL) {
+    gchar *path = g_build_filename (b->dir, name, NULL);
+    g_unlink (path);
+    g_free (path);
+  }
+  g_dir_close (dir);
+  g_rmdir (b->dir);
+  g_free (b->dir);
+}
+
+/* A subscriber with a persistent session (QoS 1), in libmosquitto's own
+ * thread, that records the frame number of each message. */
+typedef struct
+{
+  struct mosquitto *client;
+  gchar *topic;
+  GMutex lock;
+  GCond cond;
+  GArray *frames;               /* gint64; -1 for a message that is no record */
+  gboolean subscribed;
+} Subscriber;
+
+static void
+sub_on_connect (struct mosquitto *client, void *data, int rc)
+{
+  Subscriber *s = data;
+
+  if (rc == 0)
+    mosquitto_subscribe (client, NULL, s->topic, 1);
+}
+
+static void
+sub_on_subscribe (struct mosquitto *client, void *data, int mid, int n,
+    const int *granted)
+{
+  Subscriber *s = data;
+
+  g_mutex_lock (&s->lock);
+  s->subscribed = TRUE;
+  g_cond_broadcast (&s->cond);
+  g_mutex_unlock (&s->lock);
+}
+
+static void
+sub_on_message (struct mosquitto *client, void *data,
+    const struct mosquitto_message *msg)
+{
+  Subscriber *s = data;
+  JsonParser *parser = json_parser_new ();
+  gint64 frame = -1;
+
+  if (json_parser_load_from_data (parser, msg->payload, msg->payloadlen, NULL)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    frame = json_object_get_int_member_with_default (json_node_get_object
+        (json_parser_get_root (parser)), "frame", -1);
+  g_object_unref (parser);
+  g_mutex_lock (&s->lock);
+  g_array_append_val (s->frames, frame);
+  g_cond_broadcast (&s->cond);
+  g_mutex_unlock (&s->lock);
+}
+
+static Subscriber *
+subscriber_new (gint port, const gchar * topic)
+{
+  Subscriber *s = g_new0 (Subscriber, 1);
+  gint64 deadline = g_get_monotonic_time () + 5 * G_TIME_SPAN_SECOND;
+
+  g_mutex_init (&s->lock);
+  g_cond_init (&s->cond);
+  s->frames = g_array_new (FALSE, FALSE, sizeof (gint64));
+  s->topic = g_strdup (topic);
+  s->client = mosquitto_new ("roiexport-check", false, s);
+  fail_unless (s->client != NULL);
+  mosquitto_connect_callback_set (s->client, sub_on_connect);
+  mosquitto_subscribe_callback_set (s->client, sub_on_subscribe);
+  mosquitto_message_callback_set (s->client, sub_on_message);
+  mosquitto_reconnect_delay_set (s->client, 1, 1, false);
+  fail_unless_equals_int (mosquitto_connect (s->client, "127.0.0.1", port,
+          30), MOSQ_ERR_SUCCESS);
+  fail_unless_equals_int (mosquitto_loop_start (s->client), MOSQ_ERR_SUCCESS);
+  g_mutex_lock (&s->lock);
+  while (!s->subscribed && g_cond_wait_until (&s->cond, &s->lock, deadline));
+  fail_unless (s->subscribed, "test subscriber not subscribed");
+  g_mutex_unlock (&s->lock);
+  return s;
+}
+
+/* Waits until `frame` has arrived; returns a copy of every frame number
+ * received, in order of arrival. */
+static GArray *
+subscriber_wait_frame (Subscriber * s, gint64 frame)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  GArray *copy;
+  gboolean found = FALSE;
+
+  g_mutex_lock (&s->lock);
+  do {
+    for (guint i = 0; i < s->frames->len && !found; i++)
+      found = g_array_index (s->frames, gint64, i) == frame;
+  } while (!found && g_cond_wait_until (&s->cond, &s->lock, deadline));
+  copy = g_array_copy (s->frames);
+  g_mutex_unlock (&s->lock);
+  fail_unless (found, "frame %" G_GINT64_FORMAT " never arrived (%u "
+      "messages)", frame, copy->len);
+  return copy;
+}
+
+static void
+subscriber_free (Subscriber * s)
+{
+  mosquitto_disconnect (s->client);
+  mosquitto_loop_stop (s->client, false);
+  mosquitto_destroy (s->client);
+  g_array_unref (s->frames);
+  g_free (s->topic);
+  g_mutex_clear (&s->lock);
+  g_cond_clear (&s->cond);
+  g_free (s);
+}
+
+/* A harness around an element configured, and given a bus, before it
+ * starts. */
+static GstHarness *
+harness_for_mqtt (const gchar * broker, GstBus * bus, const gchar * first,
+    ...)
+{
+  GstElement *e = gst_element_factory_make ("roiexport", NULL);
+  GstHarness *h;
+  va_list args;
+
+  g_object_set (e, "mqtt-broker", broker, "mqtt-topic", "test/roi", NULL);
+  va_start (args, first);
+  if (first)
+    g_object_set_valist (G_OBJECT (e), first, args);
+  va_end (args);
+  if (bus)
+    gst_element_set_bus (e, bus);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
+  gst_harness_set_src_caps_str (h, CAPS);
+  return h;
+}
+
+static gchar *
+broker_address (const Broker * b)
+{
+  return g_strdup_printf ("127.0.0.1:%d", b->port);
+}
+
+static void
+push_eos (GstHarness * h)
+{
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+}
+
+static guint64
+dropped (GstHarness * h)
+{
+  guint64 n;
+
+  g_object_get (h->element, "dropped", &n, NULL);
+  return n;
+}
+
+/* Every frame's record arrives, in order, at each QoS; EOS returns only
+ * once the broker has them all: the element is stopped right after it,
+ * which would discard anything still queued. */
+GST_START_TEST (test_mqtt_every_frame_in_order)
+{
+  const guint n_frames = 60;
+
+  for (gint qos = 0; qos <= 2; qos++) {
+    Broker b = { 0 };
+    Subscriber *sub;
+    gchar *address;
+    GstHarness *h;
+    GArray *got;
+
+    broker_start (&b);
+    sub = subscriber_new (b.port, "test/roi");
+    address = broker_address (&b);
+    h = harness_for_mqtt (address, NULL, "mqtt-qos", qos, NULL);
+    for (guint i = 0; i < n_frames; i++) {
+      GstBuffer *buf = frame_new (i);
+      if (i % 2)
+        add_face (buf, 2, 2, 8, 8, "ada", 1);
+      push_passthrough (h, buf);
+    }
+    push_eos (h);
+    fail_unless_equals_uint64 (dropped (h), 0);
+    gst_harness_teardown (h);
+
+    got = subscriber_wait_frame (sub, n_frames - 1);
+    fail_unless_equals_int (got->len, n_frames);
+    for (guint i = 0; i < n_frames; i++)
+      fail_unless_equals_int64 (g_array_index (got, gint64, i), i);
+    g_array_unref (got);
+    subscriber_free (sub);
+    broker_free (&b);
+    g_free (address);
+  }
+}
+
+GST_END_TEST;
+
+static GstMessage *
+wait_warning (GstBus * bus, const gchar * text)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+  GstMessage *msg;
+
+  while ((msg = gst_bus_timed_pop_filtered (bus, deadline -
+              g_get_monotonic_time () > 0 ? (deadline -
+                  g_get_monotonic_time ()) * GST_USECOND : 0,
+              GST_MESSAGE_WARNING)) != NULL) {
+    GError *error = NULL;
+    gboolean match;
+
+    gst_message_parse_warning (msg, &error, NULL);
+    match = strstr (error->message, text) != NULL;
+    g_error_free (error);
+    if (match)
+      return msg;
+    gst_message_unref (msg);
+  }
+  fail ("no warning with \"%s\"", text);
+  return NULL;
+}
+
+/* The broker goes away mid-stream: pushing never waits, the oldest
+ * records beyond max-queue are dropped and counted (with a warning), the
+ * element reconnects when the broker is back and delivers the rest. */
+GST_START_TEST (test_mqtt_broker_restart)
+{
+  Broker b = { 0 };
+  Subscriber *sub;
+  GstBus *bus = gst_bus_new ();
+  gchar *address;
+  GstHarness *h;
+  GArray *got;
+  gint64 start;
+  guint64 lost;
+  gint64 last = -1;
+  GHashTable *unique = g_hash_table_new (g_int64_hash, g_int64_equal);
+
+  broker_start (&b);
+  sub = subscriber_new (b.port, "test/roi");
+  address = broker_address (&b);
+  h = harness_for_mqtt (address, bus, "max-queue", 5, NULL);
+  /* One at a time: the element connects in the background, and a queue of
+   * 5 would overflow before. */
+  for (guint i = 0; i < 10; i++) {
+    push_passthrough (h, frame_new (i));
+    g_array_unref (subscriber_wait_frame (sub, i));
+  }
+  fail_unless_equals_uint64 (dropped (h), 0);
+
+  broker_stop (&b);
+  gst_message_unref (wait_warning (bus, "Lost the connection"));
+  start = g_get_monotonic_time ();
+  for (guint i = 10; i < 30; i++)
+    push_passthrough (h, frame_new (i));
+  fail_unless (g_get_monotonic_time () - start < 2 * G_TIME_SPAN_SECOND,
+      "pushing stalled while the broker was away");
+  /* 20 records for a queue of 5; records of 0..9 still waiting for their
+   * acknowledgement when the broker went are back in the queue, so may be
+   * dropped too (they arrived, but the element cannot know). */
+  fail_unless (dropped (h) >= 15 && dropped (h) <= 25, "dropped %"
+      G_GUINT64_FORMAT, dropped (h));
+  gst_message_unref (wait_warning (bus, "MQTT queue full"));
+
+  /* Back: the queued records arrive on reconnection, then new ones. */
+  broker_start (&b);
+  g_array_unref (subscriber_wait_frame (sub, 29));
+  for (guint i = 30; i < 40; i++) {
+    push_passthrough (h, frame_new (i));
+    g_array_unref (subscriber_wait_frame (sub, i));
+  }
+  push_eos (h);
+  lost = dropped (h);
+  gst_harness_teardown (h);
+
+  /* 0..9, then the 5 newest of the outage, then 30..39; a record whose
+   * acknowledgement the broker took down with it may come twice.  Nothing
+   * is lost uncounted. */
+  got = subscriber_wait_frame (sub, 39);
+  for (guint i = 0; i < got->len; i++) {
+    gint64 f = g_array_index (got, gint64, i);
+    fail_unless (f >= last, "frame %" G_GINT64_FORMAT " after %"
+        G_GINT64_FORMAT, f, last);
+    fail_unless (f < 10 || f >= 25, "frame %" G_GINT64_FORMAT
+        " should have been dropped", f);
+    last = f;
+    g_hash_table_add (unique, &g_array_index (got, gint64, i));
+  }
+  fail_unless_equals_int (g_hash_table_size (unique), 25);
+  fail_unless (lost >= 40 - g_hash_table_size (unique), "dropped %"
+      G_GUINT64_FORMAT, lost);
+
+  g_hash_table_unref (unique);
+  g_array_unref (got);
+  subscriber_free (sub);
+  broker_free (&b);
+  g_free (address);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+/* A host that does not resolve: a warning that names it, frames pass at
+ * once, EOS waits no longer than flush-timeout, and what could not be sent
+ * is counted. */
+GST_START_TEST (test_mqtt_wrong_host)
+{
+  GstBus *bus = gst_bus_new ();
+  GstHarness *h;
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *debug = NULL;
+  gint64 start = g_get_monotonic_time ();
+  GstElement *e;
+
+  /* Bounds the name lookup where a resolver is configured but away. */
+  g_setenv ("RES_OPTIONS", "timeout:1 attempts:1", TRUE);
+  h = harness_for_mqtt ("nonexistent.invalid:1883", bus, "flush-timeout",
+      300, NULL);
+  e = gst_object_ref (h->element);
+  for (guint i = 0; i < 5; i++)
+    push_passthrough (h, frame_new (i));
+  msg = wait_warning (bus, "nonexistent.invalid");
+  gst_message_parse_warning (msg, &error, &debug);
+  fail_unless (strstr (error->message, "Cannot reach the MQTT broker"));
+  fail_unless (strstr (debug, "mqtt-broker"));
+  g_error_free (error);
+  g_free (debug);
+  gst_message_unref (msg);
+  push_eos (h);
+  gst_message_unref (wait_warning (bus, "flush-timeout=300"));
+  gst_harness_teardown (h);
+  fail_unless (g_get_monotonic_time () - start < 5 * G_TIME_SPAN_SECOND,
+      "a wrong host held the pipeline");
+  {
+    guint64 n;
+    g_object_get (e, "dropped", &n, NULL);
+    fail_unless_equals_uint64 (n, 5);
+  }
+  gst_object_unref (e);
+  gst_object_unref (bus);
 }
 
 GST_END_TEST;
@@ -529,6 +1005,12 @@ roiexport_suite (void)
   tcase_add_test (tc, test_skip_empty);
   tcase_add_test (tc, test_stream_and_times);
   tcase_add_test (tc, test_bad_destination);
+
+  tc = tcase_create ("mqtt");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_mqtt_every_frame_in_order);
+  tcase_add_test (tc, test_mqtt_broker_restart);
+  tcase_add_test (tc, test_mqtt_wrong_host);
   return s;
 }
 
