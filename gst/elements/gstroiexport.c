@@ -6,10 +6,15 @@
  * frame's timestamps, stream and size, and every
  * #GstVideoRegionOfInterestMeta with its box (pixels and normalised), its
  * `detection` and `recognition` results and any other parameter structure.
- * Records go to a file as JSON Lines (`location`, `-` for stdout).  The
- * element is a passthrough: buffers, caps and metas go downstream
- * untouched, in system memory or `memory:OpenCL`.  The record format is
- * the README's "Metadata contract".
+ * Records go to a file as JSON Lines (#GstRoiExport:location, `-` for
+ * stdout) and/or to an MQTT broker (#GstRoiExport:mqtt-broker), through a
+ * bounded queue that a worker thread sends, so that a slow or absent broker
+ * never holds the pipeline: the oldest records are dropped and counted in
+ * #GstRoiExport:dropped, with a warning on the bus.  EOS waits for the
+ * queue to drain, at most #GstRoiExport:flush-timeout.  The element is a
+ * passthrough: buffers, caps and metas go downstream untouched, in system
+ * memory or `memory:OpenCL`.  The record format is the README's "metadata
+ * contract".
  *
  * A frame without any ROI still gives a record (`"rois": []`), so that a
  * consumer can tell "no face" from "no frame", unless #GstRoiExport:skip-empty
@@ -20,6 +25,8 @@
  * gst-launch-1.0 filesrc \
  *     location=/usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg ! \
  *     jpegdec ! videoconvert ! vjfacedetect ! roiexport location=- ! fakesink
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! vjfacedetect ! \
+ *     roiexport mqtt-broker=localhost:1883 mqtt-topic=clvision/test ! fakesink
  * ]|
  */
 #ifdef HAVE_CONFIG_H
