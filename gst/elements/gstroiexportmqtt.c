@@ -324,6 +324,7 @@ hand_over (RoiExportMqtt * m, int *rc)
   while (m->inflight.length < INFLIGHT_WINDOW) {
     Message *msg;
     guint i;
+    int mid = -1;
 
     g_mutex_lock (&m->lock);
     msg = g_queue_pop_head (&m->pending);
@@ -334,17 +335,20 @@ hand_over (RoiExportMqtt * m, int *rc)
     g_mutex_unlock (&m->lock);
     if (msg == NULL)
       return TRUE;
+    /* Not &msg->mid: on_publish must not find (and free) the message
+     * while mosquitto_publish still runs. */
     msg->mid = -1;
-    *rc = mosquitto_publish (m->client, &msg->mid, m->topic,
+    *rc = mosquitto_publish (m->client, &mid, m->topic,
         (int) strlen (msg->payload), msg->payload, m->qos, false);
     if (*rc != MOSQ_ERR_SUCCESS)
       return FALSE;
+    msg->mid = mid;
     for (i = 0; i < m->early_acks->len; i++)
-      if (g_array_index (m->early_acks, int, i) == msg->mid)
+      if (g_array_index (m->early_acks, int, i) == mid)
           break;
     if (i < m->early_acks->len) {
       g_array_remove_index_fast (m->early_acks, i);
-      on_publish (m->client, m, msg->mid);
+      on_publish (m->client, m, mid);
     }
   }
   return TRUE;

@@ -513,6 +513,8 @@ assert_start_fails (const gchar * expected, const gchar * property, ...)
   gst_message_unref (msg);
   gst_element_set_state (e, GST_STATE_NULL);
   gst_element_set_bus (e, NULL);
+  /* Queued messages hold the element. */
+  gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
   gst_object_unref (e);
 }
@@ -566,8 +568,11 @@ static gboolean
 port_open (gint port)
 {
   GSocketClient *client = g_socket_client_new ();
-  GSocketConnection *conn = g_socket_client_connect_to_host (client,
-      "127.0.0.1", port, NULL, NULL);
+  GSocketConnection *conn;
+
+  g_socket_client_set_enable_proxy (client, FALSE);
+  conn = g_socket_client_connect_to_host (client, "127.0.0.1", port, NULL,
+      NULL);
 
   g_object_unref (client);
   if (conn == NULL)
@@ -943,6 +948,8 @@ GST_START_TEST (test_mqtt_broker_restart)
   subscriber_free (sub);
   broker_free (&b);
   g_free (address);
+  /* Queued messages hold the element. */
+  gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
 }
 
@@ -986,6 +993,8 @@ GST_START_TEST (test_mqtt_wrong_host)
     fail_unless_equals_uint64 (n, 5);
   }
   gst_object_unref (e);
+  /* Queued messages hold the element. */
+  gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
 }
 
