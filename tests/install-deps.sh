@@ -14,7 +14,7 @@ CLV_PACKAGES=(
   # real test data and the OpenCV oracle
   opencv-data python3-skimage python3-numpy facedetect
   libopencv-dev libopencv-contrib-dev
-  # roiexport tests: a real MQTT broker
+  # the MQTT broker of the roiexport tests, mosquitto_sub for the examples
   mosquitto mosquitto-clients
 )
 
