@@ -15,7 +15,7 @@ CLV_PACKAGES=(
   opencv-data python3-skimage python3-numpy facedetect
   libopencv-dev libopencv-contrib-dev
   # the MQTT broker of the roiexport tests, mosquitto_sub for the examples
-  mosquitto mosquitto-clients
+  mosquitto mosquitto-clients openssl  # openssl: the TLS test's certificates
 )
 
 clv_install_deps () {
