@@ -1,8 +1,10 @@
 /* roiexport: the JSON record of each frame, in a file and over MQTT to a
  * real mosquitto broker; passthrough. */
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 #include <mosquitto.h>
@@ -436,6 +438,47 @@ GST_START_TEST (test_skip_empty)
           "frame"), 4);
   g_ptr_array_unref (records);
   gst_harness_teardown (h);
+  remove_temp (path);
+}
+
+GST_END_TEST;
+
+/* location=-: the same JSON Lines go to stdout (fd 1 is pointed at a file
+ * for the test). */
+GST_START_TEST (test_stdout)
+{
+  gchar *path = temp_path ("stdout.jsonl");
+  GstHarness *h;
+  GstBuffer *buf;
+  GPtrArray *records;
+  gint saved_stdout, fd;
+
+  fflush (stdout);
+  saved_stdout = dup (STDOUT_FILENO);
+  fd = g_open (path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  fail_unless (saved_stdout >= 0 && fd >= 0);
+  fail_unless (dup2 (fd, STDOUT_FILENO) == STDOUT_FILENO);
+  close (fd);
+
+  h = harness_for_file ("-", NULL);
+  push_passthrough (h, frame_new (0));
+  buf = frame_new (1);
+  add_face (buf, 8, 4, 16, 16, "Ada", 1);
+  push_passthrough (h, buf);
+  gst_harness_teardown (h);
+
+  fflush (stdout);
+  fail_unless (dup2 (saved_stdout, STDOUT_FILENO) == STDOUT_FILENO);
+  close (saved_stdout);
+
+  records = read_records (path);
+  fail_unless_equals_int (records->len, 2);
+  fail_unless_equals_int (json_array_get_length
+      (json_object_get_array_member (record (records, 0), "rois")), 0);
+  fail_unless_equals_string (json_object_get_string_member
+      (json_object_get_object_member (record_roi (records, 1, 0),
+              "recognition"), "label"), "Ada");
+  g_ptr_array_unref (records);
   remove_temp (path);
 }
 
@@ -1129,6 +1172,7 @@ roiexport_suite (void)
   tcase_add_test (tc, test_labels_round_trip);
   tcase_add_test (tc, test_one_record_per_frame);
   tcase_add_test (tc, test_skip_empty);
+  tcase_add_test (tc, test_stdout);
   tcase_add_test (tc, test_stream_and_times);
   tcase_add_test (tc, test_bad_destination);
 
