@@ -30,8 +30,10 @@
 # plumbing in seconds), ORACLE_DIR (the bundle of tests/oracle/
 # bundle-oracle.sh; default /tmp/oracle-bundle, unpacked from
 # .device/oracle.tar.xz), IMAGES_DIR (tests/data/cache), SAR_SIZES,
-# SAR_ITERATIONS, VJ_SIZES, VJ_REPEAT, EIG_FACES, EIG_OPENCV_FACES,
-# CLV_COMMIT (recorded; default `git rev-parse HEAD`).
+# SAR_ITERATIONS, SAR_PEER_SIZE, CHAIN_FRAMES, TUNE_ARGS, TUNE_VJ_SIZE,
+# VJ_SIZES, VJ_IMAGES, VJ_REPEAT, VJ_TUNES, VJ_TUNED_SIZES, FACES_CANVAS (0:
+# no faces-per-frame run), EIG_FACES, EIG_OPENCV_FACES, CLV_COMMIT
+# (recorded; default `git rev-parse HEAD`).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 b=${1:-build}
@@ -46,6 +48,7 @@ if [ "${QUICK:-0}" = 1 ]; then
   : "${VJ_REPEAT:=3}" "${EIG_FACES:=64,128}" "${EIG_OPENCV_FACES:=64}"
   : "${TUNE_ARGS:=--size 1024 --iterations 3}" "${CHAIN_FRAMES:=30}"
   : "${SAR_PEER_SIZE:=1024}" "${FACES_CANVAS:=512}" "${VJ_IMAGES:=astronaut}"
+  : "${TUNE_VJ_SIZE:=640x480}" "${VJ_TUNED_SIZES:=640x480}"
 fi
 SAR_SIZES=${SAR_SIZES:-512 1024 2048 4096 8192}
 SAR_ITERATIONS=${SAR_ITERATIONS:-50}
@@ -58,6 +61,8 @@ FACES_CANVAS=${FACES_CANVAS:-2048}
 EIG_FACES=${EIG_FACES:-320,640,960,1280,1600,1920}
 EIG_OPENCV_FACES=${EIG_OPENCV_FACES:-320,640}
 TUNE_ARGS=${TUNE_ARGS:---iterations 10}
+TUNE_VJ_SIZE=${TUNE_VJ_SIZE:-1920x1400}
+VJ_TUNED_SIZES=${VJ_TUNED_SIZES:-1920x1400 3840x2160}
 STEPS=${STEPS:-tests tune sar chain sarpeers vj eigen}
 images=${IMAGES_DIR:-tests/data/cache}
 oracle=${ORACLE_DIR:-/tmp/oracle-bundle}
@@ -85,6 +90,7 @@ run_step() {                    # NAME COMMAND...: timed, status recorded
   ms=$(( (t1 - t0) / 1000000 ))
   log "   $name: rc=$rc, $ms ms"
   steps_json+="${steps_json:+, }{\"step\": \"$name\", \"rc\": $rc, \"seconds\": $((ms / 1000)).$(printf %03d $((ms % 1000)))}"
+  write_meta                    # after every step: a cut-off run says how far it got
 }
 
 write_meta() {
@@ -113,7 +119,7 @@ step_tests() {
 step_tune() {
   # shellcheck disable=SC2086
   "$b/tools/clvision-tune" $TUNE_ARGS --image "$images/astronaut.pgm" \
-    --vj-size 1920x1400 --json "$out/tune.json" > /dev/null
+    --vj-size "$TUNE_VJ_SIZE" --json "$out/tune.json" > /dev/null
 }
 
 step_sar() {
@@ -141,11 +147,23 @@ step_chain() {
     --out "$out/chain-tuned.json" >/dev/null
 }
 
+# oracle-sar from the bundle, or the build's run with the bundle's libraries
+# (a bundle packed before oracle-sar existed has OpenCV's core and imgproc).
+oracle_sar() {
+  local loader
+  if [ -x "$oracle/oracle-sar" ]; then
+    "$oracle/oracle-sar" "$@"
+  else
+    loader=$(ls "$oracle"/lib/ld-linux* | head -1)
+    "$loader" --library-path "$oracle/lib" "$b/tests/oracle/oracle-sar" "$@"
+  fi
+}
+
 # OpenCV's SAR peers, and our elements on the same frame for equality.
 step_sarpeers() {
   local s=$SAR_PEER_SIZE d=$work/sar l caps
   mkdir -p "$d"
-  "$oracle/oracle-sar" bench --size "$s" --looks 2,4,16 --angle 30 \
+  oracle_sar bench --size "$s" --looks 2,4,16 --angle 30 \
     --scale 1.5 --threads 16 --repeat 10 --write-dir "$d" > "$d/opencv.json" || return 1
   caps="filesrc location=$d/in.raw blocksize=$((s * s * 2)) ! rawvideoparse format=gray16-le width=$s height=$s framerate=1/1"
   for l in 2 4 16; do
@@ -220,14 +238,15 @@ PY
 }
 
 step_vj() {
-  local rc=0 imgs=() i
+  local rc=0 imgs=() i sizes=()
   for i in $VJ_IMAGES; do imgs+=("$images/$i.pgm"); done
   CLVISION_AUTOTUNE=0 REPEAT=$VJ_REPEAT SIZES=$VJ_SIZES TUNES=$VJ_TUNES \
     ORACLE=$oracle/oracle-detect tests/bench/bench-vj.sh "$b" "${imgs[@]}" \
     > "$out/vj-default.json" || rc=1
-  "$b/tests/bench/bench-vj" --repeat "$VJ_REPEAT" --no-native \
-    --size 1920x1400 --size 3840x2160 "$images/astronaut.pgm" \
-    > "$out/vj-tuned.json" || rc=1
+  for i in $VJ_TUNED_SIZES; do sizes+=(--size "$i"); done
+  "$b/tests/bench/bench-vj" --repeat "$VJ_REPEAT" --no-native "${sizes[@]}" \
+    "$images/astronaut.pgm" > "$out/vj-tuned.json" || rc=1
+  [ "$FACES_CANVAS" = 0 ] && return $rc
   mkdir -p "$work/faces"
   make_face_canvases "$work/faces" || return 1
   CLVISION_AUTOTUNE=0 "$b/tests/bench/bench-vj" --repeat "$VJ_REPEAT" \
