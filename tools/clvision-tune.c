@@ -374,9 +374,17 @@ tune_kernel (const Kernel * k, Workload * w, GKeyFile * kf, GString * json)
       g_hash_table_insert (best, (gpointer) m->name, chosen);
     g_strfreev (values);
   }
-  /* The winner again, to keep only gains that survive a second timing. */
-  if (g_hash_table_size (best) > 0)
+  /* The winner and the defaults again, to keep only gains that survive a
+   * second timing (the first candidate of a search also pays for clocks
+   * ramping up: 0.093 ms against 0.079 ms for the same H100 kernel). */
+  if (g_hash_table_size (best) > 0) {
+    GHashTable *none = g_hash_table_new (g_str_hash, g_str_equal);
+    double again;
     try_values (k, w, best, expected, &best_s, NULL);
+    if (try_values (k, w, none, expected, &again, NULL))
+      def_s = MIN (def_s, again);
+    g_hash_table_unref (none);
+  }
   best_str = tune_string (best);
   if (best_s < def_s * MIN_GAIN) {
     GHashTableIter it;

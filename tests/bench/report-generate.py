@@ -48,12 +48,16 @@ def load(path):
 
 
 def fmt(v, nd=2):
-    if v is None:
+    if v is None or isinstance(v, (list, dict)) or v is False:
         return "–"
     if isinstance(v, str):
         return v
+    if isinstance(v, int):
+        return f"{v:,}"
     if abs(v) >= 100:
         return f"{v:,.0f}"
+    if abs(v) < 1:
+        return f"{v:.3g}"
     return f"{v:.{nd}f}"
 
 
@@ -538,13 +542,16 @@ on the GPU machine); the figures are the queue's profiling events.
 
     def write(self):
         self.header()
-        self.correctness()
-        self.targets()
-        self.peers()
-        self.tuning()
-        self.ablation()
-        self.growth()
-        self.limits()
+        for section in (self.correctness, self.targets, self.peers, self.tuning,
+                        self.ablation, self.growth, self.limits):
+            try:
+                section()
+            except (KeyError, IndexError, TypeError, ValueError) as e:
+                # A JSON of another shape (a bench program changed): say so
+                # in the document rather than drop the whole report.
+                print(f"report-generate: {section.__name__}: {e!r}", file=sys.stderr)
+                self.w(f"\n*(This section could not be generated from this run's "
+                       f"JSON: {type(e).__name__} {e}.)*\n")
         self.w(END)
         text = "\n".join(self.out) + "\n"
         kept = ""
