@@ -309,17 +309,27 @@ program_release (gpointer p)
 
 #define TUNING_DEVICE_GROUP "device"
 
-char *
-clv_tuning_path (ClvDevice * dev)
+/* A checksum started with what names a device and its driver, for the names
+ * of cache and tuning files. */
+static GChecksum *
+device_checksum (ClvDevice * dev)
 {
   GChecksum *ck = g_checksum_new (G_CHECKSUM_SHA256);
-  char *dir, *file, *path;
 
   g_checksum_update (ck, (const guchar *) dev->platform_name, -1);
   g_checksum_update (ck, (const guchar *) "\n", 1);
   g_checksum_update (ck, (const guchar *) dev->device_name, -1);
   g_checksum_update (ck, (const guchar *) "\n", 1);
   g_checksum_update (ck, (const guchar *) dev->driver_version, -1);
+  return ck;
+}
+
+char *
+clv_tuning_path (ClvDevice * dev)
+{
+  GChecksum *ck = device_checksum (dev);
+  char *dir, *file, *path;
+
   dir = clv_program_cache_dir ();
   file = g_strdup_printf ("tune-%.16s.ini", g_checksum_get_string (ck));
   path = g_build_filename (dir, file, NULL);
@@ -735,14 +745,9 @@ clv_program_cache_dir (void)
 static char *
 cache_path (ClvDevice * dev, const char *source, const char *options)
 {
-  GChecksum *ck = g_checksum_new (G_CHECKSUM_SHA256);
+  GChecksum *ck = device_checksum (dev);
   char *dir, *file, *path;
 
-  g_checksum_update (ck, (const guchar *) dev->platform_name, -1);
-  g_checksum_update (ck, (const guchar *) "\n", 1);
-  g_checksum_update (ck, (const guchar *) dev->device_name, -1);
-  g_checksum_update (ck, (const guchar *) "\n", 1);
-  g_checksum_update (ck, (const guchar *) dev->driver_version, -1);
   g_checksum_update (ck, (const guchar *) "\n", 1);
   g_checksum_update (ck, (const guchar *) options, -1);
   g_checksum_update (ck, (const guchar *) "\n", 1);

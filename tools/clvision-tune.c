@@ -87,6 +87,130 @@ fail:
   return FALSE;
 }
 
+/* One run of a kernel: enqueues it on `ctx`'s objects, waits, and returns
+ * its device seconds. */
+typedef gboolean (*RunOnceFunc) (gpointer ctx, double *seconds,
+    GError ** error);
+
+/* The median of --iterations runs after one untimed run. */
+static gboolean
+median_of_runs (Workload * w, RunOnceFunc run, gpointer ctx, double *seconds,
+    GError ** error)
+{
+  double *t = g_new (double, w->iterations), s = 0;
+  gboolean ok = TRUE;
+
+  for (int i = -1; ok && i < w->iterations; i++) {
+    ok = run (ctx, &s, error);
+    if (ok && i >= 0)
+      t[i] = s;
+  }
+  if (ok)
+    *seconds = median (t, w->iterations);
+  g_free (t);
+  return ok;
+}
+
+/* Waits for `ev`, releases it and gives its device seconds. */
+static double
+event_done (cl_event ev)
+{
+  double s;
+
+  clWaitForEvents (1, &ev);
+  s = clv_event_seconds (ev);
+  clReleaseEvent (ev);
+  return s;
+}
+
+typedef struct
+{
+  Workload *w;
+  ClvImage si, di;
+  cl_mem out;
+  ClvMultilook *ml;
+  ClvRotscale *rs;
+  ClvRotscaleGeometry g;
+  ClvQuantize *q;
+} SarRun;
+
+static gboolean
+multilook_once (gpointer ctx, double *seconds, GError ** error)
+{
+  SarRun *r = ctx;
+  cl_event ev;
+
+  if (!clv_multilook_enqueue (r->ml, r->w->sar_in, &r->si, r->out, &r->di,
+          &ev, error))
+    return FALSE;
+  *seconds = event_done (ev);
+  return TRUE;
+}
+
+static gboolean
+rotscale_once (gpointer ctx, double *seconds, GError ** error)
+{
+  SarRun *r = ctx;
+  cl_event ev;
+
+  if (!clv_rotscale_enqueue (r->rs, r->w->sar_in, &r->si, r->out, &r->di,
+          &r->g, 0, &ev, error))
+    return FALSE;
+  *seconds = event_done (ev);
+  return TRUE;
+}
+
+/* All launches of a frame, from the first's start to the last's end. */
+static gboolean
+quantize_once (gpointer ctx, double *seconds, GError ** error)
+{
+  SarRun *r = ctx;
+  ClvQuantizeEvents ev = { 0 };
+
+  if (!clv_quantize_enqueue (r->q, r->w->sar_in, &r->si, r->out, &r->di, 35,
+          &ev, error))
+    return FALSE;
+  clWaitForEvents (ev.n_events, ev.events);
+  *seconds = clv_event_span_seconds (ev.events[0], ev.events[ev.n_events - 1]);
+  clv_quantize_events_clear (&ev);
+  return TRUE;
+}
+
+/* Times `once` on a SAR frame into an output of `di`'s size, appending the
+ * output to `output`; frees the kernel objects of `r`. */
+static gboolean
+time_sar (SarRun * r, RunOnceFunc once, double *seconds, GByteArray * output,
+    GError ** error)
+{
+  gsize bytes = r->di.stride * r->di.height;
+  gboolean ok = r->out && (r->ml || r->rs || r->q)
+      && median_of_runs (r->w, once, r, seconds, error)
+      && append_buffer (r->w->dev, r->out, bytes, output, error);
+
+  if (r->ml)
+    clv_multilook_free (r->ml);
+  if (r->rs)
+    clv_rotscale_free (r->rs);
+  if (r->q)
+    clv_quantize_free (r->q);
+  if (r->out)
+    clReleaseMemObject (r->out);
+  return ok;
+}
+
+/* A SarRun on the workload's frame with an output of width x height x bpp. */
+static SarRun
+sar_run (Workload * w, int width, int height, int bpp, GError ** error)
+{
+  SarRun r = { w };
+
+  r.si = clv_image_make (w->size, w->size, 2, (gsize) w->size * 2);
+  r.di = clv_image_make (width, height, bpp, (gsize) width * bpp);
+  r.out = clv_buffer_new (w->dev, CL_MEM_WRITE_ONLY, r.di.stride * height,
+      error);
+  return r;
+}
+
 /* Looks 2, 4 and 16 (the benchmark's), timed together: one set of values
  * serves every looks factor. */
 static gboolean
@@ -94,42 +218,21 @@ measure_multilook (Workload * w, double *seconds, GByteArray * output,
     GError ** error)
 {
   static const int looks[] = { 2, 4, 16 };
-  ClvImage si = clv_image_make (w->size, w->size, 2, (gsize) w->size * 2);
   gboolean ok = TRUE;
 
   *seconds = 0;
   for (guint l = 0; ok && l < G_N_ELEMENTS (looks); l++) {
     int ow, oh;
-    ClvImage di;
-    ClvMultilook *ml;
-    cl_mem out;
-    double *t = g_new (double, w->iterations);
+    double s = 0;
+    SarRun r;
 
     clv_multilook_out_size (w->size, w->size, looks[l], looks[l], &ow, &oh);
-    di = clv_image_make (ow, oh, 2, (gsize) ow * 2);
-    out = clv_buffer_new (w->dev, CL_MEM_WRITE_ONLY, di.stride * oh, error);
-    ml = out ? clv_multilook_new (w->dev, 2, looks[l], looks[l],
-        CLV_MULTILOOK_INTENSITY, ow, oh, error) : NULL;
-    ok = ml != NULL;
-    for (int i = -1; ok && i < w->iterations; i++) {
-      cl_event ev;
-      ok = clv_multilook_enqueue (ml, w->sar_in, &si, out, &di, &ev, error);
-      if (ok) {
-        clWaitForEvents (1, &ev);
-        if (i >= 0)
-          t[i] = clv_event_seconds (ev);
-        clReleaseEvent (ev);
-      }
-    }
-    if (ok) {
-      *seconds += median (t, w->iterations);
-      ok = append_buffer (w->dev, out, di.stride * oh, output, error);
-    }
-    if (ml)
-      clv_multilook_free (ml);
-    if (out)
-      clReleaseMemObject (out);
-    g_free (t);
+    r = sar_run (w, ow, oh, 2, error);
+    if (r.out)
+      r.ml = clv_multilook_new (w->dev, 2, looks[l], looks[l],
+          CLV_MULTILOOK_INTENSITY, ow, oh, error);
+    ok = time_sar (&r, multilook_once, &s, output, error);
+    *seconds += s;
   }
   return ok;
 }
@@ -139,124 +242,80 @@ static gboolean
 measure_rotscale (Workload * w, double *seconds, GByteArray * output,
     GError ** error)
 {
-  ClvImage im = clv_image_make (w->size, w->size, 2, (gsize) w->size * 2);
-  ClvRotscaleGeometry g;
-  ClvRotscale *rs;
-  cl_mem out = clv_buffer_new (w->dev, CL_MEM_WRITE_ONLY, im.stride * w->size,
-      error);
-  double *t = g_new (double, w->iterations);
-  gboolean ok;
+  SarRun r = sar_run (w, w->size, w->size, 2, error);
 
-  clv_rotscale_geometry_init (&g, 30, 1.5, w->size, w->size, w->size,
+  clv_rotscale_geometry_init (&r.g, 30, 1.5, w->size, w->size, w->size,
       w->size);
-  rs = out ? clv_rotscale_new (w->dev, 2, CLV_INTERP_BILINEAR, error) : NULL;
-  ok = rs != NULL;
-  for (int i = -1; ok && i < w->iterations; i++) {
-    cl_event ev;
-    ok = clv_rotscale_enqueue (rs, w->sar_in, &im, out, &im, &g, 0, &ev,
-        error);
-    if (ok) {
-      clWaitForEvents (1, &ev);
-      if (i >= 0)
-        t[i] = clv_event_seconds (ev);
-      clReleaseEvent (ev);
-    }
-  }
-  if (ok) {
-    *seconds = median (t, w->iterations);
-    ok = append_buffer (w->dev, out, im.stride * w->size, output, error);
-  }
-  if (rs)
-    clv_rotscale_free (rs);
-  if (out)
-    clReleaseMemObject (out);
-  g_free (t);
-  return ok;
+  if (r.out)
+    r.rs = clv_rotscale_new (w->dev, 2, CLV_INTERP_BILINEAR, error);
+  return time_sar (&r, rotscale_once, seconds, output, error);
 }
 
-/* Coefficient 35 (the seed paper's); the time of all launches of a frame. */
+/* Coefficient 35 (the seed paper's). */
 static gboolean
 measure_quantize (Workload * w, double *seconds, GByteArray * output,
     GError ** error)
 {
-  ClvImage si = clv_image_make (w->size, w->size, 2, (gsize) w->size * 2);
-  ClvImage di = clv_image_make (w->size, w->size, 1, (gsize) w->size);
-  ClvQuantize *q;
-  cl_mem out = clv_buffer_new (w->dev, CL_MEM_WRITE_ONLY, di.stride * w->size,
-      error);
-  double *t = g_new (double, w->iterations);
-  gboolean ok;
+  SarRun r = sar_run (w, w->size, w->size, 1, error);
 
-  q = out ? clv_quantize_new (w->dev, 2, error) : NULL;
-  ok = q != NULL;
-  for (int i = -1; ok && i < w->iterations; i++) {
-    ClvQuantizeEvents ev = { 0 };
-    ok = clv_quantize_enqueue (q, w->sar_in, &si, out, &di, 35, &ev, error);
-    if (ok) {
-      clWaitForEvents (ev.n_events, ev.events);
-      if (i >= 0)
-        t[i] = clv_event_span_seconds (ev.events[0],
-            ev.events[ev.n_events - 1]);
-      clv_quantize_events_clear (&ev);
-    }
-  }
-  if (ok) {
-    *seconds = median (t, w->iterations);
-    ok = append_buffer (w->dev, out, di.stride * w->size, output, error);
-  }
-  if (q)
-    clv_quantize_free (q);
-  if (out)
-    clReleaseMemObject (out);
-  g_free (t);
-  return ok;
+  if (r.out)
+    r.q = clv_quantize_new (w->dev, 2, error);
+  return time_sar (&r, quantize_once, seconds, output, error);
 }
 
-/* The pyramid and detection launches of one frame; the faces are the output. */
+typedef struct
+{
+  ClvVjDetector *det;
+  cl_mem frame;
+  ClvLumaImage layout;
+  ClvVjParams params;
+  GArray *faces;
+} VjRun;
+
+/* The pyramid and detection launches of one frame. */
+static gboolean
+vj_once (gpointer ctx, double *seconds, GError ** error)
+{
+  VjRun *r = ctx;
+  double pyr, detect;
+
+  if (r->faces)
+    g_array_free (r->faces, TRUE);
+  r->faces = clv_vj_detector_detect (r->det, r->frame, &r->layout,
+      &r->params, error);
+  if (r->faces == NULL)
+    return FALSE;
+  clv_vj_detector_kernel_ms (r->det, &pyr, &detect);
+  *seconds = (pyr + detect) / 1e3;
+  return TRUE;
+}
+
+/* The faces are the output. */
 static gboolean
 measure_vj (Workload * w, double *seconds, GByteArray * output,
     GError ** error)
 {
-  const gsize bytes = (gsize) w->frame_w * w->frame_h;
-  ClvLumaImage layout = clv_luma_image_gray (w->frame_w, w->frame_h, 0,
-      w->frame_w);
-  ClvVjParams params = CLV_VJ_PARAMS_DEFAULT;
+  VjRun r = { NULL, NULL, clv_luma_image_gray (w->frame_w, w->frame_h, 0,
+        w->frame_w), CLV_VJ_PARAMS_DEFAULT, NULL };
   ClvVjTuning tuning;
-  ClvVjDetector *det = NULL;
-  cl_mem mem = clv_buffer_new_with_data (w->dev, CL_MEM_READ_ONLY, w->frame,
-      bytes, error);
-  double *t = g_new (double, w->iterations);
-  GArray *faces = NULL;
-  gboolean ok = mem != NULL;
+  gboolean ok;
 
-  if (ok) {
+  r.frame = clv_buffer_new_with_data (w->dev, CL_MEM_READ_ONLY, w->frame,
+      (gsize) w->frame_w * w->frame_h, error);
+  if (r.frame) {
     clv_vj_tuning_for_device (w->dev, &tuning);
-    det = clv_vj_detector_new (w->dev, w->cascade, &tuning, error);
-    ok = det != NULL;
+    r.det = clv_vj_detector_new (w->dev, w->cascade, &tuning, error);
   }
-  for (int i = -1; ok && i < w->iterations; i++) {
-    double pyr, detect;
-    if (faces)
-      g_array_free (faces, TRUE);
-    faces = clv_vj_detector_detect (det, mem, &layout, &params, error);
-    ok = faces != NULL;
-    if (ok && i >= 0) {
-      clv_vj_detector_kernel_ms (det, &pyr, &detect);
-      t[i] = (pyr + detect) / 1e3;
-    }
-  }
-  if (ok) {
-    *seconds = median (t, w->iterations);
-    g_byte_array_append (output, (const guint8 *) faces->data,
-        faces->len * sizeof (ClvVjFace));
-  }
-  if (faces)
-    g_array_free (faces, TRUE);
-  if (det)
-    clv_vj_detector_free (det);
-  if (mem)
-    clReleaseMemObject (mem);
-  g_free (t);
+  ok = r.det && median_of_runs (w, vj_once, &r, seconds, error);
+  if (ok)
+    g_byte_array_append (output, (const guint8 *) r.faces->data,
+        r.faces->len * sizeof (ClvVjFace));
+  if (r.faces)
+    g_array_free (r.faces, TRUE);
+  if (r.det)
+    clv_vj_detector_free (r.det);
+  if (r.frame)
+    clReleaseMemObject (r.frame);
   return ok;
 }
 
