@@ -698,11 +698,16 @@ const char *
 clv_device_tune_string (ClvDevice * dev, const char *name,
     const char *default_value)
 {
-  const char *v = clv_tune_string (name, NULL);
+  const char *env = g_getenv ("CLVISION_TUNE");
+  const char *v;
 
+  /* CLVISION_TUNE is an experiment against the defaults (the benchmarks'
+   * sweeps): stored values mixed into it could make combinations nobody
+   * chose, such as a band that no longer fits in local memory. */
+  if (env && *env)
+    return clv_tune_string (name, default_value);
   /* dev->tuned is only written when the device is created. */
-  if (v == NULL)
-    v = g_hash_table_lookup (dev->tuned, name);
+  v = g_hash_table_lookup (dev->tuned, name);
   return v ? v : default_value;
 }
 

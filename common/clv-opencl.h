@@ -119,10 +119,11 @@ gint64 clv_tune_int (const char *name, gint64 default_value);
 CLV_API
 const char *clv_tune_string (const char *name, const char *default_value);
 
-/* Tuning for a device: CLVISION_TUNE first, then the value clvision-tune
- * stored for this device and driver (clv_tuning_path()), then the default.
- * Every kernel's macros are read through these, so a stored search result
- * is used without being asked for. */
+/* Tuning for a device: while CLVISION_TUNE is set, its values and
+ * otherwise the defaults (an experiment against the defaults); else the
+ * value clvision-tune stored for this device and driver (clv_tuning_path()),
+ * then the default.  Every kernel's macros are read through these, so a
+ * stored search result is used without being asked for. */
 CLV_API
 gint64 clv_device_tune_int (ClvDevice * dev, const char *name,
     gint64 default_value);

@@ -14,8 +14,8 @@
  * output must equal the default's byte for byte, or the candidate is
  * dropped.  A kernel keeps its tuned values only when they beat the
  * defaults by more than 3% (the run-to-run spread); otherwise its group is
- * left out of the file and the defaults stay.  CLVISION_TUNE still wins over
- * stored values; CLVISION_AUTOTUNE=0 ignores them.  The timings, default
+ * left out of the file and the defaults stay.  While CLVISION_TUNE is set,
+ * kernels ignore stored values; CLVISION_AUTOTUNE=0 ignores them too.  The timings, default
  * against tuned, are printed as JSON (--json FILE too). */
 #include "config.h"
 

@@ -374,7 +374,7 @@ assert_quantize_equals_reference (ClvDevice * dev)
 }
 
 /* clvision-tune's result is found when a device is opened and reaches the
- * kernels; CLVISION_TUNE wins over it and CLVISION_AUTOTUNE=0 ignores it. */
+ * kernels; CLVISION_TUNE replaces it and CLVISION_AUTOTUNE=0 ignores it. */
 static void
 test_stored_tuning_used (void)
 {
@@ -401,8 +401,10 @@ test_stored_tuning_used (void)
   g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_K", 77), ==, 2);
   g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_VEC", 77), ==, 4);
   g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_WG", 77), ==, 77);
+  /* CLVISION_TUNE replaces the stored values as a whole. */
   g_setenv ("CLVISION_TUNE", "SAR_Q_K=4", TRUE);
   g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_K", 77), ==, 4);
+  g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_VEC", 77), ==, 77);
   g_unsetenv ("CLVISION_TUNE");
   assert_quantize_equals_reference (dev);
   clv_device_unref (dev);
