@@ -72,6 +72,12 @@ void clv_rotscale_geometry_init (ClvRotscaleGeometry * g, double angle,
 void clv_rotscale_map_point (const ClvRotscaleGeometry * g, double *x,
     double *y);
 
+/* The inverse of clv_rotscale_map_point as an affine map from output to
+ * input edge coordinates: in_x = m[0] + x m[1] + y m[2],
+ * in_y = m[3] + x m[4] + y m[5] (for georeferencing metas). */
+void clv_rotscale_inverse_affine (const ClvRotscaleGeometry * g,
+    double m[6]);
+
 /* `background` is clamped to the format's range (255 for GRAY8). */
 void clv_rotscale_ref (const guint8 * src, const ClvImage * src_im,
     guint8 * dst, const ClvImage * dst_im, const ClvRotscaleGeometry * g,
