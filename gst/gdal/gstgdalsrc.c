@@ -6,6 +6,13 @@
  * and pushes it as one frame, then EOS, with its georeferencing as a
  * GstClvGeoMeta (geotransform and WKT spatial reference).
  *
+ * Time series: `band=0` pushes every band of the raster, one frame each, in
+ * order; a `location` with a printf pattern (`scene-%03d.tif`, as
+ * multifilesrc) reads the files `start-index`, `start-index` + 1, … up to
+ * `stop-index` (-1: until a file is missing), each one frame per band.  Frame
+ * n has offset n and timestamp n seconds; the caps change between frames
+ * only when the size or type does.
+ *
  * Byte bands become GRAY8 and UInt16 bands GRAY16_LE, value for value.
  * Every other type (Int16, Int32, UInt32, Float32, Float64 and the complex
  * CInt16, CInt32, CFloat32, CFloat64) becomes GRAY16_LE by this rule:
@@ -39,6 +46,7 @@
 #endif
 
 #include <math.h>
+#include <string.h>
 
 #include <gdal.h>
 #include <cpl_error.h>
@@ -56,6 +64,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_gdal_src_debug);
 #define DEFAULT_DB_MIN -25.0
 #define DEFAULT_DB_MAX 5.0
 #define DEFAULT_DETECTION GST_GDAL_SRC_DETECTION_AMPLITUDE
+#define DEFAULT_START_INDEX 0
+#define DEFAULT_STOP_INDEX -1
 
 enum
 {
@@ -68,6 +78,8 @@ enum
   PROP_DB_MAX,
   PROP_DETECTION,
   PROP_CLIPPED_PIXELS,
+  PROP_START_INDEX,
+  PROP_STOP_INDEX,
 };
 
 struct _GstGdalSrc
@@ -82,13 +94,20 @@ struct _GstGdalSrc
   gdouble db_min, db_max;
   GstGdalSrcDetection detection;
   guint64 clipped;
+  gint start_index, stop_index;
 
   /* streaming */
+  gchar *pattern;               /* location; a printf pattern if is_pattern */
+  gboolean is_pattern;
+  gint all_bands;               /* band=0 */
+  gint file_index;              /* the file being read */
+  gint band_index;              /* the band of the next frame */
+  guint64 frame_index;
   GDALDatasetH dataset;
   GDALRasterBandH raster_band;
   GDALDataType type;
-  GstVideoInfo info;
-  gboolean done;
+  GstVideoInfo info;             /* of the next frame */
+  GstVideoInfo caps_info;        /* of the current caps */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstGdalSrc, gst_gdal_src, GST_TYPE_BASE_SRC,
@@ -179,81 +198,167 @@ convert_strip (const Conversion * c, const gdouble * in, gboolean complex,
   }
 }
 
+/* Whether `location` is a printf pattern of one integer (multifilesrc's
+ * rule): a '%' that is not "%%". */
 static gboolean
-gst_gdal_src_start (GstBaseSrc * src)
+is_printf_pattern (const gchar * location)
 {
-  GstGdalSrc *self = GST_GDAL_SRC (src);
-  gchar *location;
-  gint band, bands, width, height;
-  GstVideoFormat format;
+  for (const gchar * p = strchr (location, '%'); p; p = strchr (p + 2, '%'))
+    if (p[1] != '%')
+      return TRUE;
+  return FALSE;
+}
 
-  GST_OBJECT_LOCK (self);
-  location = g_strdup (self->location);
-  band = self->band;
-  self->clipped = 0;
-  GST_OBJECT_UNLOCK (self);
+/* The file of `index` in the list (g_free it). */
+static gchar *
+file_name (GstGdalSrc * self, gint index)
+{
+  if (!self->is_pattern)
+    return g_strdup (self->pattern);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  return g_strdup_printf (self->pattern, index);
+#pragma GCC diagnostic pop
+}
 
-  if (location == NULL || location[0] == '\0')
-    goto no_location;
+/* Opens `location` for reading; FALSE after posting the error. */
+static gboolean
+open_dataset (GstGdalSrc * self, const gchar * location)
+{
+  gint bands;
+
   CPLErrorReset ();
   self->dataset = GDALOpenEx (location, GDAL_OF_RASTER | GDAL_OF_READONLY,
       NULL, NULL, NULL);
   if (self->dataset == NULL)
     goto not_raster;
   bands = GDALGetRasterCount (self->dataset);
-  if (band > bands)
+  if (bands == 0 || self->band_index > bands)
     goto no_band;
-  self->raster_band = GDALGetRasterBand (self->dataset, band);
-  self->type = GDALGetRasterDataType (self->raster_band);
-  width = GDALGetRasterXSize (self->dataset);
-  height = GDALGetRasterYSize (self->dataset);
-  format = self->type == GDT_Byte ? GST_VIDEO_FORMAT_GRAY8 :
-      GST_VIDEO_FORMAT_GRAY16_LE;
-  if (!gst_video_info_set_format (&self->info, format, width, height))
-    goto too_large;
-  GST_VIDEO_INFO_FPS_N (&self->info) = 0;
-  GST_VIDEO_INFO_FPS_D (&self->info) = 1;
-  GST_INFO_OBJECT (self, "%s band %d: %dx%d %s -> %s", location, band, width,
-      height, GDALGetDataTypeName (self->type),
-      GST_VIDEO_INFO_NAME (&self->info));
-  self->done = FALSE;
-  g_free (location);
   return TRUE;
 
   /* ERRORS */
-no_location:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No file name given: set the location property"), (NULL));
-    g_free (location);
-    return FALSE;
-  }
 not_raster:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
         ("\"%s\" is not a raster that GDAL can open", location),
         ("GDAL: %s", CPLGetLastErrorMsg ()));
-    g_free (location);
     return FALSE;
   }
 no_band:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("\"%s\" has no band %d: it has %d band%s (band counts from 1)",
-            location, band, bands, bands == 1 ? "" : "s"), (NULL));
-    g_free (location);
+            location, MAX (self->band_index, 1), bands,
+            bands == 1 ? "" : "s"), (NULL));
     g_clear_pointer (&self->dataset, GDALClose);
     return FALSE;
   }
+}
+
+/* Selects band `band_index` of the open dataset for the next frame: its
+ * type and frame info.  FALSE after posting the error. */
+static gboolean
+select_band (GstGdalSrc * self)
+{
+  const gint width = GDALGetRasterXSize (self->dataset);
+  const gint height = GDALGetRasterYSize (self->dataset);
+  GstVideoFormat format;
+
+  self->raster_band = GDALGetRasterBand (self->dataset, self->band_index);
+  self->type = GDALGetRasterDataType (self->raster_band);
+  format = self->type == GDT_Byte ? GST_VIDEO_FORMAT_GRAY8 :
+      GST_VIDEO_FORMAT_GRAY16_LE;
+  if (!gst_video_info_set_format (&self->info, format, width, height))
+    goto too_large;
+  GST_VIDEO_INFO_FPS_N (&self->info) = 0;
+  GST_VIDEO_INFO_FPS_D (&self->info) = 1;
+  GST_INFO_OBJECT (self, "band %d: %dx%d %s -> %s", self->band_index, width,
+      height, GDALGetDataTypeName (self->type),
+      GST_VIDEO_INFO_NAME (&self->info));
+  return TRUE;
+
+  /* ERRORS */
 too_large:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("The %dx%d raster \"%s\" is too large for one video frame",
-            width, height, location), (NULL));
-    g_free (location);
-    g_clear_pointer (&self->dataset, GDALClose);
+        ("The %dx%d raster is too large for one video frame", width, height),
+        (NULL));
     return FALSE;
   }
+}
+
+static gboolean
+gst_gdal_src_start (GstBaseSrc * src)
+{
+  GstGdalSrc *self = GST_GDAL_SRC (src);
+  gchar *first = NULL;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  g_free (self->pattern);
+  self->pattern = g_strdup (self->location);
+  self->all_bands = self->band == 0;
+  self->band_index = MAX (self->band, 1);
+  self->file_index = self->start_index;
+  self->clipped = 0;
+  GST_OBJECT_UNLOCK (self);
+
+  if (self->pattern == NULL || self->pattern[0] == '\0')
+    goto no_location;
+  self->is_pattern = is_printf_pattern (self->pattern);
+  self->frame_index = 0;
+  first = file_name (self, self->file_index);
+  ok = open_dataset (self, first) && select_band (self);
+  g_free (first);
+  if (!ok)
+    g_clear_pointer (&self->dataset, GDALClose);
+  return ok;
+
+  /* ERRORS */
+no_location:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No file name given: set the location property"), (NULL));
+    return FALSE;
+  }
+}
+
+/* Moves to the band of the next frame, opening the next file of the list
+ * where the last one is done.  FALSE at the end of the list, or after
+ * posting an error (then *error_posted). */
+static gboolean
+next_frame_band (GstGdalSrc * self, gboolean * error_posted)
+{
+  gchar *next;
+  gint stop_index;
+  gboolean ok;
+
+  *error_posted = FALSE;
+  if (self->all_bands
+      && self->band_index < GDALGetRasterCount (self->dataset)) {
+    self->band_index++;
+    return (*error_posted = !select_band (self)) == FALSE;
+  }
+  g_clear_pointer (&self->dataset, GDALClose);
+  GST_OBJECT_LOCK (self);
+  stop_index = self->stop_index;
+  GST_OBJECT_UNLOCK (self);
+  if (!self->is_pattern || (stop_index >= 0
+          && self->file_index >= stop_index))
+    return FALSE;
+  self->file_index++;
+  next = file_name (self, self->file_index);
+  /* Without a stop-index, the first missing file ends the list. */
+  if (stop_index < 0 && !g_file_test (next, G_FILE_TEST_EXISTS)) {
+    g_free (next);
+    return FALSE;
+  }
+  self->band_index = self->all_bands ? 1 : self->band_index;
+  ok = open_dataset (self, next) && select_band (self);
+  g_free (next);
+  *error_posted = !ok;
+  return ok;
 }
 
 static gboolean
@@ -263,6 +368,7 @@ gst_gdal_src_stop (GstBaseSrc * src)
 
   g_clear_pointer (&self->dataset, GDALClose);
   self->raster_band = NULL;
+  g_clear_pointer (&self->pattern, g_free);
   return TRUE;
 }
 
@@ -335,10 +441,8 @@ gst_gdal_src_create (GstBaseSrc * src, guint64 offset, guint size,
     GstBuffer ** out)
 {
   GstGdalSrc *self = GST_GDAL_SRC (src);
-  const gint width = GST_VIDEO_INFO_WIDTH (&self->info);
-  const gint height = GST_VIDEO_INFO_HEIGHT (&self->info);
-  const gboolean converted = self->type != GDT_Byte
-      && self->type != GDT_UInt16;
+  gint width, height;
+  gboolean converted;
   Conversion conv;
   GstBuffer *buf;
   GstVideoFrame frame;
@@ -346,9 +450,26 @@ gst_gdal_src_create (GstBaseSrc * src, guint64 offset, guint size,
   gdouble gt[6];
   gint block_w, block_h;
   guint64 clipped = 0;
+  GstCaps *caps;
+  gboolean error_posted, ok;
 
-  if (self->done)
+  if (self->dataset == NULL)
     return GST_FLOW_EOS;
+  if (self->frame_index > 0 && !next_frame_band (self, &error_posted))
+    return error_posted ? GST_FLOW_ERROR : GST_FLOW_EOS;
+  /* A frame of another size or type than the last one: new caps. */
+  if (self->frame_index > 0
+      && !gst_video_info_is_equal (&self->info, &self->caps_info)) {
+    caps = gst_video_info_to_caps (&self->info);
+    ok = gst_base_src_set_caps (src, caps);
+    gst_caps_unref (caps);
+    if (!ok)
+      goto not_negotiated;
+  }
+  self->caps_info = self->info;
+  width = GST_VIDEO_INFO_WIDTH (&self->info);
+  height = GST_VIDEO_INFO_HEIGHT (&self->info);
+  converted = self->type != GDT_Byte && self->type != GDT_UInt16;
 
   GST_OBJECT_LOCK (self);
   conv.scaling = self->scaling;
@@ -385,15 +506,25 @@ gst_gdal_src_create (GstBaseSrc * src, guint64 offset, guint size,
   if (GDALGetGeoTransform (self->dataset, gt) == CE_None)
     gst_buffer_add_clv_geo_meta (buf, gt,
         GDALGetProjectionRef (self->dataset));
-  GST_BUFFER_PTS (buf) = 0;
-  GST_BUFFER_OFFSET (buf) = 0;
-  self->done = TRUE;
+  GST_BUFFER_PTS (buf) = self->frame_index * GST_SECOND;
+  GST_BUFFER_OFFSET (buf) = self->frame_index;
+  self->frame_index++;
   if (converted)
     post_conversion (self, clipped, (guint64) width * height);
   *out = buf;
   return GST_FLOW_OK;
 
   /* ERRORS */
+not_negotiated:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Downstream does not accept the %dx%d %s frames of band %d of file "
+            "%d", GST_VIDEO_INFO_WIDTH (&self->info),
+            GST_VIDEO_INFO_HEIGHT (&self->info),
+            GST_VIDEO_INFO_NAME (&self->info),
+            self->band_index, self->file_index), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
 no_memory:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -459,6 +590,12 @@ gst_gdal_src_set_property (GObject * object, guint prop_id,
     case PROP_DETECTION:
       self->detection = g_value_get_enum (value);
       break;
+    case PROP_START_INDEX:
+      self->start_index = g_value_get_int (value);
+      break;
+    case PROP_STOP_INDEX:
+      self->stop_index = g_value_get_int (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -498,6 +635,12 @@ gst_gdal_src_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_CLIPPED_PIXELS:
       g_value_set_uint64 (value, self->clipped);
       break;
+    case PROP_START_INDEX:
+      g_value_set_int (value, self->start_index);
+      break;
+    case PROP_STOP_INDEX:
+      g_value_set_int (value, self->stop_index);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -511,6 +654,7 @@ gst_gdal_src_finalize (GObject * object)
   GstGdalSrc *self = GST_GDAL_SRC (object);
 
   g_free (self->location);
+  g_free (self->pattern);
   G_OBJECT_CLASS (gst_gdal_src_parent_class)->finalize (object);
 }
 
@@ -532,8 +676,17 @@ gst_gdal_src_class_init (GstGdalSrcClass * klass)
           "The raster to read (any name GDAL opens)", DEFAULT_LOCATION,
           ready));
   g_object_class_install_property (gobject_class, PROP_BAND,
-      g_param_spec_int ("band", "Band", "The band to read, from 1", 1,
-          G_MAXINT, DEFAULT_BAND, ready));
+      g_param_spec_int ("band", "Band", "The band to read, from 1; 0: "
+          "every band, one frame each", 0, G_MAXINT, DEFAULT_BAND, ready));
+  g_object_class_install_property (gobject_class, PROP_START_INDEX,
+      g_param_spec_int ("start-index", "Start index",
+          "A printf-pattern location: the index of the first file", 0,
+          G_MAXINT, DEFAULT_START_INDEX, ready));
+  g_object_class_install_property (gobject_class, PROP_STOP_INDEX,
+      g_param_spec_int ("stop-index", "Stop index",
+          "A printf-pattern location: the index of the last file (-1: "
+          "until a file is missing)", -1, G_MAXINT, DEFAULT_STOP_INDEX,
+          ready));
   g_object_class_install_property (gobject_class, PROP_SCALING,
       g_param_spec_enum ("scaling", "Scaling",
           "How types other than Byte and UInt16 map to GRAY16_LE",
@@ -583,5 +736,7 @@ gst_gdal_src_init (GstGdalSrc * self)
   self->db_min = DEFAULT_DB_MIN;
   self->db_max = DEFAULT_DB_MAX;
   self->detection = DEFAULT_DETECTION;
+  self->start_index = DEFAULT_START_INDEX;
+  self->stop_index = DEFAULT_STOP_INDEX;
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
 }

@@ -60,21 +60,38 @@ utm33n_wkt (void)
   return wkt;
 }
 
-/* A one-band GeoTIFF of `type` at `path` holding `data` (w x h values). */
+/* A GeoTIFF of `bands` bands of `type` at `path` holding `data` (w x h
+ * values of `data_type` per band). */
+static void
+write_tiff_typed (const gchar * path, GDALDataType type, int w, int h,
+    int bands, GDALDataType data_type, const void *data)
+{
+  const double gt[6] = { ORIGIN_X, PIXEL, 0, ORIGIN_Y, 0, -PIXEL };
+  GDALDatasetH ds = GDALCreate (GDALGetDriverByName ("GTiff"), path, w, h,
+      bands, type, NULL);
+
+  fail_unless (ds != NULL, "%s", CPLGetLastErrorMsg ());
+  fail_unless_equals_int (GDALDatasetRasterIO (ds, GF_Write, 0, 0, w, h,
+          (void *) data, w, h, data_type, bands, NULL, 0, 0, 0), CE_None);
+  fail_unless_equals_int (GDALSetGeoTransform (ds, (double *) gt), CE_None);
+  fail_unless_equals_int (GDALSetProjection (ds, utm33n_wkt ()), CE_None);
+  GDALClose (ds);
+}
+
+/* One band of `type` from values of that type. */
 static void
 write_tiff (const gchar * path, GDALDataType type, int w, int h,
     const void *data)
 {
-  const double gt[6] = { ORIGIN_X, PIXEL, 0, ORIGIN_Y, 0, -PIXEL };
-  GDALDatasetH ds = GDALCreate (GDALGetDriverByName ("GTiff"), path, w, h, 1,
-      type, NULL);
+  write_tiff_typed (path, type, w, h, 1, type, data);
+}
 
-  fail_unless (ds != NULL, "%s", CPLGetLastErrorMsg ());
-  fail_unless_equals_int (GDALRasterIO (GDALGetRasterBand (ds, 1), GF_Write,
-          0, 0, w, h, (void *) data, w, h, type, 0, 0), CE_None);
-  fail_unless_equals_int (GDALSetGeoTransform (ds, (double *) gt), CE_None);
-  fail_unless_equals_int (GDALSetProjection (ds, utm33n_wkt ()), CE_None);
-  GDALClose (ds);
+/* `bands` bands of `type` from UInt16 values. */
+static void
+write_tiff_values (const gchar * path, GDALDataType type, int w, int h,
+    int bands, const guint16 * data)
+{
+  write_tiff_typed (path, type, w, h, bands, GDT_UInt16, data);
 }
 
 /* The ERS scene (gray channel of examples/data/ERSBefore.png, 869 x 550) as
@@ -99,7 +116,7 @@ make_ers_tiff (GDALDataType type, int *w, int *h)
     for (gsize i = 0; i < (gsize) * w * *h; i++)
       v[i] = v[i] * 256 + (guint16) ((i * 37) % 256);
   /* GDAL converts the UInt16 values to Byte on write (they are < 256). */
-  write_tiff (path, type, *w, *h, v);
+  write_tiff_values (path, type, *w, *h, 1, v);
   g_free (v);
   g_free (png);
   return path;
@@ -538,6 +555,103 @@ GST_START_TEST (test_too_large_for_device)
 
 GST_END_TEST;
 
+/* Frame `f` of a time series: w x h values of `type` (< 256). */
+static guint16 *
+series_values (int f, int w, int h)
+{
+  guint16 *v = g_new (guint16, w * h);
+
+  for (int i = 0; i < w * h; i++)
+    v[i] = (guint16) ((i * 11 + f * 50) % 256);
+  return v;
+}
+
+/* Asserts that the file out-`f`.tif holds series_values (f, w, h) as
+ * `type`, and the test's georeferencing. */
+static void
+check_series_file (int f, GDALDataType type, int w, int h)
+{
+  gchar *name = g_strdup_printf ("out-%d.tif", f);
+  gchar *path = tmp_path (name);
+  guint16 *expected = series_values (f, w, h), *o;
+  double gt[6];
+  int ow, oh;
+
+  o = read_band (path, &ow, &oh, gt);
+  fail_unless_equals_int (ow, w);
+  fail_unless_equals_int (oh, h);
+  fail_unless_equals_int (file_type (path), type);
+  fail_unless_equals_float (gt[3], ORIGIN_Y);
+  for (int i = 0; i < w * h; i++)
+    fail_unless_equals_int (o[i], expected[i]);
+  g_free (o);
+  g_free (expected);
+  g_free (path);
+  g_free (name);
+}
+
+/* A printf-pattern location reads the files in turn, one frame each, up
+ * to the first missing one; a change of size and type renegotiates. */
+GST_START_TEST (test_file_series)
+{
+  const GDALDataType types[3] = { GDT_Byte, GDT_Byte, GDT_UInt16 };
+  const int widths[3] = { 8, 8, 6 }, heights[3] = { 4, 4, 3 };
+  gchar *in = tmp_path ("ts-%d.tif"), *out = tmp_path ("out-%d.tif");
+  gchar *desc = g_strdup_printf ("gdalsrc location=%s ! gdalsink "
+      "location=%s", in, out);
+  gchar *missing = tmp_path ("out-3.tif");
+
+  for (int f = 0; f < 3; f++) {
+    gchar *name = g_strdup_printf ("ts-%d.tif", f);
+    gchar *path = tmp_path (name);
+    guint16 *v = series_values (f, widths[f], heights[f]);
+
+    write_tiff_values (path, types[f], widths[f], heights[f], 1, v);
+    g_free (v);
+    g_free (path);
+    g_free (name);
+  }
+  run_ok (desc, NULL, NULL);
+  for (int f = 0; f < 3; f++)
+    check_series_file (f, types[f], widths[f], heights[f]);
+  fail_if (g_file_test (missing, G_FILE_TEST_EXISTS));
+  g_free (missing);
+  g_free (desc);
+  g_free (out);
+  g_free (in);
+}
+
+GST_END_TEST;
+
+/* band=0 pushes every band, one frame each. */
+GST_START_TEST (test_band_series)
+{
+  gchar *in = tmp_path ("bands.tif"), *out = tmp_path ("out-%d.tif");
+  gchar *desc = g_strdup_printf ("gdalsrc location=%s band=0 ! gdalsink "
+      "location=%s", in, out);
+  gchar *missing = tmp_path ("out-3.tif");
+  guint16 *v = g_new (guint16, 3 * 5 * 4);
+
+  for (int f = 0; f < 3; f++) {
+    guint16 *band = series_values (f, 5, 4);
+
+    memcpy (v + f * 5 * 4, band, 5 * 4 * sizeof (guint16));
+    g_free (band);
+  }
+  write_tiff_values (in, GDT_UInt16, 5, 4, 3, v);
+  run_ok (desc, NULL, NULL);
+  for (int f = 0; f < 3; f++)
+    check_series_file (f, GDT_UInt16, 5, 4);
+  fail_if (g_file_test (missing, G_FILE_TEST_EXISTS));
+  g_free (v);
+  g_free (missing);
+  g_free (desc);
+  g_free (out);
+  g_free (in);
+}
+
+GST_END_TEST;
+
 static Suite *
 gdal_suite (void)
 {
@@ -556,6 +670,8 @@ gdal_suite (void)
   tcase_add_test (tc, test_missing_band);
   tcase_add_test (tc, test_not_a_raster);
   tcase_add_test (tc, test_too_large_for_device);
+  tcase_add_test (tc, test_file_series);
+  tcase_add_test (tc, test_band_series);
   return s;
 }
 
