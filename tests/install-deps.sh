@@ -10,6 +10,8 @@ CLV_PACKAGES=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad  # pnmdec: PGM training images
   ocl-icd-libopencl1 pocl-opencl-icd clinfo
+  # the clvisiongdal plugin (gdalsrc, gdalsink) and its oracle, gdal_translate
+  libgdal-dev gdal-bin
   # real test data and the OpenCV oracle
   opencv-data python3-skimage python3-numpy facedetect
   libopencv-dev libopencv-contrib-dev
