@@ -124,4 +124,10 @@ gboolean clv_quantize_enqueue (ClvQuantize * q, cl_mem src,
 void clv_quantize_events_clear (ClvQuantizeEvents * events);
 void clv_quantize_free (ClvQuantize * q);
 
+/* sarmultilook `looks` (intensity) ! sarrotscale `angle` `scale` (bilinear,
+ * background 0, the multilooked size) ! sarquantize `coef` by the C
+ * references: the GRAY8 result (g_free it), its layout in `qi`. */
+guint8 *clv_sar_chain_ref (const guint8 * src, const ClvImage * si,
+    int looks, double angle, double scale, double coef, ClvImage * qi);
+
 G_END_DECLS

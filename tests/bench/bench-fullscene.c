@@ -54,33 +54,6 @@ make_scene (const ClvImage * im)
   return data;
 }
 
-/* The three C references in turn. */
-static guint8 *
-reference_chain (const guint8 * src, const ClvImage * si, ClvImage * qi)
-{
-  ClvImage mi, ri;
-  ClvRotscaleGeometry g;
-  int mw, mh;
-  guint8 *ml, *rs, *q;
-
-  clv_multilook_out_size (si->width, si->height, LOOKS, LOOKS, &mw, &mh);
-  mi = clv_image_make (mw, mh, si->bpp, clv_round_up ((gsize) mw * si->bpp,
-          4));
-  ml = g_malloc0 (mi.stride * mh);
-  clv_multilook_ref (src, si, ml, &mi, LOOKS, LOOKS,
-      CLV_MULTILOOK_INTENSITY);
-  ri = mi;
-  rs = g_malloc0 (ri.stride * mh);
-  clv_rotscale_geometry_init (&g, ANGLE, SCALE, mw, mh, mw, mh);
-  clv_rotscale_ref (ml, &mi, rs, &ri, &g, CLV_INTERP_BILINEAR, 0);
-  *qi = clv_image_make (mw, mh, 1, clv_round_up (mw, 4));
-  q = g_malloc0 (qi->stride * mh);
-  clv_quantize_ref (rs, &ri, q, qi, COEF);
-  g_free (ml);
-  g_free (rs);
-  return q;
-}
-
 /* Runs the chain on the raw frame; returns the seconds from PLAYING to EOS
  * (negative on an error) and the number of output bytes that differ from
  * `expected` in *differ. */
@@ -190,7 +163,8 @@ main (int argc, char **argv)
           &error))
     g_error ("%s", error->message);
   t0 = g_get_monotonic_time ();
-  expected = reference_chain (scene, &si, &qi);
+  expected = clv_sar_chain_ref (scene, &si, LOOKS, ANGLE, SCALE, COEF,
+      &qi);
   ref_seconds = (g_get_monotonic_time () - t0) / 1e6;
   g_free (scene);
 
