@@ -479,9 +479,10 @@ gst_gdal_src_create (GstBaseSrc * src, guint64 offset, guint size,
   conv.detection = self->detection;
   GST_OBJECT_UNLOCK (self);
 
-  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&self->info),
-      NULL);
-  if (buf == NULL)
+  /* From downstream's pool where it offers one (clupload's pinned memory):
+   * the blocks are then read straight into what is uploaded. */
+  if (GST_BASE_SRC_CLASS (gst_gdal_src_parent_class)->alloc (src, offset,
+          GST_VIDEO_INFO_SIZE (&self->info), &buf) != GST_FLOW_OK)
     goto no_memory;
   if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE))
     goto map_failed;
