@@ -510,6 +510,28 @@ GST_START_TEST (test_not_a_raster)
 
 GST_END_TEST;
 
+/* gdalsink names a driver that cannot write, and does not write. */
+GST_START_TEST (test_sink_bad_driver)
+{
+  int w, h;
+  gchar *in = make_ers_tiff (GDT_Byte, &w, &h);
+  gchar *out = tmp_path ("out.xyz");
+  gchar *desc = g_strdup_printf ("gdalsrc location=%s ! gdalsink "
+      "driver=NoSuchDriver location=%s", in, out);
+  gchar *err = run_pipeline (desc, NULL, NULL);
+
+  fail_unless (err != NULL);
+  fail_unless (strstr (err, "\"NoSuchDriver\" is not a GDAL driver that "
+          "can write rasters") != NULL, "%s", err);
+  fail_if (g_file_test (out, G_FILE_TEST_EXISTS));
+  g_free (err);
+  g_free (desc);
+  g_free (out);
+  g_free (in);
+}
+
+GST_END_TEST;
+
 /* A raster one row larger than the device's largest buffer (a VRT: GDAL
  * reads nothing before the error) fails at negotiation with the frame size
  * and the device limit. */
@@ -666,6 +688,7 @@ gdal_suite (void)
   tcase_add_test (tc, test_missing_band);
   tcase_add_test (tc, test_not_a_raster);
   tcase_add_test (tc, test_too_large_for_device);
+  tcase_add_test (tc, test_sink_bad_driver);
   tcase_add_test (tc, test_file_series);
   tcase_add_test (tc, test_band_series);
   return s;
