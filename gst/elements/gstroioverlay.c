@@ -117,35 +117,6 @@ static const ClvRgb palette[8] = {
 
 static const ClvRgb black = { 0, 0, 0 }, white = { 255, 255, 255 };
 
-/* The layout of frames as `info` lays them out, component by component. */
-static void
-layout_from_info (const GstVideoInfo * info, ClvOverlayLayout * layout)
-{
-  static const ClvOverlayCompKind yuv[] = { CLV_OVERLAY_Y, CLV_OVERLAY_U,
-    CLV_OVERLAY_V
-  };
-  static const ClvOverlayCompKind rgb[] = { CLV_OVERLAY_R, CLV_OVERLAY_G,
-    CLV_OVERLAY_B, CLV_OVERLAY_A
-  };
-  const GstVideoFormatInfo *finfo = info->finfo;
-
-  layout->width = GST_VIDEO_INFO_WIDTH (info);
-  layout->height = GST_VIDEO_INFO_HEIGHT (info);
-  layout->n_comps = GST_VIDEO_INFO_N_COMPONENTS (info);
-  for (int c = 0; c < layout->n_comps; c++) {
-    ClvOverlayComp *comp = &layout->comp[c];
-
-    comp->kind = GST_VIDEO_INFO_IS_GRAY (info) ? CLV_OVERLAY_GRAY
-        : GST_VIDEO_INFO_IS_YUV (info) ? yuv[c] : rgb[c];
-    comp->plane = GST_VIDEO_INFO_COMP_PLANE (info, c);
-    comp->offset = GST_VIDEO_INFO_COMP_POFFSET (info, c);
-    comp->stride = GST_VIDEO_INFO_COMP_STRIDE (info, c);
-    comp->pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
-    comp->xsub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
-    comp->ysub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
-  }
-}
-
 /* The text of `roi`'s label and the label_id its colour follows. */
 static gchar *
 label_text (GstVideoRegionOfInterestMeta * roi, gboolean show_confidence,
@@ -440,7 +411,7 @@ draw_on_device (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
   if (self->gpu == NULL
       && (self->gpu = clv_overlay_gpu_new (dev, error)) == NULL)
     return FALSE;
-  layout_from_info (&info, &layout);
+  gst_roi_overlay_layout (&info, &layout);
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++)
     plane_offsets[p] = GST_VIDEO_INFO_PLANE_OFFSET (&info, p);
   if (!gst_buffer_map (buf, &map, GST_MAP_READWRITE | GST_MAP_OPENCL))
@@ -483,7 +454,7 @@ draw_on_cpu (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
           gst_clv_filter_get_in_info (GST_CLV_FILTER (self)), buf,
           GST_MAP_READWRITE))
     goto map_failed;
-  layout_from_info (&frame.info, &layout);
+  gst_roi_overlay_layout (&frame.info, &layout);
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++)
     planes[p] = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
   ops = shapes_ops (shapes, &layout);
