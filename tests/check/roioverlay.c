@@ -19,7 +19,19 @@ static const gchar *formats[] = { "GRAY8", "I420", "YV12", "NV12", "NV21",
   "ARGB", "ABGR"
 };
 
-static const ClvRgb red = { 255, 0, 0 }, white = { 255, 255, 255 };
+static const ClvRgb red = { 255, 0, 0 }, white = { 255, 255, 255 },
+    black = { 0, 0, 0 };
+
+/* Extra element properties and what they should draw: the label's text
+ * (NULL: none) and the colour. */
+typedef struct
+{
+  const gchar *props;
+  const gchar *text;
+  ClvRgb color;
+} Style;
+
+static const Style plain = { "", "alice d=1234 50%", {255, 0, 0} };
 
 typedef struct
 {
@@ -62,18 +74,16 @@ frame_with_roi (const GstVideoInfo * info, const Roi * r)
   return buf;
 }
 
-/* What the element must draw for `r`: the red box and its label, white
- * text on red above the box (inside it if there is no room). */
-static void
-expected_ops (const ClvOverlayLayout * l, const Roi * r, ClvOverlayOp ops[2],
-    guint8 ** mask)
+/* What the element must draw for `r` in `style`: the box and its label,
+ * text in white or black on the box's colour above the box (inside it if
+ * there is no room).  Returns how many operations. */
+static int
+expected_ops (const ClvOverlayLayout * l, const Roi * r, const Style * style,
+    ClvOverlayOp ops[2], guint8 ** mask)
 {
   GError *error = NULL;
   int w, h;
 
-  *mask = clv_overlay_render_text (FONT, "alice d=1234 50%", PAD, &w, &h,
-      &error);
-  g_assert_no_error (error);
   memset (ops, 0, 2 * sizeof (ClvOverlayOp));
   ops[0].kind = CLV_OVERLAY_BOX;
   ops[0].x0 = r->x;
@@ -81,13 +91,21 @@ expected_ops (const ClvOverlayLayout * l, const Roi * r, ClvOverlayOp ops[2],
   ops[0].x1 = r->x + r->w;
   ops[0].y1 = r->y + r->h;
   ops[0].thickness = THICKNESS;
-  clv_overlay_op_set_colors (&ops[0], l, red, red);
+  clv_overlay_op_set_colors (&ops[0], l, style->color, style->color);
+  *mask = NULL;
+  if (style->text == NULL)
+    return 1;
+  *mask = clv_overlay_render_text (FONT, style->text, PAD, &w, &h, &error);
+  g_assert_no_error (error);
   ops[1].kind = CLV_OVERLAY_LABEL;
   ops[1].x0 = r->x;
   ops[1].y0 = (int) r->y >= h ? (int) r->y - h : (int) r->y;
   ops[1].x1 = ops[1].x0 + w;
   ops[1].y1 = ops[1].y0 + h;
-  clv_overlay_op_set_colors (&ops[1], l, white, red);
+  clv_overlay_op_set_colors (&ops[1], l,
+      clv_overlay_component_value (CLV_OVERLAY_GRAY, style->color) >= 128 ?
+      black : white, style->color);
+  return 2;
 }
 
 static guint8
@@ -111,13 +129,16 @@ push_pull (GstHarness * h, GstBuffer * in)
 }
 
 static GstHarness *
-new_harness (const gchar * format, gboolean opencl, int w, int h)
+new_harness (const gchar * format, gboolean opencl, int w, int h,
+    const gchar * props)
 {
-  GstHarness *harness = gst_harness_new_parse (opencl ?
-      "clupload ! roioverlay name=o thickness=2 font-desc=\"" FONT
-      "\" ! cldownload" :
-      "roioverlay name=o thickness=2 font-desc=\"" FONT "\"");
+  gchar *launch = g_strdup_printf ("%sroioverlay name=o thickness=2 "
+      "font-desc=\"" FONT "\" %s%s", opencl ? "clupload ! " : "", props,
+      opencl ? " ! cldownload" : "");
+  GstHarness *harness = gst_harness_new_parse (launch);
   gchar *caps = caps_string (format, FALSE, w, h);
+
+  g_free (launch);
 
   gst_harness_set_src_caps_str (harness, caps);
   gst_harness_set_sink_caps_str (harness, "video/x-raw");
@@ -145,25 +166,26 @@ overlay_on_device (GstHarness * h)
  * or not; asserts the output equals the reference; returns it. */
 static GstBuffer *
 draw_checked (const gchar * format, gboolean opencl, int w, int h,
-    const Roi * r)
+    const Roi * r, const Style * style)
 {
   GstVideoInfo *info = info_for (format, w, h);
-  GstHarness *harness = new_harness (format, opencl, w, h);
+  GstHarness *harness = new_harness (format, opencl, w, h, style->props);
   GstBuffer *in = frame_with_roi (info, r), *want = gst_buffer_copy_deep (in),
       *out;
   GstVideoFrame fw, fo;
   ClvOverlayLayout l;
   ClvOverlayOp ops[2];
   guint8 *planes[GST_VIDEO_MAX_PLANES], *mask;
+  int n_ops;
 
   out = push_pull (harness, in);
   fail_unless_equals_int (overlay_on_device (harness), opencl);
   fail_unless (gst_video_frame_map (&fw, info, want, GST_MAP_READWRITE));
   gst_roi_overlay_layout (&fw.info, &l);
-  expected_ops (&l, r, ops, &mask);
+  n_ops = expected_ops (&l, r, style, ops, &mask);
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fw); p++)
     planes[p] = GST_VIDEO_FRAME_PLANE_DATA (&fw, p);
-  clv_overlay_draw_ref (planes, &l, ops, 2, mask);
+  clv_overlay_draw_ref (planes, &l, ops, n_ops, mask);
   fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
   clv_check_frames_equal (&fw, &fo);
   gst_video_frame_unmap (&fo);
@@ -229,8 +251,8 @@ static const Roi centre = { 8, 30, 50, 36 };
 GST_START_TEST (test_formats_both_memories)
 {
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
-    GstBuffer *sys = draw_checked (formats[i], FALSE, W, H, &centre);
-    GstBuffer *dev = draw_checked (formats[i], TRUE, W, H, &centre);
+    GstBuffer *sys = draw_checked (formats[i], FALSE, W, H, &centre, &plain);
+    GstBuffer *dev = draw_checked (formats[i], TRUE, W, H, &centre, &plain);
     GstMapInfo ms, md;
 
     assert_drawn (formats[i], W, H, &centre, sys);
@@ -262,8 +284,10 @@ GST_START_TEST (test_clipping)
 
   for (guint i = 0; i < G_N_ELEMENTS (fmts); i++) {
     for (int opencl = 0; opencl < 2; opencl++) {
-      GstBuffer *out = draw_checked (fmts[i], opencl, 85, 61, &edge);
-      GstBuffer *out2 = draw_checked (fmts[i], opencl, 85, 61, &top);
+      GstBuffer *out = draw_checked (fmts[i], opencl, 85, 61, &edge,
+          &plain);
+      GstBuffer *out2 = draw_checked (fmts[i], opencl, 85, 61, &top,
+          &plain);
       GstVideoInfo *info = info_for (fmts[i], 85, 61);
       GstVideoFrame f;
       ClvOverlayLayout l;
@@ -296,7 +320,7 @@ GST_START_TEST (test_no_meta_passthrough)
 {
   for (int opencl = 0; opencl < 2; opencl++) {
     GstVideoInfo *info = info_for ("I420", W, H);
-    GstHarness *h = new_harness ("I420", FALSE, W, H);
+    GstHarness *h = new_harness ("I420", FALSE, W, H, "");
     GstBuffer *in = clv_check_frame (info, 3), *copy =
         gst_buffer_copy_deep (in), *out;
     GstMapInfo a, b;
@@ -336,7 +360,7 @@ GST_END_TEST;
 GST_START_TEST (test_composition)
 {
   GstVideoInfo *info = info_for ("BGRx", W, H);
-  GstHarness *h = new_harness ("BGRx", FALSE, W, H);
+  GstHarness *h = new_harness ("BGRx", FALSE, W, H, "");
   GstBuffer *in, *copy, *out;
   GstVideoOverlayCompositionMeta *meta;
   GstVideoOverlayComposition *comp;
@@ -399,6 +423,43 @@ GST_START_TEST (test_composition)
 
 GST_END_TEST;
 
+/* show-label, show-confidence and color change what is drawn, the same
+ * way in both memories. */
+GST_START_TEST (test_properties)
+{
+  const Style styles[] = {
+    {"show-label=false color=0xff0000ff", NULL, {0, 0, 255}},
+    {"show-confidence=false color=0x00ffff80", "alice", {255, 255, 128}},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (styles); i++)
+    for (int opencl = 0; opencl < 2; opencl++) {
+      GstBuffer *out = draw_checked ("RGBA", opencl, W, H, &centre,
+          &styles[i]);
+      GstVideoInfo *info = info_for ("RGBA", W, H);
+      GstBuffer *in = clv_check_frame (info, 7);
+      GstMapInfo a, b;
+      const gsize box = (centre.y + 10) * W * 4 + centre.x * 4;
+      const gsize above = (centre.y - 1) * W * 4 + (centre.x + 20) * 4;
+
+      fail_unless (gst_buffer_map (out, &a, GST_MAP_READ));
+      fail_unless (gst_buffer_map (in, &b, GST_MAP_READ));
+      fail_unless_equals_int (a.data[box + 0], styles[i].color.r);
+      fail_unless_equals_int (a.data[box + 1], styles[i].color.g);
+      fail_unless_equals_int (a.data[box + 2], styles[i].color.b);
+      /* No label: untouched above the box; else the label's padding. */
+      fail_unless_equals_int (a.data[above + 2], styles[i].text ?
+          styles[i].color.b : b.data[above + 2]);
+      gst_buffer_unmap (in, &b);
+      gst_buffer_unmap (out, &a);
+      gst_buffer_unref (in);
+      gst_buffer_unref (out);
+      gst_video_info_free (info);
+    }
+}
+
+GST_END_TEST;
+
 static Suite *
 roioverlay_suite (void)
 {
@@ -410,6 +471,7 @@ roioverlay_suite (void)
   tcase_add_test (tc, test_clipping);
   tcase_add_test (tc, test_no_meta_passthrough);
   tcase_add_test (tc, test_composition);
+  tcase_add_test (tc, test_properties);
   return s;
 }
 

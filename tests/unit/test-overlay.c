@@ -353,6 +353,33 @@ test_kernel_matches_reference (void)
   check_kernel (&l, offs, l.comp[0].stride * 23);
 }
 
+/* Boxes only: no mask atlas at all. */
+static void
+test_kernel_without_masks (void)
+{
+  GError *error = NULL;
+  ClvOverlayLayout l = gray_layout (10, 8);
+  ClvOverlayOp op = box_op (&l, 2, 1, 8, 6, 1, red);
+  const gsize offs[1] = { 0 };
+  guint8 frame[80], out[80];
+  guint8 *planes[1] = { frame };
+  ClvOverlayGpu *gpu = clv_overlay_gpu_new (dev, &error);
+  cl_mem mem;
+
+  memset (frame, 9, sizeof frame);
+  mem = clv_buffer_new_with_data (dev, CL_MEM_READ_WRITE, frame, 80, &error);
+  g_assert_no_error (error);
+  g_assert_true (clv_overlay_gpu_draw (gpu, mem, offs, &l, &op, 1, NULL, 0,
+          &error));
+  g_assert_no_error (error);
+  clv_test_read_buffer (dev, mem, out, 80);
+  clv_overlay_draw_ref (planes, &l, &op, 1, NULL);
+  g_assert_cmpmem (out, 80, frame, 80);
+  g_assert_cmpuint (out[1 * 10 + 2], ==, 76);
+  clReleaseMemObject (mem);
+  clv_overlay_gpu_free (gpu);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -367,6 +394,7 @@ main (int argc, char **argv)
   g_test_add_func ("/overlay/label-blend", test_label_blend);
   g_test_add_func ("/overlay/render-text", test_render_text);
   g_test_add_func ("/overlay/kernel", test_kernel_matches_reference);
+  g_test_add_func ("/overlay/kernel-without-masks", test_kernel_without_masks);
   ret = g_test_run ();
   clv_device_unref (dev);
   return ret;
