@@ -109,6 +109,14 @@ void clv_overlay_draw_ref (guint8 * const planes[],
 guint8 *clv_overlay_render_text (const char *font_desc, const char *text,
     int pad, int *width, int *height, GError ** error);
 
+/* Whether Pango can render labels in `font_desc` as asked.  FALSE, with an
+ * error saying why, when none of the families it names is known to
+ * fontconfig (Pango would silently fall back to another font) or its size
+ * is 0 or above CLV_OVERLAY_MAX_FONT_SIZE points (or pixels).  NULL, "" or
+ * a size alone ask for Pango's default family. */
+#define CLV_OVERLAY_MAX_FONT_SIZE 256
+gboolean clv_overlay_check_font (const char *font_desc, GError ** error);
+
 /* The device path: draws on a frame in one cl_mem whose planes start at
  * plane_offsets[i] bytes.  The mask atlas is kept on the device and grows
  * with `masks_size` (the caller only appends to it, or calls

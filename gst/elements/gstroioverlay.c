@@ -137,22 +137,37 @@ label_text (GstVideoRegionOfInterestMeta * roi, gboolean show_confidence,
   return g_string_free (text, FALSE);
 }
 
-/* Starts a new label cache if the font changed or the cache is full;
- * between frames only, so that a frame's masks stay where they are. */
-static void
-labels_prepare (GstRoiOverlay * self, const gchar * font)
+/* Starts a new label cache if font-desc changed (checking the new font)
+ * or the cache is full; between frames only, so that a frame's masks stay
+ * where they are. */
+static gboolean
+labels_prepare (GstRoiOverlay * self, GError ** error)
 {
-  if (g_strcmp0 (font, self->labels_font) == 0
-      && g_hash_table_size (self->labels) < MAX_LABELS
-      && self->masks->len < MAX_MASK_BYTES)
-    return;
-  GST_DEBUG_OBJECT (self, "starting a new label cache");
+  gchar *font;
+  gboolean same_font;
+
+  GST_OBJECT_LOCK (self);
+  font = g_strdup (self->font_desc);
+  GST_OBJECT_UNLOCK (self);
+  same_font = g_strcmp0 (font, self->labels_font) == 0;
+  if (same_font && g_hash_table_size (self->labels) < MAX_LABELS
+      && self->masks->len < MAX_MASK_BYTES) {
+    g_free (font);
+    return TRUE;
+  }
+  if (!same_font && !clv_overlay_check_font (font, error)) {
+    g_free (font);
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "starting a new label cache for font \"%s\"",
+      font);
   g_hash_table_remove_all (self->labels);
   g_byte_array_set_size (self->masks, 0);
   g_free (self->labels_font);
-  self->labels_font = g_strdup (font);
+  self->labels_font = font;
   if (self->gpu)
     clv_overlay_gpu_forget_masks (self->gpu);
+  return TRUE;
 }
 
 /* The cached mask of `text`, rendered now if new. */
@@ -165,7 +180,8 @@ label_mask (GstRoiOverlay * self, const gchar * text, GError ** error)
 
   if (label)
     return label;
-  mask = clv_overlay_render_text (self->labels_font, text, LABEL_PAD, &w, &h, error);
+  mask = clv_overlay_render_text (self->labels_font, text, LABEL_PAD, &w, &h,
+      error);
   if (mask == NULL)
     return NULL;
   label = g_new (LabelMask, 1);
@@ -186,7 +202,6 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
 {
   gboolean show_label, show_confidence;
   guint thickness, color;
-  gchar *font;
   gpointer state = NULL;
   GstMeta *meta;
   gboolean ok = TRUE;
@@ -196,10 +211,8 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
   show_confidence = self->show_confidence;
   thickness = self->thickness;
   color = self->color;
-  font = g_strdup (self->font_desc);
   GST_OBJECT_UNLOCK (self);
 
-  labels_prepare (self, font);
   while (ok && (meta = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
@@ -243,7 +256,6 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
     }
     g_free (text);
   }
-  g_free (font);
   return ok;
 }
 
@@ -503,6 +515,8 @@ gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (!has_rois (buf))
     return GST_FLOW_OK;
+  if (!labels_prepare (self, &error))
+    goto bad_font;
   shapes = g_array_new (FALSE, FALSE, sizeof (Shape));
   if (!build_shapes (self, buf, shapes, &error))
     goto no_label;
@@ -532,6 +546,11 @@ gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   return GST_FLOW_OK;
 
   /* ERRORS */
+bad_font:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, SETTINGS, error);
+    return GST_FLOW_ERROR;
+  }
 no_label:
   {
     g_array_unref (shapes);
@@ -564,6 +583,34 @@ gst_roi_overlay_src_event (GstBaseTransform * trans, GstEvent * event)
     GST_ROI_OVERLAY (trans)->composition_checked = FALSE;
   return GST_BASE_TRANSFORM_CLASS (gst_roi_overlay_parent_class)->src_event
       (trans, event);
+}
+
+/* A font-desc Pango would not honour fails here, before any frame. */
+static gboolean
+gst_roi_overlay_start (GstBaseTransform * trans)
+{
+  GstRoiOverlay *self = GST_ROI_OVERLAY (trans);
+  GError *error = NULL;
+  gchar *font;
+  gboolean ok;
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_roi_overlay_parent_class)->start (trans))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  font = g_strdup (self->font_desc);
+  GST_OBJECT_UNLOCK (self);
+  ok = clv_overlay_check_font (font, &error);
+  g_free (font);
+  if (!ok)
+    goto bad_font;
+  return TRUE;
+
+  /* ERRORS */
+bad_font:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, SETTINGS, error);
+    return FALSE;
+  }
 }
 
 static gboolean
@@ -704,6 +751,14 @@ gst_roi_overlay_class_init (GstRoiOverlayClass * klass)
           0, G_MAXUINT32, DEFAULT_COLOR,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRoiOverlay:font-desc:
+   *
+   * The Pango font description of the labels.  A family fontconfig does not
+   * know, or a size of 0 or above 256, is an error (RESOURCE/SETTINGS) when
+   * the element starts or, if set while playing, at the next frame with
+   * ROIs: Pango would otherwise fall back to another font without a word.
+   */
   g_object_class_install_property (gobject_class, PROP_FONT_DESC,
       g_param_spec_string ("font-desc", "Font description",
           "Pango font description of the labels, e.g. \"Sans Bold 12\"",
@@ -717,6 +772,7 @@ gst_roi_overlay_class_init (GstRoiOverlayClass * klass)
       "or an OpenCL device", "clvision developers");
   gst_clv_filter_class_add_pad_templates (filter_class, FORMATS, FORMATS);
 
+  trans_class->start = gst_roi_overlay_start;
   trans_class->stop = gst_roi_overlay_stop;
   trans_class->src_event = gst_roi_overlay_src_event;
   trans_class->prepare_output_buffer = gst_roi_overlay_prepare_output_buffer;

@@ -23,12 +23,13 @@ static const ClvRgb red = { 255, 0, 0 }, white = { 255, 255, 255 },
     black = { 0, 0, 0 };
 
 /* Extra element properties and what they should draw: the label's text
- * (NULL: none) and the colour. */
+ * (NULL: none), the colour and the font (NULL: FONT). */
 typedef struct
 {
   const gchar *props;
   const gchar *text;
   ClvRgb color;
+  const gchar *font;
 } Style;
 
 static const Style plain = { "", "alice d=1234 50%", {255, 0, 0} };
@@ -95,7 +96,8 @@ expected_ops (const ClvOverlayLayout * l, const Roi * r, const Style * style,
   *mask = NULL;
   if (style->text == NULL)
     return 1;
-  *mask = clv_overlay_render_text (FONT, style->text, PAD, &w, &h, &error);
+  *mask = clv_overlay_render_text (style->font ? style->font : FONT,
+      style->text, PAD, &w, &h, &error);
   g_assert_no_error (error);
   ops[1].kind = CLV_OVERLAY_LABEL;
   ops[1].x0 = r->x;
@@ -460,6 +462,210 @@ GST_START_TEST (test_properties)
 
 GST_END_TEST;
 
+/* font-desc is the font the labels are rendered in (the reference renders
+ * them in Serif 14: a label in Sans 10 would differ). */
+GST_START_TEST (test_font_desc)
+{
+  const Style serif = { "font-desc=\"Serif 14\"", "alice d=1234 50%",
+    {255, 0, 0}, "Serif 14"
+  };
+
+  for (int opencl = 0; opencl < 2; opencl++)
+    gst_buffer_unref (draw_checked ("NV12", opencl, W, H, &centre, &serif));
+}
+
+GST_END_TEST;
+
+/* A frame of `info` with a ROI at `r` of label_id `id`: a detection only
+ * ("face", confidence 0.5) for id 0, else a recognition ("bob"). */
+static void
+add_roi (GstBuffer * buf, const Roi * r, gint id)
+{
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_add_video_region_of_interest_meta (buf, "face", r->x, r->y,
+      r->w, r->h);
+  GstClvDetection det = { "face", 0, 0.5, 3, 0, 0, 0, 0 };
+  GstClvRecognition rec = { "bob", id, 800.0, 0.9 };
+
+  gst_clv_roi_meta_set_detection (roi, &det);
+  if (id != 0)
+    gst_clv_roi_meta_set_recognition (roi, &rec);
+}
+
+/* Counts the pixels of colour `c` in the rectangle x, y, w, h of an RGB
+ * frame `m` `width` pixels wide. */
+static int
+count_rgb (const GstMapInfo * m, int width, int x, int y, int w, int h,
+    ClvRgb c)
+{
+  int n = 0;
+
+  for (int j = y; j < y + h; j++)
+    for (int i = x; i < x + w; i++) {
+      const guint8 *p = m->data + ((gsize) j * width + i) * 3;
+
+      n += p[0] == c.r && p[1] == c.g && p[2] == c.b;
+    }
+  return n;
+}
+
+/* Without `color`, each label_id has its palette colour (the recognition's
+ * id, else the detection's; -1 takes the last, ids wrap after 8), and the
+ * text is black on light colours, white on dark ones; with `color`, every
+ * box has it.  Same bytes in both memories. */
+GST_START_TEST (test_label_colors)
+{
+  const Roi rois[4] = { {4, 30, 30, 20}, {84, 30, 30, 20}, {4, 90, 30, 20},
+  {84, 90, 30, 20}
+  };
+  const gint ids[4] = { 0, 2, -1, 9 };
+  const ClvRgb palette[4] = { {0, 255, 0}, {0, 128, 255}, {128, 0, 255},
+  {255, 0, 0}
+  };
+  const ClvRgb fixed = { 0x12, 0x34, 0x56 };
+  const gchar *props[2] = { "", "color=0xff123456" };
+
+  for (int p = 0; p < 2; p++) {
+    GstBuffer *outs[2];
+
+    for (int opencl = 0; opencl < 2; opencl++) {
+      GstVideoInfo *info = info_for ("RGB", 160, 120);
+      GstHarness *h = new_harness ("RGB", opencl, 160, 120, props[p]);
+      GstBuffer *in = clv_check_frame (info, 5);
+      GstMapInfo m;
+
+      for (int i = 0; i < 4; i++)
+        add_roi (in, &rois[i], ids[i]);
+      outs[opencl] = push_pull (h, in);
+      fail_unless (gst_buffer_map (outs[opencl], &m, GST_MAP_READ));
+      for (int i = 0; i < 4; i++) {
+        const ClvRgb want = p == 0 ? palette[i] : fixed;
+
+        /* The whole left line (2 x 20) has the box's colour. */
+        fail_unless_equals_int (count_rgb (&m, 160, rois[i].x, rois[i].y,
+                THICKNESS, rois[i].h, want), THICKNESS * rois[i].h);
+      }
+      if (p == 0) {
+        /* The labels above: black text on green, white text on purple. */
+        fail_unless (count_rgb (&m, 160, 4, 10, 60, 20, black) > 5);
+        fail_unless (count_rgb (&m, 160, 4, 10, 60, 20, white) == 0);
+        fail_unless (count_rgb (&m, 160, 4, 70, 60, 20, white) > 5);
+      }
+      gst_buffer_unmap (outs[opencl], &m);
+      gst_buffer_unref (in);
+      gst_harness_teardown (h);
+      gst_video_info_free (info);
+    }
+    {
+      GstMapInfo a, b;
+
+      fail_unless (gst_buffer_map (outs[0], &a, GST_MAP_READ));
+      fail_unless (gst_buffer_map (outs[1], &b, GST_MAP_READ));
+      fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0,
+          "system and OpenCL differ");
+      gst_buffer_unmap (outs[1], &b);
+      gst_buffer_unmap (outs[0], &a);
+    }
+    gst_buffer_unref (outs[1]);
+    gst_buffer_unref (outs[0]);
+  }
+}
+
+GST_END_TEST;
+
+/* The error message the element posted on `bus`; asserts there is one in
+ * `domain`, with `code`, that contains `said`. */
+static void
+assert_error_posted (GstBus * bus, GQuark domain, gint code,
+    const gchar * said)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GError *error = NULL;
+
+  fail_unless (msg != NULL, "no error message (expected \"%s\")", said);
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (g_error_matches (error, domain, code), "%s", error->message);
+  fail_unless (strstr (error->message, said) != NULL, "message: %s",
+      error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+}
+
+/* A font-desc Pango would not honour stops the element from starting, or,
+ * set while playing, fails the next frame with ROIs, with a message naming
+ * the font. */
+GST_START_TEST (test_bad_font)
+{
+  GstElement *pipeline = gst_pipeline_new (NULL);
+  GstElement *overlay = gst_element_factory_make ("roioverlay", NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstVideoInfo *info = info_for ("I420", W, H);
+  GstHarness *h = new_harness ("I420", FALSE, W, H, "");
+  GstBus *hbus = gst_bus_new ();
+  GstElement *o = gst_bin_get_by_name (GST_BIN (h->element), "o");
+  GstBuffer *in;
+
+  g_object_set (overlay, "font-desc", "NoSuchFamilyXyz 12", NULL);
+  gst_bin_add (GST_BIN (pipeline), overlay);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  assert_error_posted (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "No font family \"NoSuchFamilyXyz\" is installed");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+
+  gst_element_set_bus (h->element, hbus);
+  in = frame_with_roi (info, &centre);
+  gst_buffer_unref (push_pull (h, in));
+  gst_buffer_unref (in);
+  g_object_set (o, "font-desc", "Sans 999", NULL);
+  in = frame_with_roi (info, &centre);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_ERROR);
+  assert_error_posted (hbus, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "\"Sans 999\" must be between 1 and 256");
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (hbus);
+  gst_object_unref (o);
+  gst_harness_teardown (h);
+  gst_video_info_free (info);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* Caps outside the formats are refused (not negotiated); a buffer shorter
+ * than its caps say is an error, not a write past its end. */
+GST_START_TEST (test_bad_input)
+{
+  GstHarness *h = gst_harness_new ("roioverlay");
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo *info = info_for ("I420", W, H);
+  GstBuffer *in = frame_with_roi (info, &centre), *cut;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=YUY2,width=96,"
+      "height=72,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+
+  h = new_harness ("I420", FALSE, W, H, "");
+  gst_element_set_bus (h->element, bus);
+  cut = gst_buffer_copy_region (in, GST_BUFFER_COPY_ALL, 0,
+      gst_buffer_get_size (in) / 2);
+  fail_unless_equals_int (gst_harness_push (h, cut), GST_FLOW_ERROR);
+  assert_error_posted (bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+      "too small");
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  gst_video_info_free (info);
+}
+
+GST_END_TEST;
+
 static Suite *
 roioverlay_suite (void)
 {
@@ -472,6 +678,10 @@ roioverlay_suite (void)
   tcase_add_test (tc, test_no_meta_passthrough);
   tcase_add_test (tc, test_composition);
   tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_font_desc);
+  tcase_add_test (tc, test_label_colors);
+  tcase_add_test (tc, test_bad_font);
+  tcase_add_test (tc, test_bad_input);
   return s;
 }
 

@@ -285,6 +285,40 @@ test_render_text (void)
   g_clear_error (&error);
 }
 
+/* Fonts Pango would honour pass; an unknown family (alone or in a list of
+ * unknown ones) or an absurd size is refused with a message naming it. */
+static void
+test_check_font (void)
+{
+  const char *good[] = { NULL, "", "12", "Sans 10", "DejaVu Sans Bold 9",
+    "monospace 8", "NoSuchFamilyXyz, Serif 10", "Sans 20px"
+  };
+  const struct
+  {
+    const char *desc, *said;
+  } bad[] = {
+    {"NoSuchFamilyXyz 10", "\"NoSuchFamilyXyz\" is installed"},
+    {"NoSuchFamilyXyz, Other Missing 10", "NoSuchFamilyXyz,Other Missing"},
+    {"Sans 300", "between 1 and 256"},
+    {"Sans 0", "between 1 and 256"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++) {
+    GError *error = NULL;
+
+    g_assert_true (clv_overlay_check_font (good[i], &error));
+    g_assert_no_error (error);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GError *error = NULL;
+
+    g_assert_false (clv_overlay_check_font (bad[i].desc, &error));
+    g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, bad[i].said));
+    g_error_free (error);
+  }
+}
+
 /* Random shapes, inside and across the edges, overlapping: the kernel
  * writes the same bytes as the reference. */
 static void
@@ -393,6 +427,7 @@ main (int argc, char **argv)
   g_test_add_func ("/overlay/chroma-rule", test_chroma_rule);
   g_test_add_func ("/overlay/label-blend", test_label_blend);
   g_test_add_func ("/overlay/render-text", test_render_text);
+  g_test_add_func ("/overlay/check-font", test_check_font);
   g_test_add_func ("/overlay/kernel", test_kernel_matches_reference);
   g_test_add_func ("/overlay/kernel-without-masks", test_kernel_without_masks);
   ret = g_test_run ();
