@@ -201,6 +201,64 @@ draw_checked (const gchar * format, gboolean opencl, int w, int h,
   return out;
 }
 
+/* Red and white in a component of kind `k`, by hand: red is gray 76; Y 82,
+ * U 90, V 240; R 255, G 0, B 0; white is gray 255; Y 235, U 128, V 128;
+ * R, G, B 255.  Alpha is 255. */
+static guint8
+red_value (ClvOverlayCompKind k)
+{
+  return k == CLV_OVERLAY_GRAY ? 76 : k == CLV_OVERLAY_Y ? 82
+      : k == CLV_OVERLAY_U ? 90 : k == CLV_OVERLAY_V ? 240
+      : k == CLV_OVERLAY_R || k == CLV_OVERLAY_A ? 255 : 0;
+}
+
+static guint8
+white_value (ClvOverlayCompKind k)
+{
+  return k == CLV_OVERLAY_Y ? 235 : k == CLV_OVERLAY_U
+      || k == CLV_OVERLAY_V ? 128 : 255;
+}
+
+/* A text pixel of the label "alice d=1234 50%" above `r` with partial
+ * coverage, away from the label's edges: the value every component's
+ * sample there must have, computed by hand: m the mask there (the rounded
+ * mean of the 2x2 block for subsampled chroma), blended as
+ * (white m + red (255 - m) + 127) / 255. */
+static void
+assert_blended (const GstVideoFrame * f, const ClvOverlayLayout * l,
+    const Roi * r)
+{
+  int mw, mh, x, y;
+  guint8 *mask = clv_overlay_render_text (FONT, "alice d=1234 50%", PAD, &mw,
+      &mh, NULL);
+  const int x0 = r->x, y0 = r->y - mh;
+  gboolean found = FALSE;
+
+  /* (x, y) even: the top left pixel of a 2x2 chroma block. */
+  for (int my = PAD + 2; my < mh - PAD - 2 && !found; my++)
+    for (int mx = PAD + 2; mx < mw - PAD - 2 && !found; mx++)
+      if ((x0 + mx) % 2 == 0 && (y0 + my) % 2 == 0 && mask[my * mw + mx] > 0
+          && mask[my * mw + mx] < 255) {
+        x = x0 + mx;
+        y = y0 + my;
+        found = TRUE;
+      }
+  fail_unless (found);
+  for (int c = 0; c < l->n_comps; c++) {
+    const ClvOverlayCompKind k = l->comp[c].kind;
+    const int bw = 1 << l->comp[c].xsub, bh = 1 << l->comp[c].ysub;
+    int sum = 0, m;
+
+    for (int j = 0; j < bh; j++)
+      for (int i = 0; i < bw; i++)
+        sum += mask[(y + j - y0) * mw + x + i - x0];
+    m = (sum + bw * bh / 2) / (bw * bh);
+    fail_unless_equals_int (sample (f, l, c, x, y), (white_value (k) * m
+            + red_value (k) * (255 - m) + 127) / 255);
+  }
+  g_free (mask);
+}
+
 /* Hand-computed values of the box and label of `r` in `out`. */
 static void
 assert_drawn (const gchar * format, int w, int h, const Roi * r,
@@ -211,17 +269,12 @@ assert_drawn (const gchar * format, int w, int h, const Roi * r,
   GstVideoFrame fo, fi;
   ClvOverlayLayout l;
   int text = 0;
-  guint8 white_value;
 
   fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
   gst_roi_overlay_layout (&fo.info, &l);
   for (int c = 0; c < l.n_comps; c++) {
-    const ClvOverlayCompKind k = l.comp[c].kind;
-    /* Red: gray 76; Y 82, U 90, V 240; R 255, G 0, B 0; A 255. */
-    const guint8 want = k == CLV_OVERLAY_GRAY ? 76 : k == CLV_OVERLAY_Y ? 82
-        : k == CLV_OVERLAY_U ? 90 : k == CLV_OVERLAY_V ? 240
-        : k == CLV_OVERLAY_R || k == CLV_OVERLAY_A ? 255 : 0;
+    const guint8 want = red_value (l.comp[c].kind);
 
     /* The left line, mid-height and at the bottom; the label's bottom
      * padding row just above the box (its background); the middle of the
@@ -236,11 +289,11 @@ assert_drawn (const gchar * format, int w, int h, const Roi * r,
             r->y + r->h / 2));
   }
   /* Some label pixels are white text: full white luma, gray or red. */
-  white_value = l.comp[0].kind == CLV_OVERLAY_Y ? 235 : 255;
   for (int y = 0; y < (int) r->y; y++)
     for (int x = r->x; x < w; x++)
-      text += sample (&fo, &l, 0, x, y) == white_value;
+      text += sample (&fo, &l, 0, x, y) == white_value (l.comp[0].kind);
   fail_unless (text > 5, "%s: %d white text pixels", format, text);
+  assert_blended (&fo, &l, r);
 
   gst_video_frame_unmap (&fi);
   gst_video_frame_unmap (&fo);
