@@ -231,7 +231,9 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
     box.op.y1 = roi->y + roi->h;
     box.op.thickness = thickness;
     box.fg = box.bg = rgb;
-    g_array_append_val (shapes, box);
+    /* A ring 0 wide would still paint the chroma blocks at odd edges. */
+    if (thickness > 0)
+      g_array_append_val (shapes, box);
 
     if (show_label && text[0] != '\0') {
       const LabelMask *mask = label_mask (self, text, error);

@@ -75,39 +75,55 @@ frame_with_roi (const GstVideoInfo * info, const Roi * r)
   return buf;
 }
 
-/* What the element must draw for `r` in `style`: the box and its label,
- * text in white or black on the box's colour above the box (inside it if
- * there is no room).  Returns how many operations. */
+/* What the element must draw for `r` in `style` with lines `thickness`
+ * wide: the box (none if 0) and its label, text in white or black on the
+ * box's colour above the box (inside it if there is no room).  Returns how
+ * many operations. */
 static int
 expected_ops (const ClvOverlayLayout * l, const Roi * r, const Style * style,
-    ClvOverlayOp ops[2], guint8 ** mask)
+    guint thickness, ClvOverlayOp ops[2], guint8 ** mask)
 {
   GError *error = NULL;
-  int w, h;
+  int w, h, n = 0;
 
   memset (ops, 0, 2 * sizeof (ClvOverlayOp));
-  ops[0].kind = CLV_OVERLAY_BOX;
-  ops[0].x0 = r->x;
-  ops[0].y0 = r->y;
-  ops[0].x1 = r->x + r->w;
-  ops[0].y1 = r->y + r->h;
-  ops[0].thickness = THICKNESS;
-  clv_overlay_op_set_colors (&ops[0], l, style->color, style->color);
   *mask = NULL;
+  if (thickness > 0) {
+    ops[n].kind = CLV_OVERLAY_BOX;
+    ops[n].x0 = r->x;
+    ops[n].y0 = r->y;
+    ops[n].x1 = r->x + r->w;
+    ops[n].y1 = r->y + r->h;
+    ops[n].thickness = thickness;
+    clv_overlay_op_set_colors (&ops[n], l, style->color, style->color);
+    n++;
+  }
   if (style->text == NULL)
-    return 1;
+    return n;
   *mask = clv_overlay_render_text (style->font ? style->font : FONT,
       style->text, PAD, &w, &h, &error);
   g_assert_no_error (error);
-  ops[1].kind = CLV_OVERLAY_LABEL;
-  ops[1].x0 = r->x;
-  ops[1].y0 = (int) r->y >= h ? (int) r->y - h : (int) r->y;
-  ops[1].x1 = ops[1].x0 + w;
-  ops[1].y1 = ops[1].y0 + h;
-  clv_overlay_op_set_colors (&ops[1], l,
+  ops[n].kind = CLV_OVERLAY_LABEL;
+  ops[n].x0 = r->x;
+  ops[n].y0 = (int) r->y >= h ? (int) r->y - h : (int) r->y;
+  ops[n].x1 = ops[n].x0 + w;
+  ops[n].y1 = ops[n].y0 + h;
+  clv_overlay_op_set_colors (&ops[n], l,
       clv_overlay_component_value (CLV_OVERLAY_GRAY, style->color) >= 128 ?
       black : white, style->color);
-  return 2;
+  return n + 1;
+}
+
+/* The thickness roioverlay in `h` draws with. */
+static guint
+overlay_thickness (GstHarness * h)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (h->element), "o");
+  guint thickness;
+
+  g_object_get (e, "thickness", &thickness, NULL);
+  gst_object_unref (e);
+  return thickness;
 }
 
 static guint8
@@ -184,7 +200,8 @@ draw_checked (const gchar * format, gboolean opencl, int w, int h,
   fail_unless_equals_int (overlay_on_device (harness), opencl);
   fail_unless (gst_video_frame_map (&fw, info, want, GST_MAP_READWRITE));
   gst_roi_overlay_layout (&fw.info, &l);
-  n_ops = expected_ops (&l, r, style, ops, &mask);
+  n_ops = expected_ops (&l, r, style, overlay_thickness (harness), ops,
+      &mask);
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fw); p++)
     planes[p] = GST_VIDEO_FRAME_PLANE_DATA (&fw, p);
   clv_overlay_draw_ref (planes, &l, ops, n_ops, mask);
@@ -515,6 +532,52 @@ GST_START_TEST (test_properties)
 
 GST_END_TEST;
 
+/* thickness=5 draws lines 5 pixels wide; thickness=0 draws no box at all,
+ * not even chroma at odd edges (with no label either, the frame is
+ * untouched).  Both memories. */
+GST_START_TEST (test_thickness)
+{
+  const Style thick = { "thickness=5", "alice d=1234 50%", {255, 0, 0} };
+  const Style none = { "thickness=0 show-label=false", NULL, {255, 0, 0} };
+  const Roi odd = { 7, 31, 21, 17 };
+
+  for (int opencl = 0; opencl < 2; opencl++) {
+    GstVideoInfo *info = info_for ("I420", W, H);
+    GstBuffer *out = draw_checked ("I420", opencl, W, H, &centre, &thick);
+    GstBuffer *in = clv_check_frame (info, 7);
+    GstVideoFrame f, fi;
+    ClvOverlayLayout l;
+
+    fail_unless (gst_video_frame_map (&f, info, out, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
+    gst_roi_overlay_layout (&f.info, &l);
+    fail_unless_equals_int (sample (&f, &l, 0, centre.x + 4, centre.y + 10),
+        82);
+    fail_unless_equals_int (sample (&f, &l, 0, centre.x + 5, centre.y + 10),
+        sample (&fi, &l, 0, centre.x + 5, centre.y + 10));
+    gst_video_frame_unmap (&fi);
+    gst_video_frame_unmap (&f);
+    gst_buffer_unref (out);
+
+    out = draw_checked ("I420", opencl, W, H, &odd, &none);
+    {
+      GstMapInfo a, b;
+
+      fail_unless (gst_buffer_map (out, &a, GST_MAP_READ));
+      fail_unless (gst_buffer_map (in, &b, GST_MAP_READ));
+      fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0,
+          "thickness=0 changed the frame");
+      gst_buffer_unmap (in, &b);
+      gst_buffer_unmap (out, &a);
+    }
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_video_info_free (info);
+  }
+}
+
+GST_END_TEST;
+
 /* font-desc is the font the labels are rendered in (the reference renders
  * them in Serif 14: a label in Sans 10 would differ). */
 GST_START_TEST (test_font_desc)
@@ -731,6 +794,7 @@ roioverlay_suite (void)
   tcase_add_test (tc, test_no_meta_passthrough);
   tcase_add_test (tc, test_composition);
   tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_thickness);
   tcase_add_test (tc, test_font_desc);
   tcase_add_test (tc, test_label_colors);
   tcase_add_test (tc, test_bad_font);
