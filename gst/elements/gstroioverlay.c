@@ -23,12 +23,23 @@
  * composition instead (as textoverlay does) and the pixels are left alone.
  * A frame without ROI metas passes untouched, in place.
  *
- * ## Example launch line
+ * A font-desc whose family fontconfig does not know, or with a size of 0 or
+ * above 256, is a RESOURCE/SETTINGS error when the element starts (or at the
+ * next frame with ROIs when set while playing), instead of Pango's silent
+ * fallback to another font.
+ *
+ * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=/usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg ! \
  *     jpegdec ! videoconvert ! imagefreeze num-buffers=1 ! vjfacedetect ! \
  *     roioverlay thickness=3 ! videoconvert ! pngenc ! filesink location=faces.png
- * ]|
+ * ]| Boxes the faces of a photo, drawn on the CPU.
+ * |[
+ * gst-launch-1.0 filesrc location=/usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg ! \
+ *     jpegdec ! videoconvert ! imagefreeze num-buffers=1 ! clupload ! \
+ *     vjfacedetect ! roioverlay color=0xffffff00 font-desc="Sans Bold 14" ! \
+ *     cldownload ! videoconvert ! pngenc ! filesink location=faces.png
+ * ]| The same with detection and drawing on the OpenCL device, in yellow.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
