@@ -93,8 +93,9 @@ clv_overlay_render_text (const char *font_desc, const char *text, int pad,
   pango_layout_set_font_description (layout, desc);
   pango_layout_set_text (layout, text, -1);
   pango_layout_get_pixel_extents (layout, &ink, &logical);
+  *width = *height = 0;
   if (logical.width <= 0 || logical.height <= 0)
-    goto empty;
+    goto out;
   w = logical.width + 2 * pad;
   h = logical.height + 2 * pad;
   surface = cairo_image_surface_create (CAIRO_FORMAT_A8, w, h);
@@ -114,10 +115,6 @@ clv_overlay_render_text (const char *font_desc, const char *text, int pad,
   *height = h;
   goto out;
 
-empty:
-  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-      "Pango renders nothing for the label \"%s\"", text);
-  goto out;
 cairo_failed:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
       "Cairo could not render the label \"%s\": %s", text,

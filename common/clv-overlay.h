@@ -104,8 +104,9 @@ void clv_overlay_draw_ref (guint8 * const planes[],
 
 /* Renders `text` in the Pango font description `font_desc` (NULL or "" for
  * Pango's default) into an A8 mask with `pad` empty pixels on every side;
- * returns it (g_free) and its size.  NULL (and an error) when Pango renders
- * nothing, e.g. for an empty text. */
+ * returns it (g_free) and its size.  When the text has no extent (empty, or
+ * only zero-width characters): NULL, a 0 x 0 size and no error; NULL and
+ * an error when Cairo fails. */
 guint8 *clv_overlay_render_text (const char *font_desc, const char *text,
     int pad, int *width, int *height, GError ** error);
 

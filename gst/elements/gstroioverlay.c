@@ -181,29 +181,44 @@ labels_prepare (GstRoiOverlay * self, GError ** error)
   return TRUE;
 }
 
-/* The cached mask of `text`, rendered now if new. */
+/* The cached mask of `text`, rendered now if new; 0 x 0 for a text with
+ * nothing to draw (a label of zero-width characters draws no label rather
+ * than stopping the stream). */
 static const LabelMask *
 label_mask (GstRoiOverlay * self, const gchar * text, GError ** error)
 {
   LabelMask *label = g_hash_table_lookup (self->labels, text);
+  GError *render_error = NULL;
   guint8 *mask;
   int w, h;
 
   if (label)
     return label;
   mask = clv_overlay_render_text (self->labels_font, text, LABEL_PAD, &w, &h,
-      error);
-  if (mask == NULL)
+      &render_error);
+  if (render_error) {
+    g_propagate_error (error, render_error);
     return NULL;
+  }
   label = g_new (LabelMask, 1);
   label->offset = self->masks->len;
   label->width = w;
   label->height = h;
-  g_byte_array_append (self->masks, mask, (guint) w * h);
+  if (mask)
+    g_byte_array_append (self->masks, mask, (guint) w * h);
   g_free (mask);
   g_hash_table_insert (self->labels, g_strdup (text), label);
   GST_LOG_OBJECT (self, "rendered \"%s\": %dx%d", text, w, h);
   return label;
+}
+
+/* A ROI coordinate for drawing: coordinates far outside any frame become
+ * 2^30, still outside, so that adding a thickness or a label's width
+ * cannot overflow. */
+static gint32
+coord (guint64 v)
+{
+  return (gint32) MIN (v, 1 << 30);
 }
 
 /* The box and label of every ROI of `buf`, in meta order. */
@@ -236,10 +251,10 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
       rgb = (ClvRgb) { (color >> 16) & 0xff, (color >> 8) & 0xff,
       color & 0xff};
     box.op.kind = CLV_OVERLAY_BOX;
-    box.op.x0 = roi->x;
-    box.op.y0 = roi->y;
-    box.op.x1 = roi->x + roi->w;
-    box.op.y1 = roi->y + roi->h;
+    box.op.x0 = coord (roi->x);
+    box.op.y0 = coord (roi->y);
+    box.op.x1 = coord ((guint64) roi->x + roi->w);
+    box.op.y1 = coord ((guint64) roi->y + roi->h);
     box.op.thickness = thickness;
     box.fg = box.bg = rgb;
     /* A ring 0 wide would still paint the chroma blocks at odd edges. */
@@ -252,12 +267,12 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
 
       if (mask == NULL) {
         ok = FALSE;
-      } else {
+      } else if (mask->width > 0) {
         label.op.kind = CLV_OVERLAY_LABEL;
-        label.op.x0 = roi->x;
+        label.op.x0 = box.op.x0;
         /* Above the box, or inside its top when there is no room. */
-        label.op.y0 = (int) roi->y >= mask->height ?
-            (int) roi->y - mask->height : (int) roi->y;
+        label.op.y0 = box.op.y0 >= mask->height ?
+            box.op.y0 - mask->height : box.op.y0;
         label.op.x1 = label.op.x0 + mask->width;
         label.op.y1 = label.op.y0 + mask->height;
         label.op.mask_offset = mask->offset;

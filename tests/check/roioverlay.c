@@ -387,6 +387,56 @@ GST_START_TEST (test_clipping)
 
 GST_END_TEST;
 
+/* ROIs entirely outside the frame, one at coordinates that would overflow
+ * 32-bit sums, and one whose label is zero-width characters only: the frame
+ * comes out untouched but for the last one's box, in both memories. */
+GST_START_TEST (test_outside_and_empty_label)
+{
+  for (int opencl = 0; opencl < 2; opencl++) {
+    GstVideoInfo *info = info_for ("NV12", W, H);
+    GstHarness *h = new_harness ("NV12", opencl, W, H, "show-confidence=false");
+    GstBuffer *in = clv_check_frame (info, 3), *want =
+        gst_buffer_copy_deep (in), *out;
+    GstVideoRegionOfInterestMeta *roi;
+    GstClvRecognition rec = { "\u200b\u200b", 1, 1.0, 0.9 };
+    const Roi inside = { 10, 30, 20, 20 };
+    GstVideoFrame fw, fo;
+    ClvOverlayLayout l;
+    ClvOverlayOp ops[2];
+    guint8 *planes[GST_VIDEO_MAX_PLANES], *mask;
+    const Style box_only = { "", NULL, {255, 0, 0} };
+
+    gst_buffer_add_video_region_of_interest_meta (in, "face", W + 3, 5, 20,
+        20);
+    gst_buffer_add_video_region_of_interest_meta (in, "face", G_MAXUINT - 5,
+        G_MAXUINT - 5, 10, 10);
+    roi = gst_buffer_add_video_region_of_interest_meta (in, "face",
+        inside.x, inside.y, inside.w, inside.h);
+    gst_clv_roi_meta_set_recognition (roi, &rec);
+    out = push_pull (h, in);
+
+    fail_unless (gst_video_frame_map (&fw, info, want, GST_MAP_READWRITE));
+    gst_roi_overlay_layout (&fw.info, &l);
+    fail_unless_equals_int (expected_ops (&l, &inside, &box_only, THICKNESS,
+            ops, &mask), 1);
+    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fw); p++)
+      planes[p] = GST_VIDEO_FRAME_PLANE_DATA (&fw, p);
+    clv_overlay_draw_ref (planes, &l, ops, 1, NULL);
+    fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+    clv_check_frames_equal (&fw, &fo);
+    gst_video_frame_unmap (&fo);
+    gst_video_frame_unmap (&fw);
+
+    gst_buffer_unref (out);
+    gst_buffer_unref (want);
+    gst_buffer_unref (in);
+    gst_harness_teardown (h);
+    gst_video_info_free (info);
+  }
+}
+
+GST_END_TEST;
+
 /* A frame without ROI metas comes out as the same buffer, untouched. */
 GST_START_TEST (test_no_meta_passthrough)
 {
@@ -791,6 +841,7 @@ roioverlay_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_formats_both_memories);
   tcase_add_test (tc, test_clipping);
+  tcase_add_test (tc, test_outside_and_empty_label);
   tcase_add_test (tc, test_no_meta_passthrough);
   tcase_add_test (tc, test_composition);
   tcase_add_test (tc, test_properties);
