@@ -180,6 +180,47 @@ overlay_on_device (GstHarness * h)
   return ret;
 }
 
+/* Asserts that `out` is `in` with what the reference draws for `r` in
+ * `style` and `thickness`. */
+static void
+assert_reference (const GstVideoInfo * info, GstBuffer * in, GstBuffer * out,
+    const Roi * r, const Style * style, guint thickness)
+{
+  GstBuffer *want = gst_buffer_copy_deep (in);
+  GstVideoFrame fw, fo;
+  ClvOverlayLayout l;
+  ClvOverlayOp ops[2];
+  guint8 *planes[GST_VIDEO_MAX_PLANES], *mask;
+  int n_ops;
+
+  fail_unless (gst_video_frame_map (&fw, info, want, GST_MAP_READWRITE));
+  gst_roi_overlay_layout (&fw.info, &l);
+  n_ops = expected_ops (&l, r, style, thickness, ops, &mask);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fw); p++)
+    planes[p] = GST_VIDEO_FRAME_PLANE_DATA (&fw, p);
+  clv_overlay_draw_ref (planes, &l, ops, n_ops, mask);
+  fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+  clv_check_frames_equal (&fw, &fo);
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fw);
+  g_free (mask);
+  gst_buffer_unref (want);
+}
+
+/* Asserts that `a` and `b` hold the same bytes. */
+static void
+assert_same_bytes (GstBuffer * a, GstBuffer * b, const gchar * what)
+{
+  GstMapInfo ma, mb;
+
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless (ma.size == mb.size && memcmp (ma.data, mb.data, ma.size) == 0,
+      "%s", what);
+  gst_buffer_unmap (b, &mb);
+  gst_buffer_unmap (a, &ma);
+}
+
 /* Draws `r` on a frame of `format` through the element, in `opencl` memory
  * or not; asserts the output equals the reference; returns it. */
 static GstBuffer *
@@ -188,30 +229,11 @@ draw_checked (const gchar * format, gboolean opencl, int w, int h,
 {
   GstVideoInfo *info = info_for (format, w, h);
   GstHarness *harness = new_harness (format, opencl, w, h, style->props);
-  GstBuffer *in = frame_with_roi (info, r), *want = gst_buffer_copy_deep (in),
-      *out;
-  GstVideoFrame fw, fo;
-  ClvOverlayLayout l;
-  ClvOverlayOp ops[2];
-  guint8 *planes[GST_VIDEO_MAX_PLANES], *mask;
-  int n_ops;
+  GstBuffer *in = frame_with_roi (info, r), *out;
 
   out = push_pull (harness, in);
   fail_unless_equals_int (overlay_on_device (harness), opencl);
-  fail_unless (gst_video_frame_map (&fw, info, want, GST_MAP_READWRITE));
-  gst_roi_overlay_layout (&fw.info, &l);
-  n_ops = expected_ops (&l, r, style, overlay_thickness (harness), ops,
-      &mask);
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fw); p++)
-    planes[p] = GST_VIDEO_FRAME_PLANE_DATA (&fw, p);
-  clv_overlay_draw_ref (planes, &l, ops, n_ops, mask);
-  fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
-  clv_check_frames_equal (&fw, &fo);
-  gst_video_frame_unmap (&fo);
-  gst_video_frame_unmap (&fw);
-
-  g_free (mask);
-  gst_buffer_unref (want);
+  assert_reference (info, in, out, r, style, overlay_thickness (harness));
   gst_buffer_unref (in);
   gst_harness_teardown (harness);
   gst_video_info_free (info);
@@ -325,16 +347,10 @@ GST_START_TEST (test_formats_both_memories)
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
     GstBuffer *sys = draw_checked (formats[i], FALSE, W, H, &centre, &plain);
     GstBuffer *dev = draw_checked (formats[i], TRUE, W, H, &centre, &plain);
-    GstMapInfo ms, md;
 
     assert_drawn (formats[i], W, H, &centre, sys);
     /* Same bytes both ways (both equal the reference already). */
-    fail_unless (gst_buffer_map (sys, &ms, GST_MAP_READ));
-    fail_unless (gst_buffer_map (dev, &md, GST_MAP_READ));
-    fail_unless (ms.size == md.size && memcmp (ms.data, md.data,
-            ms.size) == 0, "%s: system and OpenCL differ", formats[i]);
-    gst_buffer_unmap (dev, &md);
-    gst_buffer_unmap (sys, &ms);
+    assert_same_bytes (sys, dev, formats[i]);
     gst_buffer_unref (dev);
     gst_buffer_unref (sys);
   }
@@ -395,15 +411,10 @@ GST_START_TEST (test_outside_and_empty_label)
   for (int opencl = 0; opencl < 2; opencl++) {
     GstVideoInfo *info = info_for ("NV12", W, H);
     GstHarness *h = new_harness ("NV12", opencl, W, H, "show-confidence=false");
-    GstBuffer *in = clv_check_frame (info, 3), *want =
-        gst_buffer_copy_deep (in), *out;
+    GstBuffer *in = clv_check_frame (info, 3), *out;
     GstVideoRegionOfInterestMeta *roi;
     GstClvRecognition rec = { "\u200b\u200b", 1, 1.0, 0.9 };
     const Roi inside = { 10, 30, 20, 20 };
-    GstVideoFrame fw, fo;
-    ClvOverlayLayout l;
-    ClvOverlayOp ops[2];
-    guint8 *planes[GST_VIDEO_MAX_PLANES], *mask;
     const Style box_only = { "", NULL, {255, 0, 0} };
 
     gst_buffer_add_video_region_of_interest_meta (in, "face", W + 3, 5, 20,
@@ -414,21 +425,8 @@ GST_START_TEST (test_outside_and_empty_label)
         inside.x, inside.y, inside.w, inside.h);
     gst_clv_roi_meta_set_recognition (roi, &rec);
     out = push_pull (h, in);
-
-    fail_unless (gst_video_frame_map (&fw, info, want, GST_MAP_READWRITE));
-    gst_roi_overlay_layout (&fw.info, &l);
-    fail_unless_equals_int (expected_ops (&l, &inside, &box_only, THICKNESS,
-            ops, &mask), 1);
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fw); p++)
-      planes[p] = GST_VIDEO_FRAME_PLANE_DATA (&fw, p);
-    clv_overlay_draw_ref (planes, &l, ops, 1, NULL);
-    fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
-    clv_check_frames_equal (&fw, &fo);
-    gst_video_frame_unmap (&fo);
-    gst_video_frame_unmap (&fw);
-
+    assert_reference (info, in, out, &inside, &box_only, THICKNESS);
     gst_buffer_unref (out);
-    gst_buffer_unref (want);
     gst_buffer_unref (in);
     gst_harness_teardown (h);
     gst_video_info_free (info);
@@ -445,7 +443,6 @@ GST_START_TEST (test_no_meta_passthrough)
     GstHarness *h = new_harness ("I420", FALSE, W, H, "");
     GstBuffer *in = clv_check_frame (info, 3), *copy =
         gst_buffer_copy_deep (in), *out;
-    GstMapInfo a, b;
 
     if (opencl) {
       /* Directly into the overlay, in memory:OpenCL from clupload's
@@ -461,11 +458,7 @@ GST_START_TEST (test_no_meta_passthrough)
       fail_unless (out == in, "the buffer was replaced");
     else
       fail_unless (overlay_on_device (h));
-    fail_unless (gst_buffer_map (out, &a, GST_MAP_READ));
-    fail_unless (gst_buffer_map (copy, &b, GST_MAP_READ));
-    fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0);
-    gst_buffer_unmap (copy, &b);
-    gst_buffer_unmap (out, &a);
+    assert_same_bytes (out, copy, "the frame changed");
     gst_buffer_unref (out);
     gst_buffer_unref (copy);
     gst_buffer_unref (in);
@@ -488,7 +481,6 @@ GST_START_TEST (test_composition)
   GstVideoOverlayComposition *comp;
   GstVideoOverlayRectangle *rect;
   GstVideoFrame f;
-  GstMapInfo a, b;
   gint x, y;
   guint rw, rh;
 
@@ -498,11 +490,7 @@ GST_START_TEST (test_composition)
   copy = gst_buffer_copy_deep (in);
   out = push_pull (h, in);
   gst_buffer_unref (in);
-  fail_unless (gst_buffer_map (out, &a, GST_MAP_READ));
-  fail_unless (gst_buffer_map (copy, &b, GST_MAP_READ));
-  fail_unless (memcmp (a.data, b.data, a.size) == 0, "pixels changed");
-  gst_buffer_unmap (copy, &b);
-  gst_buffer_unmap (out, &a);
+  assert_same_bytes (out, copy, "pixels changed");
 
   meta = gst_buffer_get_video_overlay_composition_meta (out);
   fail_unless (meta != NULL);
@@ -610,16 +598,7 @@ GST_START_TEST (test_thickness)
     gst_buffer_unref (out);
 
     out = draw_checked ("I420", opencl, W, H, &odd, &none);
-    {
-      GstMapInfo a, b;
-
-      fail_unless (gst_buffer_map (out, &a, GST_MAP_READ));
-      fail_unless (gst_buffer_map (in, &b, GST_MAP_READ));
-      fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0,
-          "thickness=0 changed the frame");
-      gst_buffer_unmap (in, &b);
-      gst_buffer_unmap (out, &a);
-    }
+    assert_same_bytes (out, in, "thickness=0 changed the frame");
     gst_buffer_unref (out);
     gst_buffer_unref (in);
     gst_video_info_free (info);
@@ -722,16 +701,7 @@ GST_START_TEST (test_label_colors)
       gst_harness_teardown (h);
       gst_video_info_free (info);
     }
-    {
-      GstMapInfo a, b;
-
-      fail_unless (gst_buffer_map (outs[0], &a, GST_MAP_READ));
-      fail_unless (gst_buffer_map (outs[1], &b, GST_MAP_READ));
-      fail_unless (a.size == b.size && memcmp (a.data, b.data, a.size) == 0,
-          "system and OpenCL differ");
-      gst_buffer_unmap (outs[1], &b);
-      gst_buffer_unmap (outs[0], &a);
-    }
+    assert_same_bytes (outs[0], outs[1], "system and OpenCL differ");
     gst_buffer_unref (outs[1]);
     gst_buffer_unref (outs[0]);
   }
