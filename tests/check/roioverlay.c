@@ -233,6 +233,8 @@ draw_checked (const gchar * format, gboolean opencl, int w, int h,
 
   out = push_pull (harness, in);
   fail_unless_equals_int (overlay_on_device (harness), opencl);
+  /* Downstream takes no compositions here: drawn, none attached. */
+  fail_unless (gst_buffer_get_video_overlay_composition_meta (out) == NULL);
   assert_reference (info, in, out, r, style, overlay_thickness (harness));
   gst_buffer_unref (in);
   gst_harness_teardown (harness);
@@ -542,6 +544,36 @@ GST_START_TEST (test_composition)
 
 GST_END_TEST;
 
+/* In memory:OpenCL too, a downstream that takes compositions gets one and
+ * the device frame is left alone. */
+GST_START_TEST (test_composition_on_device)
+{
+  GstVideoInfo *info = info_for ("NV12", W, H);
+  GstHarness *h = gst_harness_new_parse ("clupload ! roioverlay name=o "
+      "font-desc=\"" FONT "\"");
+  GstBuffer *in = frame_with_roi (info, &centre), *out;
+  GstVideoOverlayCompositionMeta *meta;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=NV12,width=96,"
+      "height=72,framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw(memory:OpenCL)");
+  gst_harness_add_propose_allocation_meta (h,
+      GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, NULL);
+  out = push_pull (h, in);
+  fail_unless (overlay_on_device (h));
+  assert_same_bytes (out, in, "pixels changed");
+  meta = gst_buffer_get_video_overlay_composition_meta (out);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (gst_video_overlay_composition_n_rectangles
+      (meta->overlay), 5);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  gst_video_info_free (info);
+}
+
+GST_END_TEST;
+
 /* show-label, show-confidence and color change what is drawn, the same
  * way in both memories. */
 GST_START_TEST (test_properties)
@@ -823,6 +855,7 @@ roioverlay_suite (void)
   tcase_add_test (tc, test_outside_and_empty_label);
   tcase_add_test (tc, test_no_meta_passthrough);
   tcase_add_test (tc, test_composition);
+  tcase_add_test (tc, test_composition_on_device);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_thickness);
   tcase_add_test (tc, test_font_desc);
