@@ -59,20 +59,27 @@ info_for (const gchar * format, int w, int h)
 }
 
 /* A random frame with one ROI: a recognised face ("alice", label_id 1,
- * distance 1234, detection confidence 0.5): red, "alice d=1234 50%". */
+ * `distance`, detection confidence 0.5): red, "alice d=<distance> 50%". */
 static GstBuffer *
-frame_with_roi (const GstVideoInfo * info, const Roi * r)
+frame_with_roi_at (const GstVideoInfo * info, const Roi * r, double distance)
 {
   GstBuffer *buf = clv_check_frame (info, 7);
   GstVideoRegionOfInterestMeta *roi =
       gst_buffer_add_video_region_of_interest_meta (buf, "face", r->x, r->y,
       r->w, r->h);
   GstClvDetection det = { "face", 0, 0.5, 3, 0, 0, 0, 0 };
-  GstClvRecognition rec = { "alice", 1, 1234.0, 0.9 };
+  GstClvRecognition rec = { "alice", 1, distance, 0.9 };
 
   gst_clv_roi_meta_set_detection (roi, &det);
   gst_clv_roi_meta_set_recognition (roi, &rec);
   return buf;
+}
+
+/* The same at distance 1234: "alice d=1234 50%". */
+static GstBuffer *
+frame_with_roi (const GstVideoInfo * info, const Roi * r)
+{
+  return frame_with_roi_at (info, r, 1234.0);
 }
 
 /* What the element must draw for `r` in `style` with lines `thickness`
@@ -544,6 +551,36 @@ GST_START_TEST (test_composition)
 
 GST_END_TEST;
 
+/* A label per frame, 300 distinct ones: past the 256 the cache holds, it
+ * starts again (on the device too) and every frame still equals the
+ * reference. */
+GST_START_TEST (test_label_cache_restart)
+{
+  for (int opencl = 0; opencl < 2; opencl++) {
+    GstVideoInfo *info = info_for ("GRAY8", W, H);
+    GstHarness *h = new_harness ("GRAY8", opencl, W, H, "");
+
+    for (int i = 0; i < 300; i++) {
+      GstBuffer *in = frame_with_roi_at (info, &centre, i);
+      GstBuffer *out = push_pull (h, in);
+
+      if (i % 50 == 0 || i > 250) {
+        gchar *text = g_strdup_printf ("alice d=%d 50%%", i);
+        const Style style = { "", text, {255, 0, 0} };
+
+        assert_reference (info, in, out, &centre, &style, THICKNESS);
+        g_free (text);
+      }
+      gst_buffer_unref (out);
+      gst_buffer_unref (in);
+    }
+    gst_harness_teardown (h);
+    gst_video_info_free (info);
+  }
+}
+
+GST_END_TEST;
+
 /* In memory:OpenCL too, a downstream that takes compositions gets one and
  * the device frame is left alone. */
 GST_START_TEST (test_composition_on_device)
@@ -854,6 +891,7 @@ roioverlay_suite (void)
   tcase_add_test (tc, test_clipping);
   tcase_add_test (tc, test_outside_and_empty_label);
   tcase_add_test (tc, test_no_meta_passthrough);
+  tcase_add_test (tc, test_label_cache_restart);
   tcase_add_test (tc, test_composition);
   tcase_add_test (tc, test_composition_on_device);
   tcase_add_test (tc, test_properties);
