@@ -394,9 +394,14 @@ shapes_composition (GstRoiOverlay * self, GArray * shapes,
     } else {
       const int w = op->x1 - op->x0, h = op->y1 - op->y0;
       const guint8 *mask = self->masks->data + op->mask_offset;
-      guint8 *pixels = g_malloc ((gsize) w * h * 4);
+      guint8 *pixels;
       GstVideoOverlayRectangle *rect;
 
+      /* Labels start inside the frame or are left out, like boxes. */
+      if (op->x0 >= GST_VIDEO_INFO_WIDTH (info)
+          || op->y0 >= GST_VIDEO_INFO_HEIGHT (info))
+        continue;
+      pixels = g_malloc ((gsize) w * h * 4);
       for (int p = 0; p < w * h; p++) {
         const int m = mask[p];
 #define BLEND(f, b) ((guint8) (((f) * m + (b) * (255 - m) + 127) / 255))

@@ -505,6 +505,8 @@ GST_START_TEST (test_composition)
   gst_harness_add_propose_allocation_meta (h,
       GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, NULL);
   in = frame_with_roi (info, &centre);
+  /* Wholly outside the frame: no rectangle. */
+  gst_buffer_add_video_region_of_interest_meta (in, "face", W + 3, 5, 20, 20);
   copy = gst_buffer_copy_deep (in);
   out = push_pull (h, in);
   gst_buffer_unref (in);
