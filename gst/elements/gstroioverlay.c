@@ -420,6 +420,29 @@ shapes_composition (GstRoiOverlay * self, GArray * shapes,
   return comp;
 }
 
+/* Attaches `comp` to `buf`, on top of a composition upstream attached (a
+ * buffer has one: sinks read the first). */
+static void
+attach_composition (GstBuffer * buf, GstVideoOverlayComposition * comp)
+{
+  GstVideoOverlayCompositionMeta *meta =
+      gst_buffer_get_video_overlay_composition_meta (buf);
+  GstVideoOverlayComposition *merged;
+
+  if (meta == NULL) {
+    gst_buffer_add_video_overlay_composition_meta (buf, comp);
+    return;
+  }
+  merged = gst_video_overlay_composition_copy (meta->overlay);
+  for (guint i = 0; i < gst_video_overlay_composition_n_rectangles (comp);
+      i++)
+    gst_video_overlay_composition_add_rectangle (merged,
+        gst_video_overlay_composition_get_rectangle (comp, i));
+  gst_buffer_remove_meta (buf, (GstMeta *) meta);
+  gst_buffer_add_video_overlay_composition_meta (buf, merged);
+  gst_video_overlay_composition_unref (merged);
+}
+
 /* ---- Drawing ------------------------------------------------------------- */
 
 /* The operations of `shapes` with colours for `layout`. */
@@ -563,7 +586,7 @@ gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         gst_clv_filter_get_in_info (GST_CLV_FILTER (self)));
 
     if (comp) {
-      gst_buffer_add_video_overlay_composition_meta (buf, comp);
+      attach_composition (buf, comp);
       gst_video_overlay_composition_unref (comp);
     }
     ok = TRUE;

@@ -488,7 +488,8 @@ GST_START_TEST (test_no_meta_passthrough)
 GST_END_TEST;
 
 /* A downstream that takes GstVideoOverlayCompositionMeta gets the box (four
- * sides) and label as rectangles; the pixels are left alone.  Blended, the
+ * sides) and label as rectangles, after those of a composition upstream
+ * attached, in one meta; the pixels are left alone.  Blended, the
  * composition gives the box's colour. */
 GST_START_TEST (test_composition)
 {
@@ -501,10 +502,24 @@ GST_START_TEST (test_composition)
   GstVideoFrame f;
   gint x, y;
   guint rw, rh;
+  GstBuffer *upstream_pixel = gst_buffer_new_allocate (NULL, 4, NULL);
+  gpointer state = NULL;
+  guint n_metas = 0;
 
   gst_harness_add_propose_allocation_meta (h,
       GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, NULL);
   in = frame_with_roi (info, &centre);
+  /* Upstream's composition: one pixel stretched over 0, 0, 3 x 3. */
+  gst_buffer_memset (upstream_pixel, 0, 0xff, 4);
+  gst_buffer_add_video_meta (upstream_pixel, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB, 1, 1);
+  rect = gst_video_overlay_rectangle_new_raw (upstream_pixel, 0, 0, 3, 3,
+      GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
+  comp = gst_video_overlay_composition_new (rect);
+  gst_buffer_add_video_overlay_composition_meta (in, comp);
+  gst_video_overlay_composition_unref (comp);
+  gst_video_overlay_rectangle_unref (rect);
+  gst_buffer_unref (upstream_pixel);
   /* Wholly outside the frame: no rectangle. */
   gst_buffer_add_video_region_of_interest_meta (in, "face", W + 3, 5, 20, 20);
   copy = gst_buffer_copy_deep (in);
@@ -512,13 +527,20 @@ GST_START_TEST (test_composition)
   gst_buffer_unref (in);
   assert_same_bytes (out, copy, "pixels changed");
 
+  while (gst_buffer_iterate_meta_filtered (out, &state,
+          GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE))
+    n_metas++;
+  fail_unless_equals_int (n_metas, 1);
   meta = gst_buffer_get_video_overlay_composition_meta (out);
-  fail_unless (meta != NULL);
   comp = meta->overlay;
   fail_unless_equals_int (gst_video_overlay_composition_n_rectangles (comp),
-      5);
-  /* The top side: the box's width, THICKNESS high. */
+      6);
+  /* Upstream's first, then the top side: the box's width, THICKNESS high. */
   rect = gst_video_overlay_composition_get_rectangle (comp, 0);
+  fail_unless (gst_video_overlay_rectangle_get_render_rectangle (rect, &x, &y,
+          &rw, &rh));
+  fail_unless (x == 0 && y == 0 && rw == 3 && rh == 3);
+  rect = gst_video_overlay_composition_get_rectangle (comp, 1);
   fail_unless (gst_video_overlay_rectangle_get_render_rectangle (rect, &x, &y,
           &rw, &rh));
   fail_unless_equals_int (x, centre.x);
@@ -526,7 +548,7 @@ GST_START_TEST (test_composition)
   fail_unless_equals_int (rw, centre.w);
   fail_unless_equals_int (rh, THICKNESS);
   /* The label: above the box. */
-  rect = gst_video_overlay_composition_get_rectangle (comp, 4);
+  rect = gst_video_overlay_composition_get_rectangle (comp, 5);
   fail_unless (gst_video_overlay_rectangle_get_render_rectangle (rect, &x, &y,
           &rw, &rh));
   fail_unless_equals_int (x, centre.x);
