@@ -67,6 +67,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_roi_overlay_debug);
 /* The label cache starts again past these (labels with distances or
  * confidences change all the time). */
 #define MAX_LABELS 256
+/* Longer names are cut (with an ellipsis): a label stays a label, and its
+ * mask far below Cairo's 32767-pixel limit. */
+#define MAX_NAME_CHARS 64
 #define MAX_MASK_BYTES (8 << 20)
 
 enum
@@ -137,9 +140,16 @@ label_text (GstVideoRegionOfInterestMeta * roi, gboolean show_confidence,
   GstClvRecognition rec;
   const gboolean has_det = gst_clv_roi_meta_get_detection (roi, &det);
   const gboolean has_rec = gst_clv_roi_meta_get_recognition (roi, &rec);
-  GString *text = g_string_new (has_rec ? rec.label : has_det ? det.label :
-      g_quark_to_string (roi->roi_type));
+  /* UTF-8 (GstStructure refuses other strings). */
+  const gchar *name = has_rec ? rec.label : has_det ? det.label :
+      g_quark_to_string (roi->roi_type);
+  GString *text = g_string_new (name);
 
+  if (g_utf8_strlen (text->str, -1) > MAX_NAME_CHARS) {
+    g_string_truncate (text, g_utf8_offset_to_pointer (text->str,
+            MAX_NAME_CHARS - 1) - text->str);
+    g_string_append (text, "\u2026");
+  }
   *label_id = has_rec ? rec.label_id : has_det ? det.label_id : 0;
   if (show_confidence && has_rec)
     g_string_append_printf (text, " d=%.0f", rec.distance);

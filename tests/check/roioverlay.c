@@ -451,6 +451,43 @@ remember_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+/* A name of 500 characters is cut to 63 and an ellipsis, a name of 64 is
+ * drawn whole, in both memories (on frames wide enough to show it). */
+GST_START_TEST (test_long_names)
+{
+  gchar *long_name = g_strnfill (500, 'x');
+  gchar *cut = g_strdup_printf ("%.63s\u2026", long_name);
+  gchar *just_fits = g_strnfill (64, 'y');
+  const gchar *names[2] = { long_name, just_fits };
+  const gchar *drawn[2] = { cut, just_fits };
+
+  for (int i = 0; i < 2; i++)
+    for (int opencl = 0; opencl < 2; opencl++) {
+      GstVideoInfo *info = info_for ("I420", 800, H);
+      GstHarness *h = new_harness ("I420", opencl, 800, H,
+          "show-confidence=false");
+      GstBuffer *in = clv_check_frame (info, 3), *out;
+      GstVideoRegionOfInterestMeta *roi =
+          gst_buffer_add_video_region_of_interest_meta (in, "face",
+          centre.x, centre.y, centre.w, centre.h);
+      GstClvRecognition rec = { names[i], 1, 1.0, 0.9 };
+      const Style style = { "", drawn[i], {255, 0, 0} };
+
+      gst_clv_roi_meta_set_recognition (roi, &rec);
+      out = push_pull (h, in);
+      assert_reference (info, in, out, &centre, &style, THICKNESS);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in);
+      gst_harness_teardown (h);
+      gst_video_info_free (info);
+    }
+  g_free (just_fits);
+  g_free (cut);
+  g_free (long_name);
+}
+
+GST_END_TEST;
+
 /* A frame without ROI metas comes out of the overlay as the buffer that
  * went in, untouched: in system memory, and in memory:OpenCL straight from
  * clupload (the device buffer passes as is). */
@@ -914,6 +951,7 @@ roioverlay_suite (void)
   tcase_add_test (tc, test_formats_both_memories);
   tcase_add_test (tc, test_clipping);
   tcase_add_test (tc, test_outside_and_empty_label);
+  tcase_add_test (tc, test_long_names);
   tcase_add_test (tc, test_no_meta_passthrough);
   tcase_add_test (tc, test_label_cache_restart);
   tcase_add_test (tc, test_composition);
