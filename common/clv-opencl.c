@@ -498,6 +498,8 @@ device_create (DeviceEntry * e, GError ** error)
       NULL);
   clGetDeviceInfo (e->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof (fp64), &fp64,
       NULL);
+  clGetDeviceInfo (e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+      sizeof (dev->max_mem_alloc_size), &dev->max_mem_alloc_size, NULL);
   dev->compute_units = MAX (cu, 1);
   dev->max_work_group_size = MAX (wg, 1);
   dev->local_mem_size = lmem;
@@ -1003,6 +1005,22 @@ fail:
   return FALSE;
 }
 
+gboolean
+clv_device_check_buffer_size (ClvDevice * dev, guint64 size,
+    const char *what, GError ** error)
+{
+  if (size <= dev->max_mem_alloc_size)
+    return TRUE;
+  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+      "%s needs a buffer of %" G_GUINT64_FORMAT " bytes (%.1f MiB), but the "
+      "largest buffer %s can allocate is %" G_GUINT64_FORMAT " bytes "
+      "(%.1f MiB, CL_DEVICE_MAX_MEM_ALLOC_SIZE); use smaller frames (crop or "
+      "tile the input) or a device with more memory", what, size,
+      size / 1048576.0, dev->device_name, dev->max_mem_alloc_size,
+      dev->max_mem_alloc_size / 1048576.0);
+  return FALSE;
+}
+
 cl_mem
 clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
     GError ** error)
@@ -1010,6 +1028,8 @@ clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
   cl_mem m = NULL;
   cl_int st;
 
+  if (!clv_device_check_buffer_size (dev, size, "The data", error))
+    return NULL;
   CLV_CHECK ((m = clCreateBuffer (dev->context, flags, MAX (size, 1), NULL,
               &st), st), error, fail);
   return m;

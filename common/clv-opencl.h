@@ -74,6 +74,7 @@ struct _ClvDevice
   gsize max_work_group_size;
   guint64 local_mem_size;
   guint64 global_mem_size;
+  guint64 max_mem_alloc_size;   /* the largest single buffer */
   /* Threads that execute in lock step: 32 on NVIDIA, 64 on AMD, else 1 (CPU). */
   guint simd_width;
   gboolean has_fp64;
@@ -84,6 +85,13 @@ struct _ClvDevice
   GHashTable *programs;         /* "name\noptions" -> cl_program */
   GHashTable *tuned;            /* "MACRO" -> value, from the tuning file */
 };
+
+/* Whether one buffer of `size` bytes fits the device's
+ * CL_DEVICE_MAX_MEM_ALLOC_SIZE; if not, an error naming `what` ("A 25000x16700
+ * GRAY16_LE frame"), the size and the limit. */
+CLV_API
+gboolean clv_device_check_buffer_size (ClvDevice * dev, guint64 size,
+    const char *what, GError ** error);
 
 /* Opens the device that `spec` names: NULL or "auto" (first GPU, else first
  * accelerator, else first CPU; CLVISION_DEVICE overrides "auto"), "P:D"

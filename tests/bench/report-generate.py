@@ -611,7 +611,7 @@ profiling events.
                 # its sections move one level down under a heading that dates
                 # them.
                 kept = ("\n## Earlier measurements (written by hand before this "
-                        "report; NVIDIA H200, 2026-11-21)\n" +
+                        "report; each part names its device and run)\n" +
                         old.split("\n", 1)[1].replace("\n## ", "\n### "))
         with open(self.doc, "w") as f:
             f.write(text + kept)
