@@ -1091,7 +1091,8 @@ GST_START_TEST (test_mqtt_wrong_host)
 
 GST_END_TEST;
 
-/* TLS with a CA file, user name and password: the records arrive; a
+/* TLS with a CA file, user name and password, a chosen client id: the
+ * records arrive under that id; a
  * wrong password or a CA that did not sign the broker's certificate gives
  * a warning that says why, and loses nothing uncounted. */
 static void
@@ -1126,7 +1127,7 @@ GST_START_TEST (test_mqtt_tls_credentials)
 {
   Broker b = { 0 };
   Subscriber *sub;
-  gchar *address, *ca, *not_ca;
+  gchar *address, *ca, *not_ca, *log_path, *log;
   GstHarness *h;
   GArray *got;
 
@@ -1137,7 +1138,8 @@ GST_START_TEST (test_mqtt_tls_credentials)
   not_ca = g_build_filename (b.dir, "server.pem", NULL);
 
   h = harness_for_mqtt (address, NULL, "mqtt-ca-file", ca, "mqtt-username",
-      "reader", "mqtt-password", "s3cret", NULL);
+      "reader", "mqtt-password", "s3cret", "mqtt-client-id", "door-cam-7",
+      NULL);
   for (guint i = 0; i < 5; i++)
     push_passthrough (h, frame_new (i));
   push_eos (h);
@@ -1151,10 +1153,19 @@ GST_START_TEST (test_mqtt_tls_credentials)
   assert_refused (address, ca, "wrong", "not authorised", "mqtt-password");
   assert_refused (address, not_ca, "s3cret", "TLS", "mqtt-ca-file");
 
+  /* The broker logs the client id of each connection (the log is
+   * complete once the broker has stopped). */
+  subscriber_free (sub);
+  broker_stop (&b);
+  log_path = g_build_filename (b.dir, "broker.log", NULL);
+  fail_unless (g_file_get_contents (log_path, &log, NULL, NULL));
+  fail_unless (strstr (log, " as door-cam-7 ") != NULL, "%s", log);
+  g_free (log);
+  g_free (log_path);
+
   g_free (ca);
   g_free (not_ca);
   g_free (address);
-  subscriber_free (sub);
   broker_free (&b);
 }
 
