@@ -7,6 +7,7 @@ CLV_PACKAGES=(
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   ocl-icd-opencl-dev opencl-c-headers
   libpango1.0-dev libcairo2-dev  # roioverlay's labels
+  libjson-glib-dev libmosquitto-dev  # roiexport: JSON, MQTT
   # run: GStreamer and an OpenCL driver for the CPU (PoCL)
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad  # pnmdec: PGM training images
@@ -15,6 +16,8 @@ CLV_PACKAGES=(
   # real test data and the OpenCV oracle
   opencv-data python3-skimage python3-numpy facedetect
   libopencv-dev libopencv-contrib-dev
+  # the MQTT broker of the roiexport tests, mosquitto_sub for the examples
+  mosquitto mosquitto-clients
 )
 
 clv_install_deps () {

@@ -14,6 +14,7 @@
 #include "gstvjfacedetect.h"
 #include "gsteigenrecognise.h"
 #include "gstroioverlay.h"
+#include "gstroiexport.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -32,6 +33,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (vjfacedetect, plugin);
   ret |= GST_ELEMENT_REGISTER (eigenrecognise, plugin);
   ret |= GST_ELEMENT_REGISTER (roioverlay, plugin);
+  ret |= GST_ELEMENT_REGISTER (roiexport, plugin);
   return ret;
 }
 
