@@ -18,6 +18,8 @@ CLV_PACKAGES=(
   libopencv-dev libopencv-contrib-dev
   # the MQTT broker of the roiexport tests, mosquitto_sub for the examples
   mosquitto mosquitto-clients
+  # the Python application example (examples/app-python)
+  python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
 
 clv_install_deps () {
