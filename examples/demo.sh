@@ -49,8 +49,9 @@ for photo in /usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg \
 done
 examples/analyse-video.sh --out "$out" "$data/franck.webm"
 
-# 3. Recognition: an Eigenface model of the LFW people of Debian's
-#    python3-skimage (the build cuts them to tests/data/cache/lfw), trained
+# 3. Recognition: an Eigenface model of the LFW crops of Debian's
+#    python3-skimage (the build cuts them to tests/data/cache/lfw; their
+#    labels are assigned groups, not identities), trained
 #    on their faces 0-6 (lfw/train.txt).
 rm -rf "$out/lfw-train"
 while read -r path label name; do
@@ -59,7 +60,7 @@ while read -r path label name; do
 done < "$data/lfw/train.txt"
 "$build/examples/clvision-eigen-train" --input "$out/lfw-train" \
   --output "$out/lfw-model.yml" --size 25x25 --quiet
-echo "Eigenface model of $(ls "$out/lfw-train" | wc -l) LFW people -> $out/lfw-model.yml"
+echo "Eigenface model of $(ls "$out/lfw-train" | wc -l) LFW label groups -> $out/lfw-model.yml"
 
 echo
 echo "Outputs:"
