@@ -73,6 +73,21 @@ clv_rotscale_map_point (const ClvRotscaleGeometry * g, double *x, double *y)
   *y = v * g->scale + g->out_height / 2.0;
 }
 
+void
+clv_rotscale_inverse_affine (const ClvRotscaleGeometry * g, double m[6])
+{
+  const double c = g->cos_a / g->scale, s = g->sin_a / g->scale;
+  const double cxo = g->out_width / 2.0, cyo = g->out_height / 2.0;
+
+  /* dx = (u cos - v sin) / scale, dy = (u sin + v cos) / scale. */
+  m[1] = c;
+  m[2] = -s;
+  m[0] = g->in_width / 2.0 - c * cxo + s * cyo;
+  m[4] = s;
+  m[5] = c;
+  m[3] = g->in_height / 2.0 - s * cxo - c * cyo;
+}
+
 /* Pixel (x, y) as a float, or the background outside the image. */
 static inline float
 fetch (const guint8 * src, const ClvImage * si, int x, int y, float bg)
@@ -146,10 +161,12 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
    * 4 pixels per work-item in 8x32 groups, the fastest bilinear shape of the
    * H200 sweep (docs/PERFORMANCE.md): 79 us against 88 us for one pixel in
    * 32x8. */
-  rs->local[0] = (size_t) clv_tune_int ("SAR_RS_WG_X", simd > 1 ? 8 : 64);
-  rs->local[1] = (size_t) clv_tune_int ("SAR_RS_WG_Y", simd > 1 ? 32 : 1);
-  rs->per_item = (int) CLAMP (clv_tune_int ("SAR_RS_X", simd > 1 ? 4 : 1),
-      1, 16);
+  rs->local[0] = (size_t) clv_device_tune_int (dev, "SAR_RS_WG_X",
+      simd > 1 ? 8 : 64);
+  rs->local[1] = (size_t) clv_device_tune_int (dev, "SAR_RS_WG_Y",
+      simd > 1 ? 32 : 1);
+  rs->per_item = (int) CLAMP (clv_device_tune_int (dev, "SAR_RS_X",
+          simd > 1 ? 4 : 1), 1, 16);
   if (rs->local[0] < 1 || rs->local[1] < 1 || rs->local[0] > 4096
       || rs->local[1] > 4096
       || rs->local[0] * rs->local[1] > dev->max_work_group_size)

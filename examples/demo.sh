@@ -14,24 +14,17 @@ out=$(realpath -m "${1:-demo-output}")
 mkdir -p "$out"
 echo "OpenCL devices: $(clinfo -l 2>/dev/null | grep Device | sed 's/.*Device #[0-9]*: //' | paste -sd ';')"
 
-# 1. SAR: examples/sar-chain.sh where it exists (the GDAL chain), otherwise
-#    a real speckled ERS scene (869x550) through the seed paper's chain,
+# 1. SAR: a real speckled ERS scene (869x550) through the seed paper's chain,
 #    multilook -> rotate/scale -> quantize, kept on the device between the
-#    elements (memory:OpenCL), and the multilook alone for comparison.
-if [ -x examples/sar-chain.sh ]; then
-  examples/sar-chain.sh "$out/sar"
-  echo "SAR chain of examples/sar-chain.sh -> $out/sar"
-else
-  gst-launch-1.0 -q filesrc location=examples/data/ERSBefore.png ! pngdec ! \
-    videoconvert ! video/x-raw,format=GRAY8 ! sarmultilook looks=2 ! \
-    videoconvert ! pngenc ! filesink location="$out/ers-multilook.png"
-  echo "SAR multilook (2x2 looks) of examples/data/ERSBefore.png -> $out/ers-multilook.png"
-  gst-launch-1.0 -q filesrc location=examples/data/ERSBefore.png ! pngdec ! \
-    videoconvert ! video/x-raw,format=GRAY8 ! clupload ! sarmultilook looks=2 ! \
-    sarrotscale angle=30 scale=1.5 ! sarquantize coef=35 ! cldownload ! \
-    videoconvert ! pngenc ! filesink location="$out/ers-sar-chain.png"
-  echo "SAR chain (multilook 2, rotate 30 deg, scale 1.5, quantize coef 35) -> $out/ers-sar-chain.png"
-fi
+#    elements (memory:OpenCL) by examples/sar-chain.sh, and the multilook
+#    alone for comparison.
+gst-launch-1.0 -q filesrc location=examples/data/ERSBefore.png ! pngdec ! \
+  videoconvert ! video/x-raw,format=GRAY8 ! sarmultilook looks=2 ! \
+  videoconvert ! pngenc ! filesink location="$out/ers-multilook.png"
+echo "SAR multilook (2x2 looks) of examples/data/ERSBefore.png -> $out/ers-multilook.png"
+# The chain from a GeoTIFF (the scene with coordinates added by
+# gdal_translate -a_ullr -a_srs) to a GeoTIFF that keeps them.
+CLV_BUILD_DIR=$PWD/$build examples/sar-chain.sh "" "$out/ers-sar-chain.tif"
 
 # 2. Faces: real photographs and a real video (see tests/fetch-data.sh for
 #    where they come from: Debian's python3-skimage and facedetect, npm's

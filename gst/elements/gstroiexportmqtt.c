@@ -261,7 +261,8 @@ warn_dropped (RoiExportMqtt * m, guint64 dropped)
 }
 
 static void
-report_down (RoiExportMqtt * m, gboolean was_connected, const gchar * reason)
+report_down (RoiExportMqtt * m, gboolean was_connected, const gchar * reason,
+    const gchar * hint)
 {
   gboolean stopping;
 
@@ -278,9 +279,8 @@ report_down (RoiExportMqtt * m, gboolean was_connected, const gchar * reason)
   else
     GST_ELEMENT_WARNING (m->element, RESOURCE, OPEN_WRITE,
         ("Cannot reach the MQTT broker %s:%d: %s", m->host, m->port,
-            reason), ("Check mqtt-broker (host:port); retrying with "
-            "backoff, results wait in a queue of max-queue=%u",
-            m->max_queue));
+            reason), ("Check %s; retrying with backoff, results wait in a "
+            "queue of max-queue=%u", hint, m->max_queue));
 }
 
 static const gchar *
@@ -364,7 +364,7 @@ worker (gpointer data)
   g_mutex_lock (&m->lock);
   while (!m->stopping) {
     int rc = MOSQ_ERR_SUCCESS, saved_errno = 0;
-    const gchar *failure = NULL;
+    const gchar *failure = NULL, *hint = "mqtt-broker (host:port)";
 
     if (m->client == NULL) {
       /* Down: wait for the next attempt. */
@@ -392,9 +392,10 @@ worker (gpointer data)
       } else {
         rc = mosquitto_loop (m->client, LOOP_TIMEOUT_MS, 1);
         saved_errno = errno;
-        if (m->refused != 0)
+        if (m->refused != 0) {
           failure = mosquitto_connack_string (m->refused);
-        else if (rc != MOSQ_ERR_SUCCESS)
+          hint = "mqtt-username, mqtt-password and the broker's access rules";
+        } else if (rc != MOSQ_ERR_SUCCESS)
           failure = error_text (rc, saved_errno);
         else if (m->lost)
           failure = "disconnected";
@@ -411,11 +412,15 @@ worker (gpointer data)
       }
     }
     if (failure != NULL) {
+      /* The handshake fails in mosquitto_connect_async or later. */
+      if (rc == MOSQ_ERR_TLS)
+        hint = "mqtt-ca-file: it must hold the CA that signed the broker's "
+            "certificate, and the certificate must name the host";
       GST_DEBUG_OBJECT (m->element, "MQTT %s:%d: %s", m->host, m->port,
           failure);
       /* Once per outage. */
       if (!reported)
-        report_down (m, was_connected, failure);
+        report_down (m, was_connected, failure, hint);
       reported = TRUE;
       was_connected = FALSE;
       drop_connection (m);

@@ -13,8 +13,8 @@
 #include "gstsarrotscale.h"
 #include "gstvjfacedetect.h"
 #include "gsteigenrecognise.h"
-#include "gstroioverlay.h"
 #include "gstroiexport.h"
+#include "gstroioverlay.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -32,8 +32,8 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (sarrotscale, plugin);
   ret |= GST_ELEMENT_REGISTER (vjfacedetect, plugin);
   ret |= GST_ELEMENT_REGISTER (eigenrecognise, plugin);
-  ret |= GST_ELEMENT_REGISTER (roioverlay, plugin);
   ret |= GST_ELEMENT_REGISTER (roiexport, plugin);
+  ret |= GST_ELEMENT_REGISTER (roioverlay, plugin);
   return ret;
 }
 

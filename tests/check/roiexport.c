@@ -542,6 +542,9 @@ typedef struct
 {
   gchar *dir;
   gint port;
+  /* Optional second listener: TLS (ca.pem signed the broker's certificate),
+   * user "reader", password "s3cret"; 0 when none. */
+  gint secure_port;
   GPid pid;
 } Broker;
 
@@ -601,9 +604,18 @@ broker_start (Broker * b)
   /* Persistence keeps the test subscriber's session and its undelivered
    * messages across a restart; the broker runs as us (it would switch to
    * the user mosquitto when started by root). */
-  conf = g_strdup_printf ("listener %d 127.0.0.1\nallow_anonymous true\n"
+  conf = g_strdup_printf ("per_listener_settings true\n"
+      "listener %d 127.0.0.1\nallow_anonymous true\n"
       "persistence true\npersistence_location %s/\nuser %s\n"
       "log_dest file %s\n", b->port, b->dir, g_get_user_name (), log_path);
+  if (b->secure_port != 0) {
+    gchar *plain = conf;
+    conf = g_strdup_printf ("%slistener %d 127.0.0.1\ncafile %s/ca.pem\n"
+        "certfile %s/server.pem\nkeyfile %s/server.key\n"
+        "allow_anonymous false\npassword_file %s/passwd\n", plain,
+        b->secure_port, b->dir, b->dir, b->dir, b->dir);
+    g_free (plain);
+  }
   fail_unless (g_file_set_contents (conf_path, conf, -1, NULL));
   argv[0] = (gchar *) mosquitto;
   argv[1] = (gchar *) "-c";
@@ -615,9 +627,45 @@ broker_start (Broker * b)
   for (gint i = 0; i < 100 && !port_open (b->port); i++)
     g_usleep (50 * G_TIME_SPAN_MILLISECOND);
   fail_unless (port_open (b->port), "broker not listening on %d", b->port);
+  fail_unless (b->secure_port == 0 || port_open (b->secure_port));
   g_free (conf);
   g_free (conf_path);
   g_free (log_path);
+}
+
+/* A broker with the TLS listener too: a CA and a certificate for
+ * 127.0.0.1 made by openssl, a password file by mosquitto_passwd. */
+static void
+broker_start_secure (Broker * b)
+{
+  const gchar *passwd = g_getenv ("CLV_MOSQUITTO_PASSWD");
+  const gchar *script =
+      "set -e\n"
+      "ec='-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes'\n"
+      "openssl req -x509 $ec -keyout ca.key -out ca.pem "
+      "-subj /CN=clvision-test-ca -days 2\n"
+      "openssl req $ec -keyout server.key -out server.csr -subj /CN=127.0.0.1\n"
+      "echo subjectAltName=IP:127.0.0.1 > san.ext\n"
+      "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key "
+      "-CAcreateserial -out server.pem -days 2 -extfile san.ext\n"
+      "\"$1\" -c -b passwd reader s3cret\n";
+  gchar *argv[] = { (gchar *) "sh", (gchar *) "-c", (gchar *) script,
+    (gchar *) "sh", (gchar *) passwd, NULL
+  };
+  gchar *err = NULL;
+  gint status;
+
+  fail_unless (passwd != NULL && passwd[0] != '\0',
+      "no mosquitto_passwd: install Debian's mosquitto");
+  b->dir = g_dir_make_tmp ("roiexport-broker-XXXXXX", NULL);
+  b->port = free_port ();
+  b->secure_port = free_port ();
+  fail_unless (g_spawn_sync (b->dir, argv, NULL, G_SPAWN_SEARCH_PATH |
+          G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, NULL));
+  if (!g_spawn_check_wait_status (status, NULL))
+    fail ("cannot make the test certificates: %s", err);
+  g_free (err);
+  broker_start (b);
 }
 
 /* SIGTERM: the broker saves its persistence file and closes every
@@ -1000,6 +1048,75 @@ GST_START_TEST (test_mqtt_wrong_host)
 
 GST_END_TEST;
 
+/* TLS with a CA file, user name and password: the records arrive; a
+ * wrong password or a CA that did not sign the broker's certificate gives
+ * a warning that says why, and loses nothing uncounted. */
+static void
+assert_refused (const gchar * address, const gchar * ca, const gchar * pw,
+    const gchar * why, const gchar * hint)
+{
+  GstBus *bus = gst_bus_new ();
+  GstHarness *h = harness_for_mqtt (address, bus, "mqtt-ca-file", ca,
+      "mqtt-username", "reader", "mqtt-password", pw, "flush-timeout", 200,
+      NULL);
+  GstElement *e = gst_object_ref (h->element);
+  guint64 n;
+  GstMessage *msg;
+  gchar *debug = NULL;
+
+  push_passthrough (h, frame_new (0));
+  msg = wait_warning (bus, why);
+  gst_message_parse_warning (msg, NULL, &debug);
+  fail_unless (strstr (debug, hint) != NULL, "%s", debug);
+  g_free (debug);
+  gst_message_unref (msg);
+  push_eos (h);
+  gst_harness_teardown (h);
+  g_object_get (e, "dropped", &n, NULL);
+  fail_unless_equals_uint64 (n, 1);
+  gst_object_unref (e);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+GST_START_TEST (test_mqtt_tls_credentials)
+{
+  Broker b = { 0 };
+  Subscriber *sub;
+  gchar *address, *ca, *not_ca;
+  GstHarness *h;
+  GArray *got;
+
+  broker_start_secure (&b);
+  sub = subscriber_new (b.port, "test/roi");
+  address = g_strdup_printf ("127.0.0.1:%d", b.secure_port);
+  ca = g_build_filename (b.dir, "ca.pem", NULL);
+  not_ca = g_build_filename (b.dir, "server.pem", NULL);
+
+  h = harness_for_mqtt (address, NULL, "mqtt-ca-file", ca, "mqtt-username",
+      "reader", "mqtt-password", "s3cret", NULL);
+  for (guint i = 0; i < 5; i++)
+    push_passthrough (h, frame_new (i));
+  push_eos (h);
+  gst_harness_teardown (h);
+  got = subscriber_wait_frame (sub, 4);
+  fail_unless_equals_int (got->len, 5);
+  for (guint i = 0; i < 5; i++)
+    fail_unless_equals_int64 (g_array_index (got, gint64, i), i);
+  g_array_unref (got);
+
+  assert_refused (address, ca, "wrong", "not authorised", "mqtt-password");
+  assert_refused (address, not_ca, "s3cret", "TLS", "mqtt-ca-file");
+
+  g_free (ca);
+  g_free (not_ca);
+  g_free (address);
+  subscriber_free (sub);
+  broker_free (&b);
+}
+
+GST_END_TEST;
+
 static Suite *
 roiexport_suite (void)
 {
@@ -1020,6 +1137,7 @@ roiexport_suite (void)
   tcase_add_test (tc, test_mqtt_every_frame_in_order);
   tcase_add_test (tc, test_mqtt_broker_restart);
   tcase_add_test (tc, test_mqtt_wrong_host);
+  tcase_add_test (tc, test_mqtt_tls_credentials);
   return s;
 }
 
