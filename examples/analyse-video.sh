@@ -11,7 +11,7 @@
 # unless it is installed.
 set -euo pipefail
 usage () { echo "usage: $0 [--model MODEL.yml] [--out DIR] FILE" >&2; exit 2; }
-model= outdir=.
+model='' outdir=.
 while [ $# -gt 1 ]; do
   case $1 in
     --model) model=$2; shift 2 ;;

@@ -47,7 +47,7 @@ examples/analyse-video.sh --out "$out" "$data/franck.webm"
 #    labels are assigned groups, not identities), trained
 #    on their faces 0-6 (lfw/train.txt).
 rm -rf "$out/lfw-train"
-while read -r path label name; do
+while read -r path _ name; do
   mkdir -p "$out/lfw-train/$name"
   cp "$path" "$out/lfw-train/$name/"
 done < "$data/lfw/train.txt"
