@@ -3,6 +3,7 @@
 #include "clv-kernels.h"
 
 #include <glib/gstdio.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,23 +211,37 @@ spec_is_auto (const char *spec)
   return spec == NULL || *spec == '\0' || g_ascii_strcasecmp (spec, "auto") == 0;
 }
 
+/* A decimal index within guint, ending at `*end`. */
 static gboolean
-parse_index_spec (const char *spec, guint * p, guint * d)
+parse_index (const char *s, char **end, guint * out)
+{
+  guint64 v;
+
+  if (!g_ascii_isdigit (s[0]))
+    return FALSE;
+  errno = 0;
+  v = g_ascii_strtoull (s, end, 10);
+  if (errno == ERANGE || v > G_MAXUINT)
+    return FALSE;
+  *out = (guint) v;
+  return TRUE;
+}
+
+ClvDeviceSpecKind
+clv_device_spec_parse (const char *spec, guint * platform, guint * device)
 {
   char *end;
-  guint64 a, b;
+  guint p, d;
 
-  if (!g_ascii_isdigit (spec[0]))
-    return FALSE;
-  a = g_ascii_strtoull (spec, &end, 10);
-  if (*end != ':' || !g_ascii_isdigit (end[1]))
-    return FALSE;
-  b = g_ascii_strtoull (end + 1, &end, 10);
-  if (*end != '\0')
-    return FALSE;
-  *p = (guint) a;
-  *d = (guint) b;
-  return TRUE;
+  if (spec_is_auto (spec))
+    return CLV_DEVICE_SPEC_AUTO;
+  if (parse_index (spec, &end, &p) && *end == ':'
+      && parse_index (end + 1, &end, &d) && *end == '\0') {
+    *platform = p;
+    *device = d;
+    return CLV_DEVICE_SPEC_INDEX;
+  }
+  return CLV_DEVICE_SPEC_NAME;
 }
 
 static gboolean
@@ -259,7 +274,7 @@ resolve_spec (GArray * all, const char *spec)
           return (int) i;
     return all->len ? 0 : -1;
   }
-  if (parse_index_spec (spec, &p, &d)) {
+  if (clv_device_spec_parse (spec, &p, &d) == CLV_DEVICE_SPEC_INDEX) {
     for (guint i = 0; i < all->len; i++) {
       DeviceEntry *e = &g_array_index (all, DeviceEntry, i);
       if (e->p == p && e->d == d)
@@ -330,7 +345,7 @@ device_create (DeviceEntry * e, GError ** error)
   };
   cl_uint cu = 0;
   size_t wg = 0;
-  cl_ulong lmem = 0, gmem = 0;
+  cl_ulong lmem = 0, gmem = 0, maxalloc = 0;
   cl_device_fp_config fp64 = 0;
   cl_int st;
 
@@ -356,12 +371,15 @@ device_create (DeviceEntry * e, GError ** error)
       NULL);
   clGetDeviceInfo (e->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof (gmem), &gmem,
       NULL);
+  clGetDeviceInfo (e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof (maxalloc),
+      &maxalloc, NULL);
   clGetDeviceInfo (e->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof (fp64), &fp64,
       NULL);
   dev->compute_units = MAX (cu, 1);
   dev->max_work_group_size = MAX (wg, 1);
   dev->local_mem_size = lmem;
   dev->global_mem_size = gmem;
+  dev->max_mem_alloc_size = maxalloc ? maxalloc : G_MAXUINT64;
   dev->has_fp64 = fp64 != 0;
   if (!(e->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)))
     dev->simd_width = 1;
@@ -500,39 +518,50 @@ clv_device_describe (ClvDevice * dev)
 
 /* ---- Tuning -------------------------------------------------------------- */
 
+char *
+clv_tune_lookup (const char *list, const char *name)
+{
+  char **items = g_strsplit (list, ",", -1);
+  char *found = NULL;
+
+  for (char **it = items; *it; it++) {
+    char *eq = strchr (*it, '=');
+    if (eq == NULL)
+      continue;
+    *eq = '\0';
+    if (strcmp (g_strstrip (*it), name) == 0) {
+      g_free (found);
+      found = g_strdup (g_strstrip (eq + 1));
+    }
+  }
+  g_strfreev (items);
+  return found;
+}
+
 const char *
 clv_tune_string (const char *name, const char *default_value)
 {
   static GMutex lock;
   static GHashTable *values;    /* interned copies, alive for the process */
   const char *env = g_getenv ("CLVISION_TUNE");
-  const char *found = default_value;
-  char **items;
+  char *value;
+  const char *interned;
 
-  if (env == NULL || *env == '\0')
+  if (env == NULL || *env == '\0'
+      || (value = clv_tune_lookup (env, name)) == NULL)
     return default_value;
-  items = g_strsplit (env, ",", -1);
-  for (char **it = items; *it; it++) {
-    char *eq = strchr (*it, '=');
-    if (eq == NULL)
-      continue;
-    *eq = '\0';
-    if (strcmp (g_strstrip (*it), name) == 0)
-      found = g_strstrip (eq + 1);
+  g_mutex_lock (&lock);
+  if (values == NULL)
+    values = g_hash_table_new (g_str_hash, g_str_equal);
+  interned = g_hash_table_lookup (values, value);
+  if (interned == NULL) {
+    g_hash_table_add (values, value);
+    interned = value;
+  } else {
+    g_free (value);
   }
-  if (found != default_value) {
-    g_mutex_lock (&lock);
-    if (values == NULL)
-      values = g_hash_table_new (g_str_hash, g_str_equal);
-    if (!g_hash_table_contains (values, found)) {
-      char *copy = g_strdup (found);
-      g_hash_table_add (values, copy);
-    }
-    found = g_hash_table_lookup (values, found);
-    g_mutex_unlock (&lock);
-  }
-  g_strfreev (items);
-  return found;
+  g_mutex_unlock (&lock);
+  return interned;
 }
 
 gint64
@@ -641,6 +670,8 @@ reject:
 static void
 cache_write (const char *path, const guint8 * bin, gsize len)
 {
+  static gint warned;
+  GError *error = NULL;
   char *dir = g_path_get_dirname (path);
   char *digest = payload_digest (bin, len);
   guint64 plen = len;
@@ -651,10 +682,22 @@ cache_write (const char *path, const guint8 * bin, gsize len)
   memcpy (buf + 16, digest, 64);
   memcpy (buf + 80, bin, len);
   /* g_file_set_contents writes a temporary file and renames it, so readers
-   * in other processes never see half a file. A failure only costs a rebuild. */
-  if (g_mkdir_with_parents (dir, 0700) == 0
-      && g_file_set_contents (path, (char *) buf, 80 + len, NULL))
+   * in other processes never see half a file. A failure only costs a
+   * rebuild: said once per process, then programs run uncached. */
+  if (g_mkdir_with_parents (dir, 0700) != 0) {
+    int saved = errno;
+    g_set_error (&error, G_FILE_ERROR, g_file_error_from_errno (saved),
+        "cannot create %s: %s", dir, g_strerror (saved));
+  }
+  if (error == NULL && g_file_set_contents (path, (char *) buf, 80 + len,
+          &error))
     STAT_INC (disk_cache_writes);
+  if (error != NULL && g_atomic_int_compare_and_exchange (&warned, FALSE,
+          TRUE))
+    g_warning ("The OpenCL program cache is not writable (%s): programs are "
+        "built from source in every process; set XDG_CACHE_HOME to a "
+        "writable folder", error->message);
+  g_clear_error (&error);
   g_free (buf);
   g_free (digest);
   g_free (dir);
@@ -837,6 +880,21 @@ fail:
   return FALSE;
 }
 
+/* A driver answers a buffer over its limit with a bare
+ * CL_INVALID_BUFFER_SIZE (or, for some, a crash): say it in words first. */
+gboolean
+clv_device_check_buffer_size (ClvDevice * dev, gsize size, GError ** error)
+{
+  if (size <= dev->max_mem_alloc_size)
+    return TRUE;
+  g_set_error (error, CLV_ERROR, CLV_ERROR_TOO_LARGE, "A buffer of %"
+      G_GSIZE_FORMAT " bytes is larger than %s can allocate at once (%"
+      G_GUINT64_FORMAT " bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE): use smaller "
+      "frames or another device", size, dev->device_name,
+      dev->max_mem_alloc_size);
+  return FALSE;
+}
+
 cl_mem
 clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
     GError ** error)
@@ -844,6 +902,8 @@ clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
   cl_mem m = NULL;
   cl_int st;
 
+  if (!clv_device_check_buffer_size (dev, size, error))
+    return NULL;
   CLV_CHECK ((m = clCreateBuffer (dev->context, flags, MAX (size, 1), NULL,
               &st), st), error, fail);
   return m;
@@ -856,10 +916,13 @@ clv_buffer_new_with_data (ClvDevice * dev, cl_mem_flags flags,
     const void *data, gsize size, GError ** error)
 {
   const gsize bytes = MAX (size, 16);
-  guint8 *copy = g_malloc0 (bytes);
+  guint8 *copy;
   cl_mem m = NULL;
   cl_int st;
 
+  if (!clv_device_check_buffer_size (dev, bytes, error))
+    return NULL;
+  copy = g_malloc0 (bytes);
   if (size)
     memcpy (copy, data, size);
   CLV_CHECK ((m = clCreateBuffer (dev->context, flags | CL_MEM_COPY_HOST_PTR,

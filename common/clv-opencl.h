@@ -24,6 +24,7 @@ typedef enum
   CLV_ERROR_OPENCL,             /* an OpenCL call failed */
   CLV_ERROR_BUILD,              /* a program failed to build */
   CLV_ERROR_INVALID,            /* bad argument or data */
+  CLV_ERROR_TOO_LARGE,          /* a buffer larger than the device allows */
 } ClvError;
 
 CLV_API
@@ -74,6 +75,7 @@ struct _ClvDevice
   gsize max_work_group_size;
   guint64 local_mem_size;
   guint64 global_mem_size;
+  guint64 max_mem_alloc_size;   /* the largest single buffer */
   /* Threads that execute in lock step: 32 on NVIDIA, 64 on AMD, else 1 (CPU). */
   guint simd_width;
   gboolean has_fp64;
@@ -100,6 +102,22 @@ ClvDevice *clv_device_ref (ClvDevice * dev);
 CLV_API
 void clv_device_unref (ClvDevice * dev);
 
+/* What a device string (the `device` property, CLVISION_DEVICE) selects:
+ * NULL, "" or "auto" the first GPU, accelerator or CPU; "P:D" (decimal,
+ * each within guint) device D of platform P, returned in `platform` and
+ * `device`; anything else the first device whose device or platform name
+ * contains it, ignoring case. */
+typedef enum
+{
+  CLV_DEVICE_SPEC_AUTO,
+  CLV_DEVICE_SPEC_INDEX,
+  CLV_DEVICE_SPEC_NAME,
+} ClvDeviceSpecKind;
+
+CLV_API
+ClvDeviceSpecKind clv_device_spec_parse (const char *spec, guint * platform,
+    guint * device);
+
 /* Whether `spec` (as for clv_device_open) selects `dev`. */
 CLV_API
 gboolean clv_device_matches (ClvDevice * dev, const char *spec);
@@ -111,6 +129,12 @@ char *clv_device_describe (ClvDevice * dev);
 /* One line per device of every platform, for messages and --list. */
 CLV_API
 char *clv_device_list_all (void);
+
+/* The value of `name` in a list "NAME=VALUE,NAME=VALUE,..." (the last one
+ * wins; blanks around names and values ignored; items without '=' skipped),
+ * newly allocated, or NULL when it is not there. */
+CLV_API
+char *clv_tune_lookup (const char *list, const char *name);
 
 /* Tuning: the value of NAME in CLVISION_TUNE="NAME=VALUE,..." or the default. */
 CLV_API
@@ -159,6 +183,12 @@ cl_kernel clv_kernel_new (cl_program program, const char *name,
 #define CLV_ARGS_END (size_t) 0
 CLV_API
 gboolean clv_kernel_set_args (cl_kernel kernel, GError ** error, ...);
+/* Whether one buffer of `size` bytes fits the device's
+ * CL_DEVICE_MAX_MEM_ALLOC_SIZE; else a CLV_ERROR_TOO_LARGE error naming
+ * both.  clv_buffer_new* check it themselves. */
+CLV_API
+gboolean clv_device_check_buffer_size (ClvDevice * dev, gsize size,
+    GError ** error);
 CLV_API
 cl_mem clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
     GError ** error);

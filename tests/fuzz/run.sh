@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Fuzzes each parser with libFuzzer for SECONDS (default 60) per target,
+# built with clang, AddressSanitizer and UndefinedBehaviorSanitizer in
+# build-fuzz/ (CLV_FUZZ_BUILD_DIR).  Seeds: the committed corpus plus the
+# real cascades of opencv-data (OpenCV's model fixture and a model written
+# by clvision-eigen-train are in the corpus).  New coverage is merged, minimised, into
+# tests/fuzz/corpus/NAME; a crashing input is left in
+# build-fuzz/fuzz-artifacts/NAME/ and the script fails: fix the bug and
+# commit the input into the corpus as a regression test.
+#   nice -n 19 tests/fuzz/run.sh [SECONDS] [TARGET...]
+#   (targets: cascade eigen-model strings)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(cascade eigen-model strings)
+build=${CLV_FUZZ_BUILD_DIR:-build-fuzz}
+
+for tool in clang meson ninja; do
+  command -v $tool >/dev/null || { echo "$tool is missing: apt-get install clang libclang-rt-14-dev meson ninja-build" >&2; exit 1; }
+done
+if [ ! -f "$build/build.ninja" ]; then
+  # Everything instrumented for coverage (fuzzer-no-link); only the fuzz
+  # targets link libFuzzer's main.
+  CC=clang meson setup "$build" -Dtests=enabled -Dexamples=disabled \
+    -Dfuzzing=true -Dbuildtype=debugoptimized \
+    -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dc_args="-fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined"
+fi
+ninja -C "$build" $(printf 'tests/fuzz/fuzz-%s ' "${targets[@]}")
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+status=0
+for t in "${targets[@]}"; do
+  bin="$build/tests/fuzz/fuzz-$t"
+  work="$build/fuzz-work/$t"
+  artifacts="$build/fuzz-artifacts/$t/"
+  mkdir -p "$work" "$artifacts"
+  extra=()
+  case $t in
+    cascade) for d in /usr/share/opencv4/haarcascades /usr/share/opencv4/lbpcascades; do
+        [ -d "$d" ] && extra+=("$d"); done ;;
+  esac
+  echo "== fuzz-$t for ${seconds}s"
+  "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
+    -rss_limit_mb=2048 -artifact_prefix="$artifacts" \
+    "$work" "tests/fuzz/corpus/$t" "${extra[@]}" 2>&1 | tee "$build/fuzz-$t.log" \
+    | grep -E '^(#[0-9]+ +(INITED|DONE)|stat::|==[0-9]+==ERROR|SUMMARY|.*runtime error)' || true
+  if [ "${PIPESTATUS[0]}" -ne 0 ] || ls "$artifacts" | grep -q .; then
+    echo "fuzz-$t: FINDING, see $build/fuzz-$t.log and $artifacts" >&2
+    status=1
+  fi
+  # Keep what adds coverage, minimised, in the committed corpus; only small
+  # inputs (the real cascades are replayed from opencv-data itself).
+  small="$build/fuzz-small/$t"
+  rm -rf "$small"
+  mkdir -p "$small"
+  find "$work" -type f -size -8k -exec cp {} "$small/" \;
+  "$bin" -merge=1 "tests/fuzz/corpus/$t" "$small" >"$build/fuzz-$t-merge.log" 2>&1 || true
+done
+exit $status
