@@ -17,9 +17,20 @@ ninja -C "$build"
 tests/fetch-data.sh "$build/tests/oracle/clv-gray-pgm"
 
 # The plugin is scanned in-process: gst-plugin-scanner is not built with
-# ASan and could not load it.  PoCL's LLVM registers globals twice
-# (odr), harmless; its JIT'd kernels are not instrumented.
+# ASan and could not load it.  So that the scan loads only what the tests
+# use (and not every installed plugin with its own leaks), the system
+# plugins are those below.  PoCL's LLVM registers globals twice (odr),
+# harmless; its JIT'd kernels are not instrumented.
 export GST_REGISTRY_FORK=no
+system_plugins=$build/system-plugins
+mkdir -p "$system_plugins"
+gst_plugins=/usr/lib/$(gcc -print-multiarch)/gstreamer-1.0
+for p in coreelements app videotestsrc videoconvertscale videorate playback \
+    typefindfunctions matroska vpx opus vorbis audioconvert audioresample \
+    jpeg png pnm imagefreeze multifile rawparse pbtypes; do
+  [ -f "$gst_plugins/libgst$p.so" ] && ln -sf "$gst_plugins/libgst$p.so" "$system_plugins/"
+done
+export GST_PLUGIN_SYSTEM_PATH_1_0=$PWD/$system_plugins
 export ASAN_OPTIONS=detect_leaks=1:detect_odr_violation=0:abort_on_error=1:allocator_may_return_null=1
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
