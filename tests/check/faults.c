@@ -434,7 +434,8 @@ GST_END_TEST;
 
 #define SAR_CL_CHAIN "videotestsrc pattern=snow num-buffers=%d ! " \
   "video/x-raw,format=GRAY16_LE,width=%d,height=%d,framerate=30/1 ! " \
-  "clupload ! sarmultilook range-looks=2 azimuth-looks=3 ! sarquantize ! " \
+  "clupload name=up ! sarmultilook range-looks=2 azimuth-looks=3 ! " \
+  "sarquantize ! " \
   "cldownload ! appsink name=sink sync=false"
 
 /* NULL -> PLAYING -> NULL 1,000 times: every cycle prerolls a frame on the
@@ -468,9 +469,10 @@ GST_START_TEST (test_state_cycles)
 
 GST_END_TEST;
 
-/* The checksum of every frame the SAR chain gives, in order. */
+/* The checksum of every frame the SAR chain gives, in order, and in
+ * `device` (if not NULL) the device its clupload used. */
 static char *
-run_sar_chain (int frames)
+run_sar_chain (int frames, ClvDevice ** device)
 {
   char *desc = g_strdup_printf (SAR_CL_CHAIN, frames, 96, 72);
   GstElement *pipe = gst_parse_launch (desc, NULL);
@@ -495,6 +497,11 @@ run_sar_chain (int frames)
     n++;
   }
   fail_unless_equals_int (n, frames);
+  if (device) {
+    GstElement *up = gst_bin_get_by_name (GST_BIN (pipe), "up");
+    *device = clv_check_element_device (up);
+    gst_object_unref (up);
+  }
   gst_element_set_state (pipe, GST_STATE_NULL);
   digest = g_strdup (g_checksum_get_string (ck));
   g_checksum_free (ck);
@@ -504,27 +511,36 @@ run_sar_chain (int frames)
   return digest;
 }
 
+static ClvDevice *thread_devices[4];
+
 static gpointer
 sar_chain_thread (gpointer data)
 {
-  return run_sar_chain (GPOINTER_TO_INT (data));
+  return run_sar_chain (20, &thread_devices[GPOINTER_TO_INT (data)]);
 }
 
-/* Four pipelines in four threads share the device's context and queue:
+/* Four pipelines in four threads share one device (context and queue):
  * each gives exactly what one pipeline alone gives. */
 GST_START_TEST (test_parallel_pipelines)
 {
-  char *alone = run_sar_chain (20);
-  GThread *threads[4];
+  char *alone = run_sar_chain (20, NULL);
+  GThread *threads[G_N_ELEMENTS (thread_devices)];
 
   for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
     threads[i] = g_thread_new ("pipeline", sar_chain_thread,
-        GINT_TO_POINTER (20));
+        GINT_TO_POINTER (i));
   for (guint i = 0; i < G_N_ELEMENTS (threads); i++) {
     char *digest = g_thread_join (threads[i]);
     fail_unless_equals_string (digest, alone);
     g_free (digest);
   }
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++) {
+    fail_unless (thread_devices[i] != NULL);
+    fail_unless (thread_devices[i]->context == thread_devices[0]->context);
+    fail_unless (thread_devices[i]->queue == thread_devices[0]->queue);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_clear_pointer (&thread_devices[i], clv_device_unref);
   g_free (alone);
 }
 
