@@ -572,10 +572,8 @@ typedef struct
   ClvImage im;
 } Side;
 
-/* The bytes a frame laid out as `info` spans: buffers shorter than that are
- * refused rather than read past their end (on the device too). */
-static gsize
-layout_bytes (const GstVideoInfo * info)
+gsize
+gst_clv_filter_layout_bytes (const GstVideoInfo * info)
 {
   gsize end = 0;
 
@@ -602,7 +600,7 @@ side_map (GstClvFilter * filter, Side * side, GstBuffer * buf,
       gst_cl_buffer_peek_device_memory (buf, PRIV (filter)->device) != NULL;
   if (side->on_device) {
     gst_cl_buffer_video_info (buf, info, &layout);
-    if (gst_buffer_get_size (buf) < layout_bytes (&layout)
+    if (gst_buffer_get_size (buf) < gst_clv_filter_layout_bytes (&layout)
         || !gst_buffer_map (buf, &side->map, flags | GST_MAP_OPENCL))
       return FALSE;
     side->mem = (cl_mem) side->map.data;
@@ -700,7 +698,7 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   /* Planes where the buffer says they are, if it says. */
   gst_cl_buffer_video_info (buf, &priv->in_info, &info);
-  if (gst_buffer_get_size (buf) < layout_bytes (&info))
+  if (gst_buffer_get_size (buf) < gst_clv_filter_layout_bytes (&info))
     goto too_short;
   if (gst_cl_buffer_peek_device_memory (buf, priv->device)) {
     /* Device frames are analysed where they are. */
@@ -728,7 +726,8 @@ too_short:
         ("A %" G_GSIZE_FORMAT "-byte buffer is too small for a %dx%d %s "
             "frame (%" G_GSIZE_FORMAT " bytes)", gst_buffer_get_size (buf),
             GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info),
-            GST_VIDEO_INFO_NAME (&info), layout_bytes (&info)), (NULL));
+            GST_VIDEO_INFO_NAME (&info),
+            gst_clv_filter_layout_bytes (&info)), (NULL));
     return GST_FLOW_ERROR;
   }
 map_failed:

@@ -75,6 +75,10 @@ const GstVideoInfo *gst_clv_filter_get_out_info (GstClvFilter * filter);
  * gray and YUV formats, the packed pixel and its R, G, B offsets for RGB. */
 ClvLumaImage gst_clv_filter_luma_image (const GstVideoInfo * info);
 
+/* The bytes a frame laid out as `info` spans: buffers shorter than that are
+ * refused rather than read past their end (on the device too). */
+gsize gst_clv_filter_layout_bytes (const GstVideoInfo * info);
+
 /* The start of an element message about `buf`, shaped like gst-plugins-bad
  * facedetect's: `name` (the element's), timestamp, stream-time,
  * running-time and duration (guint64). */

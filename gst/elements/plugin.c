@@ -13,6 +13,7 @@
 #include "gstsarrotscale.h"
 #include "gstvjfacedetect.h"
 #include "gsteigenrecognise.h"
+#include "gstroioverlay.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -30,6 +31,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (sarrotscale, plugin);
   ret |= GST_ELEMENT_REGISTER (vjfacedetect, plugin);
   ret |= GST_ELEMENT_REGISTER (eigenrecognise, plugin);
+  ret |= GST_ELEMENT_REGISTER (roioverlay, plugin);
   return ret;
 }
 

@@ -1,0 +1,739 @@
+/**
+ * SECTION:element-roioverlay
+ * @title: roioverlay
+ *
+ * Draws every #GstVideoRegionOfInterestMeta of a frame: its box and a
+ * label built from its "detection" (confidence) and "recognition" (name,
+ * distance) parameter structures.  Frames in system memory are drawn on the
+ * CPU; frames in memory:OpenCL are drawn by a kernel on the device, so a
+ * chain from clupload to cldownload never leaves it.  Both give the same
+ * bytes (common/clv-overlay.h has the rules).
+ *
+ * Boxes are drawn inside the ROI, `thickness` pixels wide, clipped at the
+ * frame's edges.  A label is a band of the box's colour above the box
+ * (inside it when there is no room above) with the text in black or white,
+ * whichever reads better; Pango renders each distinct text once, in
+ * `font-desc`, into a cached alpha mask.  Colours: one per label_id (the
+ * recognition's, else the detection's) from a palette of eight, or the
+ * fixed `color`; colours are converted to the frame's components with
+ * BT.601 (limited range for YUV, OpenCV's gray weights for GRAY8).
+ *
+ * When downstream (e.g. glimagesink) supports #GstVideoOverlayCompositionMeta
+ * in its allocation query, the boxes and labels are attached as an overlay
+ * composition instead (as textoverlay does) and the pixels are left alone.
+ * A frame without ROI metas passes untouched, in place.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=/usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg ! \
+ *     jpegdec ! videoconvert ! imagefreeze num-buffers=1 ! vjfacedetect ! \
+ *     roioverlay thickness=3 ! videoconvert ! pngenc ! filesink location=faces.png
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstroioverlay.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_roi_overlay_debug);
+#define GST_CAT_DEFAULT gst_roi_overlay_debug
+
+#define FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y444, RGB, BGR, RGBx, " \
+  "BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR }"
+
+#define DEFAULT_SHOW_LABEL TRUE
+#define DEFAULT_SHOW_CONFIDENCE TRUE
+#define DEFAULT_THICKNESS 2
+#define MAX_THICKNESS 100
+#define DEFAULT_COLOR 0
+#define DEFAULT_FONT_DESC "Sans 10"
+
+/* Empty pixels around the text in a label. */
+#define LABEL_PAD 2
+/* The label cache starts again past these (labels with distances or
+ * confidences change all the time). */
+#define MAX_LABELS 256
+#define MAX_MASK_BYTES (8 << 20)
+
+enum
+{
+  PROP_0,
+  PROP_SHOW_LABEL,
+  PROP_SHOW_CONFIDENCE,
+  PROP_THICKNESS,
+  PROP_COLOR,
+  PROP_FONT_DESC,
+};
+
+/* Where a rendered text is in the mask atlas. */
+typedef struct
+{
+  gint32 offset;
+  int width, height;
+} LabelMask;
+
+/* What a frame's ROIs draw: the operations and their RGB colours (the
+ * composition needs those). */
+typedef struct
+{
+  ClvOverlayOp op;
+  ClvRgb fg, bg;
+} Shape;
+
+struct _GstRoiOverlay
+{
+  GstClvFilter parent;
+
+  /* properties, under the object lock */
+  gboolean show_label;
+  gboolean show_confidence;
+  guint thickness;
+  guint color;
+  gchar *font_desc;
+
+  /* streaming */
+  GHashTable *labels;           /* text -> LabelMask */
+  GByteArray *masks;            /* the atlas */
+  gchar *labels_font;           /* the font of the cached labels */
+  ClvOverlayGpu *gpu;
+  gboolean composition_checked;
+  gboolean attach_composition;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstRoiOverlay, gst_roi_overlay, GST_TYPE_CLV_FILTER,
+    GST_DEBUG_CATEGORY_INIT (gst_roi_overlay_debug, "roioverlay", 0,
+        "ROI boxes and labels, on the CPU or an OpenCL device"));
+GST_ELEMENT_REGISTER_DEFINE (roioverlay, "roioverlay", GST_RANK_NONE,
+    GST_TYPE_ROI_OVERLAY);
+
+/* Colours per label_id; -1 (unknown) takes the last. */
+static const ClvRgb palette[8] = {
+  {0, 255, 0}, {255, 0, 0}, {0, 128, 255}, {255, 255, 0},
+  {255, 0, 255}, {0, 255, 255}, {255, 128, 0}, {128, 0, 255},
+};
+
+static const ClvRgb black = { 0, 0, 0 }, white = { 255, 255, 255 };
+
+/* The text of `roi`'s label and the label_id its colour follows. */
+static gchar *
+label_text (GstVideoRegionOfInterestMeta * roi, gboolean show_confidence,
+    gint * label_id)
+{
+  GstClvDetection det;
+  GstClvRecognition rec;
+  const gboolean has_det = gst_clv_roi_meta_get_detection (roi, &det);
+  const gboolean has_rec = gst_clv_roi_meta_get_recognition (roi, &rec);
+  GString *text = g_string_new (has_rec ? rec.label : has_det ? det.label :
+      g_quark_to_string (roi->roi_type));
+
+  *label_id = has_rec ? rec.label_id : has_det ? det.label_id : 0;
+  if (show_confidence && has_rec)
+    g_string_append_printf (text, " d=%.0f", rec.distance);
+  if (show_confidence && has_det)
+    g_string_append_printf (text, " %.0f%%", det.confidence * 100.0);
+  return g_string_free (text, FALSE);
+}
+
+/* Starts a new label cache if the font changed or the cache is full;
+ * between frames only, so that a frame's masks stay where they are. */
+static void
+labels_prepare (GstRoiOverlay * self, const gchar * font)
+{
+  if (g_strcmp0 (font, self->labels_font) == 0
+      && g_hash_table_size (self->labels) < MAX_LABELS
+      && self->masks->len < MAX_MASK_BYTES)
+    return;
+  GST_DEBUG_OBJECT (self, "starting a new label cache");
+  g_hash_table_remove_all (self->labels);
+  g_byte_array_set_size (self->masks, 0);
+  g_free (self->labels_font);
+  self->labels_font = g_strdup (font);
+  if (self->gpu)
+    clv_overlay_gpu_forget_masks (self->gpu);
+}
+
+/* The cached mask of `text`, rendered now if new. */
+static const LabelMask *
+label_mask (GstRoiOverlay * self, const gchar * text, GError ** error)
+{
+  LabelMask *label = g_hash_table_lookup (self->labels, text);
+  guint8 *mask;
+  int w, h;
+
+  if (label)
+    return label;
+  mask = clv_overlay_render_text (self->labels_font, text, LABEL_PAD, &w, &h, error);
+  if (mask == NULL)
+    return NULL;
+  label = g_new (LabelMask, 1);
+  label->offset = self->masks->len;
+  label->width = w;
+  label->height = h;
+  g_byte_array_append (self->masks, mask, (guint) w * h);
+  g_free (mask);
+  g_hash_table_insert (self->labels, g_strdup (text), label);
+  GST_LOG_OBJECT (self, "rendered \"%s\": %dx%d", text, w, h);
+  return label;
+}
+
+/* The box and label of every ROI of `buf`, in meta order. */
+static gboolean
+build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
+    GError ** error)
+{
+  gboolean show_label, show_confidence;
+  guint thickness, color;
+  gchar *font;
+  gpointer state = NULL;
+  GstMeta *meta;
+  gboolean ok = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  show_label = self->show_label;
+  show_confidence = self->show_confidence;
+  thickness = self->thickness;
+  color = self->color;
+  font = g_strdup (self->font_desc);
+  GST_OBJECT_UNLOCK (self);
+
+  labels_prepare (self, font);
+  while (ok && (meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    gint label_id;
+    gchar *text = label_text (roi, show_confidence, &label_id);
+    Shape box = { {0} };
+    ClvRgb rgb = palette[((label_id % 8) + 8) % 8];
+
+    if (color != 0)
+      rgb = (ClvRgb) { (color >> 16) & 0xff, (color >> 8) & 0xff,
+      color & 0xff};
+    box.op.kind = CLV_OVERLAY_BOX;
+    box.op.x0 = roi->x;
+    box.op.y0 = roi->y;
+    box.op.x1 = roi->x + roi->w;
+    box.op.y1 = roi->y + roi->h;
+    box.op.thickness = thickness;
+    box.fg = box.bg = rgb;
+    g_array_append_val (shapes, box);
+
+    if (show_label && text[0] != '\0') {
+      const LabelMask *mask = label_mask (self, text, error);
+      Shape label = { {0} };
+
+      if (mask == NULL) {
+        ok = FALSE;
+      } else {
+        label.op.kind = CLV_OVERLAY_LABEL;
+        label.op.x0 = roi->x;
+        /* Above the box, or inside its top when there is no room. */
+        label.op.y0 = (int) roi->y >= mask->height ?
+            (int) roi->y - mask->height : (int) roi->y;
+        label.op.x1 = label.op.x0 + mask->width;
+        label.op.y1 = label.op.y0 + mask->height;
+        label.op.mask_offset = mask->offset;
+        label.bg = rgb;
+        label.fg = clv_overlay_component_value (CLV_OVERLAY_GRAY, rgb) >= 128
+            ? black : white;
+        g_array_append_val (shapes, label);
+      }
+    }
+    g_free (text);
+  }
+  g_free (font);
+  return ok;
+}
+
+/* ---- Composition --------------------------------------------------------- */
+
+/* Whether downstream takes GstVideoOverlayCompositionMeta (asked once per
+ * negotiation, as textoverlay does). */
+static gboolean
+downstream_takes_composition (GstRoiOverlay * self)
+{
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+  GstCaps *caps = gst_pad_get_current_caps (srcpad);
+  GstQuery *query;
+  gboolean ret;
+
+  if (caps == NULL)
+    return FALSE;
+  query = gst_query_new_allocation (caps, FALSE);
+  ret = gst_pad_peer_query (srcpad, query)
+      && gst_query_find_allocation_meta (query,
+      GST_VIDEO_OVERLAY_COMPOSITION_META_API_TYPE, NULL);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  GST_DEBUG_OBJECT (self, "downstream %s overlay compositions",
+      ret ? "takes" : "does not take");
+  return ret;
+}
+
+/* A w x h rectangle of `pixels` (GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB,
+ * taken) shown at x, y, render_w x render_h. */
+static GstVideoOverlayRectangle *
+new_rectangle (guint8 * pixels, int w, int h, int x, int y, int render_w,
+    int render_h)
+{
+  GstBuffer *buf = gst_buffer_new_wrapped (pixels, (gsize) w * h * 4);
+  GstVideoOverlayRectangle *rect;
+
+  gst_buffer_add_video_meta (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB, w, h);
+  rect = gst_video_overlay_rectangle_new_raw (buf, x, y, render_w, render_h,
+      GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
+  gst_buffer_unref (buf);
+  return rect;
+}
+
+/* An opaque pixel of the composition format (BGRA in memory on little
+ * endian machines, ARGB on big endian). */
+static void
+set_pixel (guint8 * p, guint8 r, guint8 g, guint8 b)
+{
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  p[0] = b, p[1] = g, p[2] = r, p[3] = 255;
+#else
+  p[0] = 255, p[1] = r, p[2] = g, p[3] = b;
+#endif
+}
+
+/* Adds a one-pixel rectangle of colour `c` stretched over [x0, x1) x
+ * [y0, y1) clipped to the frame, if anything is left. */
+static void
+add_solid (GstVideoOverlayComposition ** comp, ClvRgb c, int x0, int y0,
+    int x1, int y1, const GstVideoInfo * info)
+{
+  GstVideoOverlayRectangle *rect;
+  guint8 *pixel;
+
+  x0 = MAX (x0, 0);
+  y0 = MAX (y0, 0);
+  x1 = MIN (x1, GST_VIDEO_INFO_WIDTH (info));
+  y1 = MIN (y1, GST_VIDEO_INFO_HEIGHT (info));
+  if (x0 >= x1 || y0 >= y1)
+    return;
+  pixel = g_malloc (4);
+  set_pixel (pixel, c.r, c.g, c.b);
+  rect = new_rectangle (pixel, 1, 1, x0, y0, x1 - x0, y1 - y0);
+  if (*comp == NULL)
+    *comp = gst_video_overlay_composition_new (rect);
+  else
+    gst_video_overlay_composition_add_rectangle (*comp, rect);
+  gst_video_overlay_rectangle_unref (rect);
+}
+
+/* The shapes as an overlay composition: each box as four solid
+ * rectangles (its sides), each label as its pixels, both as they would be
+ * drawn (labels blended with the same integer rule). */
+static GstVideoOverlayComposition *
+shapes_composition (GstRoiOverlay * self, GArray * shapes,
+    const GstVideoInfo * info)
+{
+  GstVideoOverlayComposition *comp = NULL;
+
+  for (guint i = 0; i < shapes->len; i++) {
+    const Shape *s = &g_array_index (shapes, Shape, i);
+    const ClvOverlayOp *op = &s->op;
+
+    if (op->kind == CLV_OVERLAY_BOX) {
+      /* Top, bottom, left, right; none overlap, even when the ring fills
+       * the box. */
+      const int top = MIN (op->y0 + op->thickness, op->y1);
+      const int bottom = MAX (op->y1 - op->thickness, top);
+      const int left = MIN (op->x0 + op->thickness, op->x1);
+      const int right = MAX (op->x1 - op->thickness, left);
+
+      add_solid (&comp, s->fg, op->x0, op->y0, op->x1, top, info);
+      add_solid (&comp, s->fg, op->x0, bottom, op->x1, op->y1, info);
+      add_solid (&comp, s->fg, op->x0, top, left, bottom, info);
+      add_solid (&comp, s->fg, right, top, op->x1, bottom, info);
+    } else {
+      const int w = op->x1 - op->x0, h = op->y1 - op->y0;
+      const guint8 *mask = self->masks->data + op->mask_offset;
+      guint8 *pixels = g_malloc ((gsize) w * h * 4);
+      GstVideoOverlayRectangle *rect;
+
+      for (int p = 0; p < w * h; p++) {
+        const int m = mask[p];
+#define BLEND(f, b) ((guint8) (((f) * m + (b) * (255 - m) + 127) / 255))
+        set_pixel (pixels + 4 * p, BLEND (s->fg.r, s->bg.r),
+            BLEND (s->fg.g, s->bg.g), BLEND (s->fg.b, s->bg.b));
+#undef BLEND
+      }
+      rect = new_rectangle (pixels, w, h, op->x0, op->y0, w, h);
+      if (comp == NULL)
+        comp = gst_video_overlay_composition_new (rect);
+      else
+        gst_video_overlay_composition_add_rectangle (comp, rect);
+      gst_video_overlay_rectangle_unref (rect);
+    }
+  }
+  return comp;
+}
+
+/* ---- Drawing ------------------------------------------------------------- */
+
+/* The operations of `shapes` with colours for `layout`. */
+static ClvOverlayOp *
+shapes_ops (GArray * shapes, const ClvOverlayLayout * layout)
+{
+  ClvOverlayOp *ops = g_new (ClvOverlayOp, shapes->len);
+
+  for (guint i = 0; i < shapes->len; i++) {
+    const Shape *s = &g_array_index (shapes, Shape, i);
+
+    ops[i] = s->op;
+    clv_overlay_op_set_colors (&ops[i], layout, s->fg, s->bg);
+  }
+  return ops;
+}
+
+static gboolean
+draw_on_device (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
+    GError ** error)
+{
+  ClvDevice *dev = gst_clv_filter_get_device (GST_CLV_FILTER (self));
+  GstVideoInfo info;
+  ClvOverlayLayout layout;
+  gsize plane_offsets[GST_VIDEO_MAX_PLANES];
+  ClvOverlayOp *ops;
+  GstMapInfo map;
+  gboolean ok;
+
+  gst_cl_buffer_video_info (buf,
+      gst_clv_filter_get_in_info (GST_CLV_FILTER (self)), &info);
+  if (gst_buffer_get_size (buf) < gst_clv_filter_layout_bytes (&info))
+    goto too_short;
+  if (self->gpu == NULL
+      && (self->gpu = clv_overlay_gpu_new (dev, error)) == NULL)
+    return FALSE;
+  gst_roi_overlay_layout (&info, &layout);
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++)
+    plane_offsets[p] = GST_VIDEO_INFO_PLANE_OFFSET (&info, p);
+  if (!gst_buffer_map (buf, &map, GST_MAP_READWRITE | GST_MAP_OPENCL))
+    goto map_failed;
+  ops = shapes_ops (shapes, &layout);
+  ok = clv_overlay_gpu_draw (self->gpu, (cl_mem) map.data, plane_offsets,
+      &layout, ops, shapes->len, self->masks->data, self->masks->len, error);
+  g_free (ops);
+  gst_buffer_unmap (buf, &map);
+  return ok;
+
+  /* ERRORS */
+too_short:
+  {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "A %" G_GSIZE_FORMAT
+        "-byte buffer is too small for a %dx%d %s frame (%" G_GSIZE_FORMAT
+        " bytes)", gst_buffer_get_size (buf), GST_VIDEO_INFO_WIDTH (&info),
+        GST_VIDEO_INFO_HEIGHT (&info), GST_VIDEO_INFO_NAME (&info),
+        gst_clv_filter_layout_bytes (&info));
+    return FALSE;
+  }
+map_failed:
+  {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "Could not map an OpenCL frame for writing");
+    return FALSE;
+  }
+}
+
+static gboolean
+draw_on_cpu (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
+    GError ** error)
+{
+  GstVideoFrame frame;
+  ClvOverlayLayout layout;
+  guint8 *planes[GST_VIDEO_MAX_PLANES];
+  ClvOverlayOp *ops;
+
+  if (!gst_video_frame_map (&frame,
+          gst_clv_filter_get_in_info (GST_CLV_FILTER (self)), buf,
+          GST_MAP_READWRITE))
+    goto map_failed;
+  gst_roi_overlay_layout (&frame.info, &layout);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++)
+    planes[p] = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+  ops = shapes_ops (shapes, &layout);
+  clv_overlay_draw_ref (planes, &layout, ops, shapes->len, self->masks->data);
+  g_free (ops);
+  gst_video_frame_unmap (&frame);
+  return TRUE;
+
+  /* ERRORS */
+map_failed:
+  {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "Could not map a video frame for writing (is the buffer too small "
+        "for its caps?)");
+    return FALSE;
+  }
+}
+
+static gboolean
+has_rois (GstBuffer * buf)
+{
+  return gst_buffer_get_meta (buf,
+      GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) != NULL;
+}
+
+/* Frames without ROIs are not even made writable. */
+static GstFlowReturn
+gst_roi_overlay_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  if (!has_rois (inbuf)) {
+    *outbuf = inbuf;
+    return GST_FLOW_OK;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_roi_overlay_parent_class)->
+      prepare_output_buffer (trans, inbuf, outbuf);
+}
+
+static GstFlowReturn
+gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstRoiOverlay *self = GST_ROI_OVERLAY (trans);
+  GArray *shapes;
+  GError *error = NULL;
+  gboolean ok;
+
+  if (!has_rois (buf))
+    return GST_FLOW_OK;
+  shapes = g_array_new (FALSE, FALSE, sizeof (Shape));
+  if (!build_shapes (self, buf, shapes, &error))
+    goto no_label;
+
+  if (!self->composition_checked) {
+    self->attach_composition = downstream_takes_composition (self);
+    self->composition_checked = TRUE;
+  }
+  if (self->attach_composition) {
+    GstVideoOverlayComposition *comp = shapes_composition (self, shapes,
+        gst_clv_filter_get_in_info (GST_CLV_FILTER (self)));
+
+    if (comp) {
+      gst_buffer_add_video_overlay_composition_meta (buf, comp);
+      gst_video_overlay_composition_unref (comp);
+    }
+    ok = TRUE;
+  } else if (gst_cl_buffer_peek_device_memory (buf,
+          gst_clv_filter_get_device (GST_CLV_FILTER (self)))) {
+    ok = draw_on_device (self, buf, shapes, &error);
+  } else {
+    ok = draw_on_cpu (self, buf, shapes, &error);
+  }
+  g_array_unref (shapes);
+  if (!ok)
+    goto failed;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_label:
+  {
+    g_array_unref (shapes);
+    GST_CLV_FILTER_POST_ERROR (self, LIBRARY, FAILED, error);
+    return GST_FLOW_ERROR;
+  }
+failed:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, FAILED, error);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static gboolean
+gst_roi_overlay_set_info (GstClvFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstRoiOverlay *self = GST_ROI_OVERLAY (filter);
+
+  /* Downstream may differ for the new caps. */
+  self->composition_checked = FALSE;
+  return TRUE;
+}
+
+static gboolean
+gst_roi_overlay_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  /* A new downstream (or new caps there) may take compositions or not. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE)
+    GST_ROI_OVERLAY (trans)->composition_checked = FALSE;
+  return GST_BASE_TRANSFORM_CLASS (gst_roi_overlay_parent_class)->src_event
+      (trans, event);
+}
+
+static gboolean
+gst_roi_overlay_stop (GstBaseTransform * trans)
+{
+  GstRoiOverlay *self = GST_ROI_OVERLAY (trans);
+
+  g_clear_pointer (&self->gpu, clv_overlay_gpu_free);
+  g_hash_table_remove_all (self->labels);
+  g_byte_array_set_size (self->masks, 0);
+  g_clear_pointer (&self->labels_font, g_free);
+  self->composition_checked = FALSE;
+  return GST_BASE_TRANSFORM_CLASS (gst_roi_overlay_parent_class)->stop
+      (trans);
+}
+
+static void
+gst_roi_overlay_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRoiOverlay *self = GST_ROI_OVERLAY (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_SHOW_LABEL:
+      self->show_label = g_value_get_boolean (value);
+      break;
+    case PROP_SHOW_CONFIDENCE:
+      self->show_confidence = g_value_get_boolean (value);
+      break;
+    case PROP_THICKNESS:
+      self->thickness = g_value_get_uint (value);
+      break;
+    case PROP_COLOR:
+      self->color = g_value_get_uint (value);
+      break;
+    case PROP_FONT_DESC:
+      g_free (self->font_desc);
+      self->font_desc = g_value_dup_string (value);
+      if (self->font_desc == NULL)
+        self->font_desc = g_strdup (DEFAULT_FONT_DESC);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_roi_overlay_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstRoiOverlay *self = GST_ROI_OVERLAY (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_SHOW_LABEL:
+      g_value_set_boolean (value, self->show_label);
+      break;
+    case PROP_SHOW_CONFIDENCE:
+      g_value_set_boolean (value, self->show_confidence);
+      break;
+    case PROP_THICKNESS:
+      g_value_set_uint (value, self->thickness);
+      break;
+    case PROP_COLOR:
+      g_value_set_uint (value, self->color);
+      break;
+    case PROP_FONT_DESC:
+      g_value_set_string (value, self->font_desc);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_roi_overlay_finalize (GObject * object)
+{
+  GstRoiOverlay *self = GST_ROI_OVERLAY (object);
+
+  g_clear_pointer (&self->gpu, clv_overlay_gpu_free);
+  g_hash_table_unref (self->labels);
+  g_byte_array_unref (self->masks);
+  g_free (self->labels_font);
+  g_free (self->font_desc);
+  G_OBJECT_CLASS (gst_roi_overlay_parent_class)->finalize (object);
+}
+
+static void
+gst_roi_overlay_class_init (GstRoiOverlayClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstClvFilterClass *filter_class = GST_CLV_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_roi_overlay_set_property;
+  gobject_class->get_property = gst_roi_overlay_get_property;
+  gobject_class->finalize = gst_roi_overlay_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_SHOW_LABEL,
+      g_param_spec_boolean ("show-label", "Show label",
+          "Draw a text label above each box", DEFAULT_SHOW_LABEL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRoiOverlay:show-confidence:
+   *
+   * Append to the label the recognition distance ("d=1520") and the
+   * detection confidence ("87%").
+   */
+  g_object_class_install_property (gobject_class, PROP_SHOW_CONFIDENCE,
+      g_param_spec_boolean ("show-confidence", "Show confidence",
+          "Append the recognition distance and detection confidence to the "
+          "label", DEFAULT_SHOW_CONFIDENCE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_THICKNESS,
+      g_param_spec_uint ("thickness", "Thickness",
+          "Width of the box lines in pixels (0: labels only)", 0,
+          MAX_THICKNESS, DEFAULT_THICKNESS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRoiOverlay:color:
+   *
+   * The colour of every box and label as 0xAARRGGBB (textoverlay's
+   * convention; drawn opaque, the alpha byte is ignored), or 0 for a colour
+   * per label_id from the palette.
+   */
+  g_object_class_install_property (gobject_class, PROP_COLOR,
+      g_param_spec_uint ("color", "Color",
+          "Colour of boxes and labels as 0xAARRGGBB, 0 for one per label_id",
+          0, G_MAXUINT32, DEFAULT_COLOR,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_FONT_DESC,
+      g_param_spec_string ("font-desc", "Font description",
+          "Pango font description of the labels, e.g. \"Sans Bold 12\"",
+          DEFAULT_FONT_DESC,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  gst_element_class_set_static_metadata (element_class, "ROI overlay",
+      "Filter/Editor/Video",
+      "Draws the boxes and labels of region-of-interest metas, on the CPU "
+      "or an OpenCL device", "clvision developers");
+  gst_clv_filter_class_add_pad_templates (filter_class, FORMATS, FORMATS);
+
+  trans_class->stop = gst_roi_overlay_stop;
+  trans_class->src_event = gst_roi_overlay_src_event;
+  trans_class->prepare_output_buffer = gst_roi_overlay_prepare_output_buffer;
+  trans_class->transform_ip = gst_roi_overlay_transform_ip;
+  filter_class->set_info = gst_roi_overlay_set_info;
+}
+
+static void
+gst_roi_overlay_init (GstRoiOverlay * self)
+{
+  self->show_label = DEFAULT_SHOW_LABEL;
+  self->show_confidence = DEFAULT_SHOW_CONFIDENCE;
+  self->thickness = DEFAULT_THICKNESS;
+  self->color = DEFAULT_COLOR;
+  self->font_desc = g_strdup (DEFAULT_FONT_DESC);
+  self->labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      g_free);
+  self->masks = g_byte_array_new ();
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}
