@@ -3,10 +3,10 @@
 # built with clang, AddressSanitizer and UndefinedBehaviorSanitizer in
 # build-fuzz/ (CLV_FUZZ_BUILD_DIR).  Seeds: the committed corpus plus the
 # real cascades of opencv-data (OpenCV's model fixture and a model written
-# by clvision-eigen-train are in the corpus).  New coverage is merged, minimised, into
-# tests/fuzz/corpus/NAME; a crashing input is left in
-# build-fuzz/fuzz-artifacts/NAME/ and the script fails: fix the bug and
-# commit the input into the corpus as a regression test.
+# by clvision-eigen-train are in the corpus).  The committed corpus
+# tests/fuzz/corpus/NAME is then minimised again (see below); a crashing
+# input is left in build-fuzz/fuzz-artifacts/NAME/ and the script fails: fix
+# the bug and commit the input as tests/fuzz/corpus/NAME/regress-WHAT.
 #   nice -n 19 tests/fuzz/run.sh [SECONDS] [TARGET...]
 #   (targets: cascade eigen-model strings)
 set -euo pipefail
@@ -52,12 +52,24 @@ for t in "${targets[@]}"; do
     echo "fuzz-$t: FINDING, see $build/fuzz-$t.log and $artifacts" >&2
     status=1
   fi
-  # Keep what adds coverage, minimised, in the committed corpus; only small
-  # inputs (the real cascades are replayed from opencv-data itself).
-  small="$build/fuzz-small/$t"
-  rm -rf "$small"
-  mkdir -p "$small"
-  find "$work" -type f -size -8k -exec cp {} "$small/" \;
-  "$bin" -merge=1 "tests/fuzz/corpus/$t" "$small" >"$build/fuzz-$t-merge.log" 2>&1 || true
+  # The committed corpus is kept minimal: the named inputs (seed-*, the
+  # real files; regress-*, former findings) stay, and of everything else
+  # (the earlier corpus and this run's) libFuzzer's merge keeps the fewest
+  # small inputs that reach the same coverage.  The real cascades are not
+  # copied: the replay loads them from opencv-data itself.
+  corpus="tests/fuzz/corpus/$t"
+  named="$build/fuzz-named/$t" pool="$build/fuzz-pool/$t" min="$build/fuzz-min/$t"
+  rm -rf "$named" "$pool" "$min"
+  mkdir -p "$named" "$pool" "$min"
+  find "$corpus" -maxdepth 1 -type f \( -name 'seed-*' -o -name 'regress-*' \) \
+    -exec cp {} "$named/" \;
+  find "$corpus" "$work" -maxdepth 1 -type f -size -8k ! -name 'seed-*' \
+    ! -name 'regress-*' -exec cp {} "$pool/" \;
+  "$bin" -merge=1 -timeout=10 "$min" "$named" "$pool" >"$build/fuzz-$t-merge.log" 2>&1 || true
+  # Keep only what the merge added beyond the named inputs.
+  for f in "$named"/*; do rm -f "$min/$(sha1sum <"$f" | cut -c1-40)"; done
+  find "$corpus" -maxdepth 1 -type f ! -name 'seed-*' ! -name 'regress-*' -delete
+  cp "$min"/* "$corpus/" 2>/dev/null || true
+  echo "fuzz-$t: corpus $(ls "$corpus" | wc -l) files, $(du -sk "$corpus" | cut -f1) KiB"
 done
 exit $status
