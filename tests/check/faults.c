@@ -469,6 +469,32 @@ GST_START_TEST (test_state_cycles)
 
 GST_END_TEST;
 
+/* Frames of `sink` until EOS as one byte string; their number in
+ * `n_frames` if not NULL. */
+static GByteArray *
+pull_all (GstElement * sink, int *n_frames)
+{
+  GByteArray *all = g_byte_array_new ();
+  GstSample *sample;
+  int n = 0;
+
+  while (TRUE) {
+    GstMapInfo map;
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    if (sample == NULL)
+      break;
+    fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
+            GST_MAP_READ));
+    g_byte_array_append (all, map.data, map.size);
+    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+    gst_sample_unref (sample);
+    n++;
+  }
+  if (n_frames)
+    *n_frames = n;
+  return all;
+}
+
 /* The checksum of every frame the SAR chain gives, in order, and in
  * `device` (if not NULL) the device its clupload used. */
 static char *
@@ -477,25 +503,13 @@ run_sar_chain (int frames, ClvDevice ** device)
   char *desc = g_strdup_printf (SAR_CL_CHAIN, frames, 96, 72);
   GstElement *pipe = gst_parse_launch (desc, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  GChecksum *ck = g_checksum_new (G_CHECKSUM_SHA256);
-  GstSample *sample;
-  int n = 0;
+  GByteArray *all;
+  int n;
   char *digest;
 
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING)
       != GST_STATE_CHANGE_FAILURE);
-  while (TRUE) {
-    GstMapInfo map;
-    g_signal_emit_by_name (sink, "pull-sample", &sample);
-    if (sample == NULL)
-      break;
-    fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
-            GST_MAP_READ));
-    g_checksum_update (ck, map.data, map.size);
-    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
-    gst_sample_unref (sample);
-    n++;
-  }
+  all = pull_all (sink, &n);
   fail_unless_equals_int (n, frames);
   if (device) {
     GstElement *up = gst_bin_get_by_name (GST_BIN (pipe), "up");
@@ -503,8 +517,9 @@ run_sar_chain (int frames, ClvDevice ** device)
     gst_object_unref (up);
   }
   gst_element_set_state (pipe, GST_STATE_NULL);
-  digest = g_strdup (g_checksum_get_string (ck));
-  g_checksum_free (ck);
+  digest = g_compute_checksum_for_data (G_CHECKSUM_SHA256, all->data,
+      all->len);
+  g_byte_array_unref (all);
   gst_object_unref (sink);
   gst_object_unref (pipe);
   g_free (desc);
@@ -711,31 +726,10 @@ overwrite_frame (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-/* Frames of `sink` as one byte string. */
-static GByteArray *
-pull_all (GstElement * sink)
-{
-  GByteArray *all = g_byte_array_new ();
-  GstSample *sample;
-
-  while (TRUE) {
-    GstMapInfo map;
-    g_signal_emit_by_name (sink, "pull-sample", &sample);
-    if (sample == NULL)
-      break;
-    fail_unless (gst_buffer_map (gst_sample_get_buffer (sample), &map,
-            GST_MAP_READ));
-    g_byte_array_append (all, map.data, map.size);
-    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
-    gst_sample_unref (sample);
-  }
-  return all;
-}
-
 static gpointer
 pull_all_thread (gpointer sink)
 {
-  return pull_all (sink);
+  return pull_all (sink, NULL);
 }
 
 /* A tee shares each memory:OpenCL buffer between a branch that overwrites
