@@ -9,7 +9,7 @@
 #include "clv-sar.h"
 #include "clv-test-util.h"
 #include "clv-vj-ref.h"
-#include "vj-test-util.h"
+#include "vj-check-frame.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -60,51 +60,22 @@ rss_bytes (void)
 
 /* ---- Frames ------------------------------------------------------------ */
 
-typedef struct
+static Gray
+load_gray_checked (const char *name)
 {
-  guint8 *pixels;
-  int width, height;
-} Luma;
+  Gray g = load_gray (name);
 
-static Luma
-load_luma (const char *name)
-{
-  Luma l;
-
-  l.pixels = vj_test_load_image (name, &l.width, &l.height);
-  fail_unless (l.pixels != NULL, "cannot load %s", name);
-  return l;
+  fail_unless (g.pixels != NULL, "cannot load %s", name);
+  return g;
 }
 
-static Luma
-blank_luma (int width, int height, guint8 value)
+static Gray
+blank_gray (int width, int height, guint8 value)
 {
-  Luma l = { g_malloc ((gsize) width * height), width, height };
+  Gray g = { g_malloc ((gsize) width * height), width, height };
 
-  memset (l.pixels, value, (gsize) width * height);
-  return l;
-}
-
-/* A GRAY8 or I420 frame (gray chroma) whose luma is `l`. */
-static GstBuffer *
-luma_buffer (const Luma * l, const char *format, GstCaps ** caps)
-{
-  GstVideoInfo info;
-  GstVideoFrame frame;
-  GstBuffer *buf;
-
-  gst_video_info_set_format (&info, gst_video_format_from_string (format),
-      l->width, l->height);
-  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
-  gst_buffer_memset (buf, 0, 128, GST_VIDEO_INFO_SIZE (&info));
-  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
-  for (int y = 0; y < l->height; y++)
-    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0)
-        + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
-        l->pixels + (gsize) y * l->width, l->width);
-  gst_video_frame_unmap (&frame);
-  *caps = gst_video_info_to_caps (&info);
-  return buf;
+  memset (g.pixels, value, (gsize) width * height);
+  return g;
 }
 
 static GstHarness *
@@ -126,10 +97,10 @@ element_harness (const char *factory, const char *prop, ...)
 
 /* Pushes `l` as `format` through a vjfacedetect harness: the faces found. */
 static guint
-push_luma (GstHarness * h, const Luma * l, const char *format)
+push_gray (GstHarness * h, const Gray * l, const char *format)
 {
   GstCaps *caps;
-  GstBuffer *in = luma_buffer (l, format, &caps), *out;
+  GstBuffer *in = vj_check_frame_buffer (l, format, &caps), *out;
   GstCaps *current = gst_pad_get_current_caps (h->srcpad);
   gpointer state = NULL;
   guint n = 0;
@@ -205,8 +176,8 @@ assert_bad_files_keep_old (GstHarness * h, const char *property,
 static gboolean
 finds_grace_hoppers_face (GstHarness * h)
 {
-  Luma face = load_luma ("grace_hopper");
-  guint n = push_luma (h, &face, "GRAY8");
+  Gray face = load_gray_checked ("grace_hopper");
+  guint n = push_gray (h, &face, "GRAY8");
 
   g_free (face.pixels);
   return n == 1;
@@ -257,9 +228,9 @@ write_small_model (void)
 static gboolean
 recognises_light (GstHarness * h)
 {
-  Luma l = blank_luma (64, 48, 100);
+  Gray l = blank_gray (64, 48, 100);
   GstCaps *caps;
-  GstBuffer *in = luma_buffer (&l, "GRAY8", &caps), *out;
+  GstBuffer *in = vj_check_frame_buffer (&l, "GRAY8", &caps), *out;
   GstVideoRegionOfInterestMeta *roi;
   GstStructure *rec;
   gboolean light;
@@ -303,16 +274,16 @@ GST_END_TEST;
 /* Size and format change between frames: every frame gets its own faces. */
 GST_START_TEST (test_caps_change_mid_stream)
 {
-  Luma face = load_luma ("grace_hopper");
-  Luma small = blank_luma (160, 120, 90);
-  Luma odd = blank_luma (33, 17, 200);
+  Gray face = load_gray_checked ("grace_hopper");
+  Gray small = blank_gray (160, 120, 90);
+  Gray odd = blank_gray (33, 17, 200);
   GstHarness *h = element_harness ("vjfacedetect", "interval", 2, NULL);
 
   for (int round = 0; round < 2; round++) {
-    fail_unless_equals_int (push_luma (h, &face, "GRAY8"), 1);
-    fail_unless_equals_int (push_luma (h, &small, "I420"), 0);
-    fail_unless_equals_int (push_luma (h, &face, "I420"), 1);
-    fail_unless_equals_int (push_luma (h, &odd, "GRAY8"), 0);
+    fail_unless_equals_int (push_gray (h, &face, "GRAY8"), 1);
+    fail_unless_equals_int (push_gray (h, &small, "I420"), 0);
+    fail_unless_equals_int (push_gray (h, &face, "I420"), 1);
+    fail_unless_equals_int (push_gray (h, &odd, "GRAY8"), 0);
   }
   gst_harness_teardown (h);
   g_free (face.pixels);
@@ -336,23 +307,23 @@ push_segment (GstHarness * h, GstClockTime start)
  * then the next frame is analysed again and no stale face reaches it. */
 GST_START_TEST (test_flush_and_segment_reset_interval)
 {
-  Luma face = load_luma ("grace_hopper");
-  Luma blank = blank_luma (face.width, face.height, 90);
+  Gray face = load_gray_checked ("grace_hopper");
+  Gray blank = blank_gray (face.width, face.height, 90);
   GstHarness *h = element_harness ("vjfacedetect", "interval", 100, NULL);
 
-  fail_unless_equals_int (push_luma (h, &face, "GRAY8"), 1);
-  fail_unless_equals_int (push_luma (h, &blank, "GRAY8"), 1);   /* reused */
+  fail_unless_equals_int (push_gray (h, &face, "GRAY8"), 1);
+  fail_unless_equals_int (push_gray (h, &blank, "GRAY8"), 1);   /* reused */
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   push_segment (h, 0);
-  fail_unless_equals_int (push_luma (h, &blank, "GRAY8"), 0);
+  fail_unless_equals_int (push_gray (h, &blank, "GRAY8"), 0);
 
-  fail_unless_equals_int (push_luma (h, &face, "GRAY8"), 0);    /* reused */
+  fail_unless_equals_int (push_gray (h, &face, "GRAY8"), 0);    /* reused */
   push_segment (h, 10 * GST_SECOND);
-  fail_unless_equals_int (push_luma (h, &face, "GRAY8"), 1);
+  fail_unless_equals_int (push_gray (h, &face, "GRAY8"), 1);
   /* An equal segment again is no change: faces are reused. */
   push_segment (h, 10 * GST_SECOND);
-  fail_unless_equals_int (push_luma (h, &blank, "GRAY8"), 1);
+  fail_unless_equals_int (push_gray (h, &blank, "GRAY8"), 1);
 
   gst_harness_teardown (h);
   g_free (face.pixels);
