@@ -8,3 +8,8 @@
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
+
+/* Called once before the first input (by libFuzzer, and by replay.c):
+ * GLib warnings and criticals (a GError set twice, a failed precondition)
+ * abort, so that they are findings too. */
+int LLVMFuzzerInitialize (int *argc, char ***argv);

@@ -33,6 +33,7 @@ replay_file (const char *path)
 int
 main (int argc, char **argv)
 {
+  LLVMFuzzerInitialize (&argc, &argv);
   for (int i = 1; i < argc; i++) {
     if (g_file_test (argv[i], G_FILE_TEST_IS_DIR)) {
       GDir *dir = g_dir_open (argv[i], 0, NULL);
