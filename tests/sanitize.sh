@@ -31,7 +31,9 @@ for p in coreelements app videotestsrc videoconvertscale videorate playback \
   [ -f "$gst_plugins/libgst$p.so" ] && ln -sf "$gst_plugins/libgst$p.so" "$system_plugins/"
 done
 export GST_PLUGIN_SYSTEM_PATH_1_0=$PWD/$system_plugins
-export ASAN_OPTIONS=detect_leaks=1:detect_odr_violation=0:abort_on_error=1:allocator_may_return_null=1
+# Full stacks for every allocation (GLib and GStreamer have no frame
+# pointers): without them the leak suppressions cannot match.
+export ASAN_OPTIONS=detect_leaks=1:detect_odr_violation=0:abort_on_error=1:allocator_may_return_null=1:fast_unwind_on_malloc=0
 export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # No GLib slice allocator, so every block is visible to ASan.
