@@ -5,7 +5,7 @@
 # OpenCL device (PoCL here).  Any report fails the test that caused it.
 # Leak reports from GLib/GStreamer/PoCL internals are suppressed by
 # tests/lsan.supp (each entry says why); nothing of ours is.
-#   nice -n 19 tests/sanitize.sh [extra meson test arguments]
+#   nice -n 19 tests/sanitize.sh [TEST...]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=${CLV_ASAN_BUILD_DIR:-build-asan}
@@ -38,7 +38,10 @@ export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # No GLib slice allocator, so every block is visible to ASan.
 export G_SLICE=always-malloc
-# The oracle (OpenCV itself) is not ours; everything else runs.
-tests=$(meson test -C "$build" --list 2>/dev/null | grep -v '^oracle-' | grep -v '^ninja')
+# The oracle (OpenCV itself) is not ours; everything else runs (or the
+# tests named on the command line).
+tests="$*"
+[ -n "$tests" ] || tests=$(meson test -C "$build" --list 2>/dev/null | grep -v '^oracle-' | grep -v '^ninja')
+# shellcheck disable=SC2086
 meson test -C "$build" --print-errorlogs --num-processes 1 \
-  --timeout-multiplier 4 "$@" $tests
+  --timeout-multiplier 4 $tests
