@@ -70,9 +70,9 @@ for t in "${targets[@]}"; do
   rm -rf "$named" "$pool" "$min"
   mkdir -p "$named" "$pool" "$min"
   find "$corpus" -maxdepth 1 -type f \( -name 'seed-*' -o -name 'regress-*' \) \
-    -exec cp {} "$named/" \;
+    -exec cp -t "$named/" {} +
   find "$corpus" "$work" -maxdepth 1 -type f -size -8k ! -name 'seed-*' \
-    ! -name 'regress-*' -exec cp {} "$pool/" \;
+    ! -name 'regress-*' -exec cp -t "$pool/" {} +
   "$bin" -merge=1 -timeout=10 "$min" "$named" "$pool" >"$build/fuzz-$t-merge.log" 2>&1 || true
   # Keep only what the merge added beyond the named inputs.
   for f in "$named"/*; do rm -f "$min/$(sha1sum <"$f" | cut -c1-40)"; done
