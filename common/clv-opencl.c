@@ -345,7 +345,7 @@ device_create (DeviceEntry * e, GError ** error)
   };
   cl_uint cu = 0;
   size_t wg = 0;
-  cl_ulong lmem = 0, gmem = 0, maxalloc = 0;
+  cl_ulong lmem = 0, gmem = 0;
   cl_device_fp_config fp64 = 0;
   cl_int st;
 
@@ -371,15 +371,14 @@ device_create (DeviceEntry * e, GError ** error)
       NULL);
   clGetDeviceInfo (e->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof (gmem), &gmem,
       NULL);
-  clGetDeviceInfo (e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof (maxalloc),
-      &maxalloc, NULL);
   clGetDeviceInfo (e->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof (fp64), &fp64,
       NULL);
+  clGetDeviceInfo (e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+      sizeof (dev->max_mem_alloc_size), &dev->max_mem_alloc_size, NULL);
   dev->compute_units = MAX (cu, 1);
   dev->max_work_group_size = MAX (wg, 1);
   dev->local_mem_size = lmem;
   dev->global_mem_size = gmem;
-  dev->max_mem_alloc_size = maxalloc ? maxalloc : G_MAXUINT64;
   dev->has_fp64 = fp64 != 0;
   if (!(e->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)))
     dev->simd_width = 1;
@@ -880,18 +879,19 @@ fail:
   return FALSE;
 }
 
-/* A driver answers a buffer over its limit with a bare
- * CL_INVALID_BUFFER_SIZE (or, for some, a crash): say it in words first. */
 gboolean
-clv_device_check_buffer_size (ClvDevice * dev, gsize size, GError ** error)
+clv_device_check_buffer_size (ClvDevice * dev, guint64 size,
+    const char *what, GError ** error)
 {
   if (size <= dev->max_mem_alloc_size)
     return TRUE;
-  g_set_error (error, CLV_ERROR, CLV_ERROR_TOO_LARGE, "A buffer of %"
-      G_GSIZE_FORMAT " bytes is larger than %s can allocate at once (%"
-      G_GUINT64_FORMAT " bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE): use smaller "
-      "frames or another device", size, dev->device_name,
-      dev->max_mem_alloc_size);
+  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+      "%s needs a buffer of %" G_GUINT64_FORMAT " bytes (%.1f MiB), but the "
+      "largest buffer %s can allocate is %" G_GUINT64_FORMAT " bytes "
+      "(%.1f MiB, CL_DEVICE_MAX_MEM_ALLOC_SIZE); use smaller frames (crop or "
+      "tile the input) or a device with more memory", what, size,
+      size / 1048576.0, dev->device_name, dev->max_mem_alloc_size,
+      dev->max_mem_alloc_size / 1048576.0);
   return FALSE;
 }
 
@@ -902,7 +902,7 @@ clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
   cl_mem m = NULL;
   cl_int st;
 
-  if (!clv_device_check_buffer_size (dev, size, error))
+  if (!clv_device_check_buffer_size (dev, size, "The data", error))
     return NULL;
   CLV_CHECK ((m = clCreateBuffer (dev->context, flags, MAX (size, 1), NULL,
               &st), st), error, fail);
@@ -920,7 +920,7 @@ clv_buffer_new_with_data (ClvDevice * dev, cl_mem_flags flags,
   cl_mem m = NULL;
   cl_int st;
 
-  if (!clv_device_check_buffer_size (dev, bytes, error))
+  if (!clv_device_check_buffer_size (dev, bytes, "The data", error))
     return NULL;
   copy = g_malloc0 (bytes);
   if (size)

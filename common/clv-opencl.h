@@ -24,7 +24,6 @@ typedef enum
   CLV_ERROR_OPENCL,             /* an OpenCL call failed */
   CLV_ERROR_BUILD,              /* a program failed to build */
   CLV_ERROR_INVALID,            /* bad argument or data */
-  CLV_ERROR_TOO_LARGE,          /* a buffer larger than the device allows */
 } ClvError;
 
 CLV_API
@@ -85,6 +84,13 @@ struct _ClvDevice
   GMutex lock;
   GHashTable *programs;         /* "name\noptions" -> cl_program */
 };
+
+/* Whether one buffer of `size` bytes fits the device's
+ * CL_DEVICE_MAX_MEM_ALLOC_SIZE; if not, an error naming `what` ("A 25000x16700
+ * GRAY16_LE frame"), the size and the limit. */
+CLV_API
+gboolean clv_device_check_buffer_size (ClvDevice * dev, guint64 size,
+    const char *what, GError ** error);
 
 /* Opens the device that `spec` names: NULL or "auto" (first GPU, else first
  * accelerator, else first CPU; CLVISION_DEVICE overrides "auto"), "P:D"
@@ -183,12 +189,6 @@ cl_kernel clv_kernel_new (cl_program program, const char *name,
 #define CLV_ARGS_END (size_t) 0
 CLV_API
 gboolean clv_kernel_set_args (cl_kernel kernel, GError ** error, ...);
-/* Whether one buffer of `size` bytes fits the device's
- * CL_DEVICE_MAX_MEM_ALLOC_SIZE; else a CLV_ERROR_TOO_LARGE error naming
- * both.  clv_buffer_new* check it themselves. */
-CLV_API
-gboolean clv_device_check_buffer_size (ClvDevice * dev, gsize size,
-    GError ** error);
 CLV_API
 cl_mem clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
     GError ** error);

@@ -145,12 +145,13 @@ clv_overlay_gpu_forget_masks (ClvOverlayGpu * gpu)
 }
 
 /* Brings the device atlas up to `size` bytes of `masks`: only the new tail
- * is copied, unless the buffer has to grow. */
+ * is copied, unless the buffer has to grow.  Kernels need a buffer to bind
+ * even when there are no masks. */
 static gboolean
 sync_masks (ClvOverlayGpu * gpu, const guint8 * masks, gsize size,
     GError ** error)
 {
-  if (size > gpu->masks_capacity) {
+  if (size > gpu->masks_capacity || gpu->masks == NULL) {
     const gsize cap = MAX (clv_round_up (size * 2, 4096), 4096);
     cl_mem m = clv_buffer_new (gpu->dev, CL_MEM_READ_ONLY, cap, error);
 
@@ -201,8 +202,7 @@ clv_overlay_gpu_draw (ClvOverlayGpu * gpu, cl_mem frame,
       return FALSE;
     gpu->ops_size = ops_size * 2;
   }
-  /* Kernels never read an empty atlas, but need a buffer to bind. */
-  if (!sync_masks (gpu, masks, MAX (masks_size, 1), error))
+  if (!sync_masks (gpu, masks, masks_size, error))
     return FALSE;
   CLV_CHECK (clEnqueueWriteBuffer (gpu->dev->queue, gpu->ops, CL_TRUE, 0,
           ops_size, ops, 0, NULL, NULL), error, fail);

@@ -104,10 +104,19 @@ void clv_overlay_draw_ref (guint8 * const planes[],
 
 /* Renders `text` in the Pango font description `font_desc` (NULL or "" for
  * Pango's default) into an A8 mask with `pad` empty pixels on every side;
- * returns it (g_free) and its size.  NULL (and an error) when Pango renders
- * nothing, e.g. for an empty text. */
+ * returns it (g_free) and its size.  When the text has no extent (empty, or
+ * only zero-width characters): NULL, a 0 x 0 size and no error; NULL and
+ * an error when Cairo fails. */
 guint8 *clv_overlay_render_text (const char *font_desc, const char *text,
     int pad, int *width, int *height, GError ** error);
+
+/* Whether Pango can render labels in `font_desc` as asked.  FALSE, with an
+ * error saying why, when none of the families it names is known to
+ * fontconfig (Pango would silently fall back to another font) or its size
+ * is 0 or above CLV_OVERLAY_MAX_FONT_SIZE points (or pixels).  NULL, "" or
+ * a size alone ask for Pango's default family. */
+#define CLV_OVERLAY_MAX_FONT_SIZE 256
+gboolean clv_overlay_check_font (const char *font_desc, GError ** error);
 
 /* The device path: draws on a frame in one cl_mem whose planes start at
  * plane_offsets[i] bytes.  The mask atlas is kept on the device and grows

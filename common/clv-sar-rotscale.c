@@ -73,6 +73,21 @@ clv_rotscale_map_point (const ClvRotscaleGeometry * g, double *x, double *y)
   *y = v * g->scale + g->out_height / 2.0;
 }
 
+void
+clv_rotscale_inverse_affine (const ClvRotscaleGeometry * g, double m[6])
+{
+  const double c = g->cos_a / g->scale, s = g->sin_a / g->scale;
+  const double cxo = g->out_width / 2.0, cyo = g->out_height / 2.0;
+
+  /* dx = (u cos - v sin) / scale, dy = (u sin + v cos) / scale. */
+  m[1] = c;
+  m[2] = -s;
+  m[0] = g->in_width / 2.0 - c * cxo + s * cyo;
+  m[4] = s;
+  m[5] = c;
+  m[3] = g->in_height / 2.0 - s * cxo - c * cyo;
+}
+
 /* Pixel (x, y) as a float, or the background outside the image. */
 static inline float
 fetch (const guint8 * src, const ClvImage * si, int x, int y, float bg)

@@ -72,6 +72,12 @@ void clv_rotscale_geometry_init (ClvRotscaleGeometry * g, double angle,
 void clv_rotscale_map_point (const ClvRotscaleGeometry * g, double *x,
     double *y);
 
+/* The inverse of clv_rotscale_map_point as an affine map from output to
+ * input edge coordinates: in_x = m[0] + x m[1] + y m[2],
+ * in_y = m[3] + x m[4] + y m[5] (for georeferencing metas). */
+void clv_rotscale_inverse_affine (const ClvRotscaleGeometry * g,
+    double m[6]);
+
 /* `background` is clamped to the format's range (255 for GRAY8). */
 void clv_rotscale_ref (const guint8 * src, const ClvImage * src_im,
     guint8 * dst, const ClvImage * dst_im, const ClvRotscaleGeometry * g,
@@ -117,5 +123,11 @@ gboolean clv_quantize_enqueue (ClvQuantize * q, cl_mem src,
     ClvQuantizeEvents * events, GError ** error);
 void clv_quantize_events_clear (ClvQuantizeEvents * events);
 void clv_quantize_free (ClvQuantize * q);
+
+/* sarmultilook `looks` (intensity) ! sarrotscale `angle` `scale` (bilinear,
+ * background 0, the multilooked size) ! sarquantize `coef` by the C
+ * references: the GRAY8 result (g_free it), its layout in `qi`. */
+guint8 *clv_sar_chain_ref (const guint8 * src, const ClvImage * si,
+    int looks, double angle, double scale, double coef, ClvImage * qi);
 
 G_END_DECLS

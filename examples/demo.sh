@@ -23,11 +23,9 @@ gst-launch-1.0 -q filesrc location=examples/data/ERSBefore.png ! pngdec ! \
   videoconvert ! video/x-raw,format=GRAY8 ! sarmultilook looks=2 ! \
   videoconvert ! pngenc ! filesink location="$out/ers-multilook.png"
 echo "SAR multilook (2x2 looks) of examples/data/ERSBefore.png -> $out/ers-multilook.png"
-gst-launch-1.0 -q filesrc location=examples/data/ERSBefore.png ! pngdec ! \
-  videoconvert ! video/x-raw,format=GRAY8 ! clupload ! sarmultilook looks=2 ! \
-  sarrotscale angle=30 scale=1.5 ! sarquantize coef=35 ! cldownload ! \
-  videoconvert ! pngenc ! filesink location="$out/ers-sar-chain.png"
-echo "SAR chain (multilook 2, rotate 30 deg, scale 1.5, quantize coef 35) -> $out/ers-sar-chain.png"
+# The chain from a GeoTIFF (the scene with coordinates added by
+# gdal_translate -a_ullr -a_srs) to a GeoTIFF that keeps them.
+CLV_BUILD_DIR=$PWD/$build examples/sar-chain.sh "" "$out/ers-sar-chain.tif"
 
 # 2. Faces: real photographs and a real video (see tests/fetch-data.sh for
 #    where they come from: Debian's python3-skimage and facedetect, npm's

@@ -6,15 +6,20 @@ CLV_PACKAGES=(
   meson ninja-build pkg-config gcc g++ python3
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   ocl-icd-opencl-dev opencl-c-headers
+  libjson-glib-dev libmosquitto-dev  # roiexport: JSON, MQTT
   libpango1.0-dev libcairo2-dev  # roioverlay's labels
   # run: GStreamer and an OpenCL driver for the CPU (PoCL)
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad  # pnmdec: PGM training images
   ocl-icd-libopencl1 pocl-opencl-icd clinfo
+  # the clvisiongdal plugin (gdalsrc, gdalsink) and its oracle, gdal_translate
+  libgdal-dev gdal-bin
   fonts-dejavu-core  # a font for roioverlay's labels
   # real test data and the OpenCV oracle
   opencv-data python3-skimage python3-numpy facedetect
   libopencv-dev libopencv-contrib-dev
+  # the MQTT broker of the roiexport tests, mosquitto_sub for the examples
+  mosquitto mosquitto-clients openssl  # openssl: the TLS test's certificates
 )
 
 clv_install_deps () {

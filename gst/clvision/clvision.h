@@ -7,7 +7,8 @@
  * - the gst.opencl.context GstContext that shares one OpenCL device, its
  *   context and queue between elements and the application (gstclvcontext.h);
  * - typed access to the detection and recognition results that the
- *   analysers put on GstVideoRegionOfInterestMeta (gstclvmeta.h).
+ *   analysers put on GstVideoRegionOfInterestMeta (gstclvmeta.h);
+ * - the georeferencing of a frame, GstClvGeoMeta (gstclvgeometa.h).
  * The device object itself, ClvDevice, comes from the GStreamer-free
  * runtime libclvision-opencl-1.0 (clv-opencl.h). */
 #pragma once
@@ -17,3 +18,4 @@
 #include <gst/clvision/gstclbufferpool.h>
 #include <gst/clvision/gstclvcontext.h>
 #include <gst/clvision/gstclvmeta.h>
+#include <gst/clvision/gstclvgeometa.h>

@@ -295,20 +295,22 @@ gst_clv_filter_transform_caps (GstBaseTransform * trans,
   return ret;
 }
 
-/* A frame the device cannot hold in one buffer fails here, with the sizes,
- * rather than later as an allocation failure without a reason. */
+/* Frames go to device buffers whole: refuse at negotiation, with the sizes,
+ * those that the device cannot hold. */
 static gboolean
-check_frame_size (GstBaseTransform * trans, const GstVideoInfo * info)
+check_frame_fits (GstBaseTransform * trans, const GstVideoInfo * info)
 {
   GError *error = NULL;
+  gchar *what = g_strdup_printf ("A %dx%d %s frame",
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+      GST_VIDEO_INFO_NAME (info));
+  gboolean ok = clv_device_check_buffer_size (PRIV (trans)->device,
+      GST_VIDEO_INFO_SIZE (info), what, &error);
 
-  if (clv_device_check_buffer_size (PRIV (trans)->device,
-          GST_VIDEO_INFO_SIZE (info), &error))
-    return TRUE;
-  g_prefix_error (&error, "%dx%d %s frames: ", GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info));
-  GST_CLV_FILTER_POST_ERROR (trans, RESOURCE, NO_SPACE_LEFT, error);
-  return FALSE;
+  g_free (what);
+  if (!ok)
+    GST_CLV_FILTER_POST_ERROR (trans, RESOURCE, NO_SPACE_LEFT, error);
+  return ok;
 }
 
 static gboolean
@@ -323,8 +325,8 @@ gst_clv_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     goto invalid_caps;
   if (priv->device == NULL)
     goto no_device;
-  if (!check_frame_size (trans, &priv->in_info)
-      || !check_frame_size (trans, &priv->out_info))
+  if (!check_frame_fits (trans, &priv->in_info)
+      || !check_frame_fits (trans, &priv->out_info))
     return FALSE;
   if (klass->set_info && !klass->set_info (GST_CLV_FILTER (trans), incaps,
           &priv->in_info, outcaps, &priv->out_info))

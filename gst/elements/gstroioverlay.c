@@ -23,12 +23,23 @@
  * composition instead (as textoverlay does) and the pixels are left alone.
  * A frame without ROI metas passes untouched, in place.
  *
- * ## Example launch line
+ * A font-desc whose family fontconfig does not know, or with a size of 0 or
+ * above 256, is a RESOURCE/SETTINGS error when the element starts (or at the
+ * next frame with ROIs when set while playing), instead of Pango's silent
+ * fallback to another font.
+ *
+ * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=/usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg ! \
  *     jpegdec ! videoconvert ! imagefreeze num-buffers=1 ! vjfacedetect ! \
  *     roioverlay thickness=3 ! videoconvert ! pngenc ! filesink location=faces.png
- * ]|
+ * ]| Boxes the faces of a photo, drawn on the CPU.
+ * |[
+ * gst-launch-1.0 filesrc location=/usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg ! \
+ *     jpegdec ! videoconvert ! imagefreeze num-buffers=1 ! clupload ! \
+ *     vjfacedetect ! roioverlay color=0xffffff00 font-desc="Sans Bold 14" ! \
+ *     cldownload ! videoconvert ! pngenc ! filesink location=faces.png
+ * ]| The same with detection and drawing on the OpenCL device, in yellow.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -56,6 +67,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_roi_overlay_debug);
 /* The label cache starts again past these (labels with distances or
  * confidences change all the time). */
 #define MAX_LABELS 256
+/* Longer names are cut (with an ellipsis): a label stays a label, and its
+ * mask far below Cairo's 32767-pixel limit. */
+#define MAX_NAME_CHARS 64
 #define MAX_MASK_BYTES (8 << 20)
 
 enum
@@ -126,9 +140,16 @@ label_text (GstVideoRegionOfInterestMeta * roi, gboolean show_confidence,
   GstClvRecognition rec;
   const gboolean has_det = gst_clv_roi_meta_get_detection (roi, &det);
   const gboolean has_rec = gst_clv_roi_meta_get_recognition (roi, &rec);
-  GString *text = g_string_new (has_rec ? rec.label : has_det ? det.label :
-      g_quark_to_string (roi->roi_type));
+  /* UTF-8 (GstStructure refuses other strings). */
+  const gchar *name = has_rec ? rec.label : has_det ? det.label :
+      g_quark_to_string (roi->roi_type);
+  GString *text = g_string_new (name);
 
+  if (g_utf8_strlen (text->str, -1) > MAX_NAME_CHARS) {
+    g_string_truncate (text, g_utf8_offset_to_pointer (text->str,
+            MAX_NAME_CHARS - 1) - text->str);
+    g_string_append (text, "\u2026");
+  }
   *label_id = has_rec ? rec.label_id : has_det ? det.label_id : 0;
   if (show_confidence && has_rec)
     g_string_append_printf (text, " d=%.0f", rec.distance);
@@ -137,46 +158,77 @@ label_text (GstVideoRegionOfInterestMeta * roi, gboolean show_confidence,
   return g_string_free (text, FALSE);
 }
 
-/* Starts a new label cache if the font changed or the cache is full;
- * between frames only, so that a frame's masks stay where they are. */
-static void
-labels_prepare (GstRoiOverlay * self, const gchar * font)
+/* Starts a new label cache if font-desc changed (checking the new font)
+ * or the cache is full; between frames only, so that a frame's masks stay
+ * where they are. */
+static gboolean
+labels_prepare (GstRoiOverlay * self, GError ** error)
 {
-  if (g_strcmp0 (font, self->labels_font) == 0
-      && g_hash_table_size (self->labels) < MAX_LABELS
-      && self->masks->len < MAX_MASK_BYTES)
-    return;
-  GST_DEBUG_OBJECT (self, "starting a new label cache");
+  gchar *font;
+  gboolean same_font;
+
+  GST_OBJECT_LOCK (self);
+  font = g_strdup (self->font_desc);
+  GST_OBJECT_UNLOCK (self);
+  same_font = g_strcmp0 (font, self->labels_font) == 0;
+  if (same_font && g_hash_table_size (self->labels) < MAX_LABELS
+      && self->masks->len < MAX_MASK_BYTES) {
+    g_free (font);
+    return TRUE;
+  }
+  if (!same_font && !clv_overlay_check_font (font, error)) {
+    g_free (font);
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT (self, "starting a new label cache for font \"%s\"",
+      font);
   g_hash_table_remove_all (self->labels);
   g_byte_array_set_size (self->masks, 0);
   g_free (self->labels_font);
-  self->labels_font = g_strdup (font);
+  self->labels_font = font;
   if (self->gpu)
     clv_overlay_gpu_forget_masks (self->gpu);
+  return TRUE;
 }
 
-/* The cached mask of `text`, rendered now if new. */
+/* The cached mask of `text`, rendered now if new; 0 x 0 for a text with
+ * nothing to draw (a label of zero-width characters draws no label rather
+ * than stopping the stream). */
 static const LabelMask *
 label_mask (GstRoiOverlay * self, const gchar * text, GError ** error)
 {
   LabelMask *label = g_hash_table_lookup (self->labels, text);
+  GError *render_error = NULL;
   guint8 *mask;
   int w, h;
 
   if (label)
     return label;
-  mask = clv_overlay_render_text (self->labels_font, text, LABEL_PAD, &w, &h, error);
-  if (mask == NULL)
+  mask = clv_overlay_render_text (self->labels_font, text, LABEL_PAD, &w, &h,
+      &render_error);
+  if (render_error) {
+    g_propagate_error (error, render_error);
     return NULL;
+  }
   label = g_new (LabelMask, 1);
   label->offset = self->masks->len;
   label->width = w;
   label->height = h;
-  g_byte_array_append (self->masks, mask, (guint) w * h);
+  if (mask)
+    g_byte_array_append (self->masks, mask, (guint) w * h);
   g_free (mask);
   g_hash_table_insert (self->labels, g_strdup (text), label);
   GST_LOG_OBJECT (self, "rendered \"%s\": %dx%d", text, w, h);
   return label;
+}
+
+/* A ROI coordinate for drawing: coordinates far outside any frame become
+ * 2^30, still outside, so that adding a thickness or a label's width
+ * cannot overflow. */
+static gint32
+coord (guint64 v)
+{
+  return (gint32) MIN (v, 1 << 30);
 }
 
 /* The box and label of every ROI of `buf`, in meta order. */
@@ -186,7 +238,6 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
 {
   gboolean show_label, show_confidence;
   guint thickness, color;
-  gchar *font;
   gpointer state = NULL;
   GstMeta *meta;
   gboolean ok = TRUE;
@@ -196,10 +247,8 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
   show_confidence = self->show_confidence;
   thickness = self->thickness;
   color = self->color;
-  font = g_strdup (self->font_desc);
   GST_OBJECT_UNLOCK (self);
 
-  labels_prepare (self, font);
   while (ok && (meta = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
@@ -212,13 +261,15 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
       rgb = (ClvRgb) { (color >> 16) & 0xff, (color >> 8) & 0xff,
       color & 0xff};
     box.op.kind = CLV_OVERLAY_BOX;
-    box.op.x0 = roi->x;
-    box.op.y0 = roi->y;
-    box.op.x1 = roi->x + roi->w;
-    box.op.y1 = roi->y + roi->h;
+    box.op.x0 = coord (roi->x);
+    box.op.y0 = coord (roi->y);
+    box.op.x1 = coord ((guint64) roi->x + roi->w);
+    box.op.y1 = coord ((guint64) roi->y + roi->h);
     box.op.thickness = thickness;
     box.fg = box.bg = rgb;
-    g_array_append_val (shapes, box);
+    /* A ring 0 wide would still paint the chroma blocks at odd edges. */
+    if (thickness > 0)
+      g_array_append_val (shapes, box);
 
     if (show_label && text[0] != '\0') {
       const LabelMask *mask = label_mask (self, text, error);
@@ -226,12 +277,12 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
 
       if (mask == NULL) {
         ok = FALSE;
-      } else {
+      } else if (mask->width > 0) {
         label.op.kind = CLV_OVERLAY_LABEL;
-        label.op.x0 = roi->x;
+        label.op.x0 = box.op.x0;
         /* Above the box, or inside its top when there is no room. */
-        label.op.y0 = (int) roi->y >= mask->height ?
-            (int) roi->y - mask->height : (int) roi->y;
+        label.op.y0 = box.op.y0 >= mask->height ?
+            box.op.y0 - mask->height : box.op.y0;
         label.op.x1 = label.op.x0 + mask->width;
         label.op.y1 = label.op.y0 + mask->height;
         label.op.mask_offset = mask->offset;
@@ -243,7 +294,6 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
     }
     g_free (text);
   }
-  g_free (font);
   return ok;
 }
 
@@ -354,9 +404,14 @@ shapes_composition (GstRoiOverlay * self, GArray * shapes,
     } else {
       const int w = op->x1 - op->x0, h = op->y1 - op->y0;
       const guint8 *mask = self->masks->data + op->mask_offset;
-      guint8 *pixels = g_malloc ((gsize) w * h * 4);
+      guint8 *pixels;
       GstVideoOverlayRectangle *rect;
 
+      /* Labels start inside the frame or are left out, like boxes. */
+      if (op->x0 >= GST_VIDEO_INFO_WIDTH (info)
+          || op->y0 >= GST_VIDEO_INFO_HEIGHT (info))
+        continue;
+      pixels = g_malloc ((gsize) w * h * 4);
       for (int p = 0; p < w * h; p++) {
         const int m = mask[p];
 #define BLEND(f, b) ((guint8) (((f) * m + (b) * (255 - m) + 127) / 255))
@@ -373,6 +428,29 @@ shapes_composition (GstRoiOverlay * self, GArray * shapes,
     }
   }
   return comp;
+}
+
+/* Attaches `comp` to `buf`, on top of a composition upstream attached (a
+ * buffer has one: sinks read the first). */
+static void
+attach_composition (GstBuffer * buf, GstVideoOverlayComposition * comp)
+{
+  GstVideoOverlayCompositionMeta *meta =
+      gst_buffer_get_video_overlay_composition_meta (buf);
+  GstVideoOverlayComposition *merged;
+
+  if (meta == NULL) {
+    gst_buffer_add_video_overlay_composition_meta (buf, comp);
+    return;
+  }
+  merged = gst_video_overlay_composition_copy (meta->overlay);
+  for (guint i = 0; i < gst_video_overlay_composition_n_rectangles (comp);
+      i++)
+    gst_video_overlay_composition_add_rectangle (merged,
+        gst_video_overlay_composition_get_rectangle (comp, i));
+  gst_buffer_remove_meta (buf, (GstMeta *) meta);
+  gst_buffer_add_video_overlay_composition_meta (buf, merged);
+  gst_video_overlay_composition_unref (merged);
 }
 
 /* ---- Drawing ------------------------------------------------------------- */
@@ -503,6 +581,8 @@ gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (!has_rois (buf))
     return GST_FLOW_OK;
+  if (!labels_prepare (self, &error))
+    goto bad_font;
   shapes = g_array_new (FALSE, FALSE, sizeof (Shape));
   if (!build_shapes (self, buf, shapes, &error))
     goto no_label;
@@ -516,7 +596,7 @@ gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         gst_clv_filter_get_in_info (GST_CLV_FILTER (self)));
 
     if (comp) {
-      gst_buffer_add_video_overlay_composition_meta (buf, comp);
+      attach_composition (buf, comp);
       gst_video_overlay_composition_unref (comp);
     }
     ok = TRUE;
@@ -532,6 +612,11 @@ gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   return GST_FLOW_OK;
 
   /* ERRORS */
+bad_font:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, SETTINGS, error);
+    return GST_FLOW_ERROR;
+  }
 no_label:
   {
     g_array_unref (shapes);
@@ -564,6 +649,34 @@ gst_roi_overlay_src_event (GstBaseTransform * trans, GstEvent * event)
     GST_ROI_OVERLAY (trans)->composition_checked = FALSE;
   return GST_BASE_TRANSFORM_CLASS (gst_roi_overlay_parent_class)->src_event
       (trans, event);
+}
+
+/* A font-desc Pango would not honour fails here, before any frame. */
+static gboolean
+gst_roi_overlay_start (GstBaseTransform * trans)
+{
+  GstRoiOverlay *self = GST_ROI_OVERLAY (trans);
+  GError *error = NULL;
+  gchar *font;
+  gboolean ok;
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_roi_overlay_parent_class)->start (trans))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  font = g_strdup (self->font_desc);
+  GST_OBJECT_UNLOCK (self);
+  ok = clv_overlay_check_font (font, &error);
+  g_free (font);
+  if (!ok)
+    goto bad_font;
+  return TRUE;
+
+  /* ERRORS */
+bad_font:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, SETTINGS, error);
+    return FALSE;
+  }
 }
 
 static gboolean
@@ -704,6 +817,14 @@ gst_roi_overlay_class_init (GstRoiOverlayClass * klass)
           0, G_MAXUINT32, DEFAULT_COLOR,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRoiOverlay:font-desc:
+   *
+   * The Pango font description of the labels.  A family fontconfig does not
+   * know, or a size of 0 or above 256, is an error (RESOURCE/SETTINGS) when
+   * the element starts or, if set while playing, at the next frame with
+   * ROIs: Pango would otherwise fall back to another font without a word.
+   */
   g_object_class_install_property (gobject_class, PROP_FONT_DESC,
       g_param_spec_string ("font-desc", "Font description",
           "Pango font description of the labels, e.g. \"Sans Bold 12\"",
@@ -717,6 +838,7 @@ gst_roi_overlay_class_init (GstRoiOverlayClass * klass)
       "or an OpenCL device", "clvision developers");
   gst_clv_filter_class_add_pad_templates (filter_class, FORMATS, FORMATS);
 
+  trans_class->start = gst_roi_overlay_start;
   trans_class->stop = gst_roi_overlay_stop;
   trans_class->src_event = gst_roi_overlay_src_event;
   trans_class->prepare_output_buffer = gst_roi_overlay_prepare_output_buffer;

@@ -8,7 +8,8 @@
  * `input-domain=intensity` averages the values (the seed paper's rule);
  * `amplitude` averages their squares and takes the root, the power-domain
  * mean ESA SNAP uses.  Results are rounded to nearest, in the input format.
- * ROI metas are scaled with the image.
+ * ROI metas are scaled with the image; the georeferencing meta
+ * (GstClvGeoMeta) gets the looks' pixel size, from the same origin.
  *
  * ## Example launch line
  * |[
@@ -222,27 +223,62 @@ no_kernel:
   }
 }
 
+/* The looks of the next frame: new looks that keep the output size
+ * renegotiate nothing and apply at once; others wait for the renegotiation
+ * they trigger (set_info). */
+static void
+get_frame_looks (GstSarMultilook * self, gint * rl, gint * al)
+{
+  GstClvFilter *filter = GST_CLV_FILTER (self);
+  const GstVideoInfo *in_info = gst_clv_filter_get_in_info (filter);
+  const GstVideoInfo *out_info = gst_clv_filter_get_out_info (filter);
+  gint ow, oh;
+
+  get_looks (self, rl, al);
+  clv_multilook_out_size (GST_VIDEO_INFO_WIDTH (in_info),
+      GST_VIDEO_INFO_HEIGHT (in_info), *rl, *al, &ow, &oh);
+  if (ow != GST_VIDEO_INFO_WIDTH (out_info)
+      || oh != GST_VIDEO_INFO_HEIGHT (out_info)) {
+    *rl = self->cur_rl;
+    *al = self->cur_al;
+  }
+}
+
 static gboolean
 gst_sar_multilook_process (GstClvFilter * filter, cl_mem in,
     const ClvImage * in_im, cl_mem out, const ClvImage * out_im,
     GError ** error)
 {
   GstSarMultilook *self = GST_SAR_MULTILOOK (filter);
-  const GstVideoInfo *in_info = gst_clv_filter_get_in_info (filter);
-  const GstVideoInfo *out_info = gst_clv_filter_get_out_info (filter);
-  gint rl, al, ow, oh;
+  gint rl, al;
 
-  /* New looks that keep the output size renegotiate nothing: take them
-   * here.  Others wait for the renegotiation they trigger (set_info). */
-  get_looks (self, &rl, &al);
-  clv_multilook_out_size (GST_VIDEO_INFO_WIDTH (in_info),
-      GST_VIDEO_INFO_HEIGHT (in_info), rl, al, &ow, &oh);
+  get_frame_looks (self, &rl, &al);
   if ((rl != self->cur_rl || al != self->cur_al)
-      && ow == GST_VIDEO_INFO_WIDTH (out_info)
-      && oh == GST_VIDEO_INFO_HEIGHT (out_info)
-      && !prepare_op (self, in_info, out_info, rl, al, error))
+      && !prepare_op (self, gst_clv_filter_get_in_info (filter),
+          gst_clv_filter_get_out_info (filter), rl, al, error))
     return FALSE;
   return clv_multilook_enqueue (self->op, in, in_im, out, out_im, NULL, error);
+}
+
+/* Georeferencing: output pixel (c, r) starts at input pixel
+ * (c range-looks, r azimuth-looks), so the pixel size grows by the looks
+ * and the origin stays. */
+static gboolean
+gst_sar_multilook_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
+{
+  gint rl, al;
+
+  if (meta->info->api != GST_CLV_GEO_META_API_TYPE)
+    return GST_BASE_TRANSFORM_CLASS (gst_sar_multilook_parent_class)->
+        transform_meta (trans, outbuf, meta, inbuf);
+  get_frame_looks (GST_SAR_MULTILOOK (trans), &rl, &al);
+  {
+    const gdouble m[6] = { 0, rl, 0, 0, 0, al };
+    gst_clv_geo_meta_add_mapped (outbuf, (GstClvGeoMeta *) meta, m);
+  }
+  /* Added here: the base class must not copy it as well. */
+  return FALSE;
 }
 
 static void
@@ -366,6 +402,7 @@ gst_sar_multilook_class_init (GstSarMultilookClass * klass)
       "{ GRAY8, GRAY16_LE }", "{ GRAY8, GRAY16_LE }");
 
   trans_class->stop = gst_sar_multilook_stop;
+  trans_class->transform_meta = gst_sar_multilook_transform_meta;
   filter_class->set_info = gst_sar_multilook_set_info;
   filter_class->transform_structure = gst_sar_multilook_transform_structure;
   filter_class->process = gst_sar_multilook_process;

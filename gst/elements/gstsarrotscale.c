@@ -12,7 +12,8 @@
  * value.  The output is `width` x `height` (0: the input's size), in the
  * input's format.  ROI metas are mapped through the transform: the bounding
  * box of the four mapped corners, clipped to the frame; ROIs that end up
- * outside are dropped.
+ * outside are dropped.  The georeferencing meta (GstClvGeoMeta) is
+ * composed with the same transform: rotation, pixel size and origin.
  *
  * ## Example launch line
  * |[
@@ -180,19 +181,34 @@ no_kernel:
   }
 }
 
+/* The geometry of the next frame, from the current angle and scale. */
+static void
+frame_geometry (GstSarRotscale * self, ClvRotscaleGeometry * g)
+{
+  GstClvFilter *filter = GST_CLV_FILTER (self);
+  const GstVideoInfo *in_info = gst_clv_filter_get_in_info (filter);
+  const GstVideoInfo *out_info = gst_clv_filter_get_out_info (filter);
+  gdouble angle, scale;
+
+  GST_OBJECT_LOCK (self);
+  angle = self->angle;
+  scale = self->scale;
+  GST_OBJECT_UNLOCK (self);
+  clv_rotscale_geometry_init (g, angle, scale, GST_VIDEO_INFO_WIDTH (in_info),
+      GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_WIDTH (out_info),
+      GST_VIDEO_INFO_HEIGHT (out_info));
+}
+
 static gboolean
 gst_sar_rotscale_process (GstClvFilter * filter, cl_mem in,
     const ClvImage * in_im, cl_mem out, const ClvImage * out_im,
     GError ** error)
 {
   GstSarRotscale *self = GST_SAR_ROTSCALE (filter);
-  gdouble angle, scale;
   ClvInterpolation interp;
   guint background;
 
   GST_OBJECT_LOCK (self);
-  angle = self->angle;
-  scale = self->scale;
   interp = self->interpolation;
   background = self->background;
   GST_OBJECT_UNLOCK (self);
@@ -200,10 +216,28 @@ gst_sar_rotscale_process (GstClvFilter * filter, cl_mem in,
   if (!ensure_kernel (self, in_im->bpp, interp, error))
     return FALSE;
   /* Kept for map_point, which maps this frame's ROI metas. */
-  clv_rotscale_geometry_init (&self->geometry, angle, scale, in_im->width,
-      in_im->height, out_im->width, out_im->height);
+  frame_geometry (self, &self->geometry);
   return clv_rotscale_enqueue (self->op, in, in_im, out, out_im,
       &self->geometry, background, NULL, error);
+}
+
+/* Georeferencing: composed with the sampling map, so that a ground point
+ * keeps its coordinates wherever the rotation puts its pixel. */
+static gboolean
+gst_sar_rotscale_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
+{
+  ClvRotscaleGeometry g;
+  gdouble m[6];
+
+  if (meta->info->api != GST_CLV_GEO_META_API_TYPE)
+    return GST_BASE_TRANSFORM_CLASS (gst_sar_rotscale_parent_class)->
+        transform_meta (trans, outbuf, meta, inbuf);
+  frame_geometry (GST_SAR_ROTSCALE (trans), &g);
+  clv_rotscale_inverse_affine (&g, m);
+  gst_clv_geo_meta_add_mapped (outbuf, (GstClvGeoMeta *) meta, m);
+  /* Added here: the base class must not copy it as well. */
+  return FALSE;
 }
 
 static void
@@ -366,6 +400,7 @@ gst_sar_rotscale_class_init (GstSarRotscaleClass * klass)
   filter_class->transform_structure = gst_sar_rotscale_transform_structure;
   filter_class->process = gst_sar_rotscale_process;
   filter_class->map_point = gst_sar_rotscale_map_point;
+  trans_class->transform_meta = gst_sar_rotscale_transform_meta;
 
   gst_type_mark_as_plugin_api (GST_TYPE_SAR_ROTSCALE_INTERPOLATION, 0);
 }

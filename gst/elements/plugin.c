@@ -13,6 +13,7 @@
 #include "gstsarrotscale.h"
 #include "gstvjfacedetect.h"
 #include "gsteigenrecognise.h"
+#include "gstroiexport.h"
 #include "gstroioverlay.h"
 
 static gboolean
@@ -31,6 +32,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (sarrotscale, plugin);
   ret |= GST_ELEMENT_REGISTER (vjfacedetect, plugin);
   ret |= GST_ELEMENT_REGISTER (eigenrecognise, plugin);
+  ret |= GST_ELEMENT_REGISTER (roiexport, plugin);
   ret |= GST_ELEMENT_REGISTER (roioverlay, plugin);
   return ret;
 }

@@ -3,7 +3,7 @@
 # carries .device/ (made by tests/bench/gpu-prepare.sh) and tests/data/cache;
 # see docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
 #
-#   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [vj] [eigen]
+#   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
@@ -36,6 +36,11 @@ for step in "$@"; do
     chain)
       $b/tests/bench/bench-chain --size 4096 --frames 300 \
         --out "$out/bench-chain.json" >/dev/null ;;
+    fullscene)
+      # One 25,000 x 16,700 GRAY16_LE frame (a Sentinel-1 GRD scene) through
+      # the chain, both memory kinds, checked against the C references.
+      $b/tests/bench/bench-fullscene --runs 3 --raw /tmp/clv-fullscene.raw \
+        --out "$out/bench-fullscene.json" ;;
     vj)
       ORACLE=$oracle/oracle-detect tests/bench/bench-vj.sh $b \
         > "$out/bench-vj.json" ;;

@@ -45,32 +45,6 @@ load_scene (const gchar * format, ClvImage * im)
   return data;
 }
 
-static guint8 *
-reference_chain (const guint8 * src, const ClvImage * si, ClvImage * qi)
-{
-  ClvImage mi, ri;
-  ClvRotscaleGeometry g;
-  int mw, mh;
-  guint8 *ml, *rs, *q;
-
-  clv_multilook_out_size (si->width, si->height, LOOKS, LOOKS, &mw, &mh);
-  mi = clv_image_make (mw, mh, si->bpp, clv_round_up ((gsize) mw * si->bpp,
-          4));
-  ml = g_malloc0 (mi.stride * mh);
-  clv_multilook_ref (src, si, ml, &mi, LOOKS, LOOKS,
-      CLV_MULTILOOK_INTENSITY);
-  ri = mi;
-  rs = g_malloc0 (ri.stride * mh);
-  clv_rotscale_geometry_init (&g, ANGLE, SCALE, mw, mh, mw, mh);
-  clv_rotscale_ref (ml, &mi, rs, &ri, &g, CLV_INTERP_BILINEAR, 0);
-  *qi = clv_image_make (mw, mh, 1, clv_round_up (mw, 4));
-  q = g_malloc0 (qi->stride * mh);
-  clv_quantize_ref (rs, &ri, q, qi, COEF);
-  g_free (ml);
-  g_free (rs);
-  return q;
-}
-
 static void
 check_chain (const gchar * format)
 {
@@ -83,7 +57,7 @@ check_chain (const gchar * format)
 
   sar_check_set_caps (h, format, si.width, si.height);
   out = sar_check_push_image (h, src, &si, &oi, NULL);
-  ref = reference_chain (src, &si, &qi);
+  ref = clv_sar_chain_ref (src, &si, LOOKS, ANGLE, SCALE, COEF, &qi);
   fail_unless_equals_int (oi.width, 869 / LOOKS);
   fail_unless_equals_int (oi.height, 550 / LOOKS);
   fail_unless_equals_int (oi.bpp, 1);

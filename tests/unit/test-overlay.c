@@ -280,9 +280,45 @@ test_render_text (void)
   g_assert_cmpint (full, >, 0);
   g_free (mask);
   g_free (longer);
+  /* Nothing to draw is no error. */
   g_assert_null (clv_overlay_render_text ("Sans 10", "", 2, &w, &h, &error));
-  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
-  g_clear_error (&error);
+  g_assert_no_error (error);
+  g_assert_cmpint (w, ==, 0);
+  g_assert_cmpint (h, ==, 0);
+}
+
+/* Fonts Pango would honour pass; an unknown family (alone or in a list of
+ * unknown ones) or an absurd size is refused with a message naming it. */
+static void
+test_check_font (void)
+{
+  const char *good[] = { NULL, "", "12", "Sans 10", "DejaVu Sans Bold 9",
+    "monospace 8", "NoSuchFamilyXyz, Serif 10", "Sans 20px"
+  };
+  const struct
+  {
+    const char *desc, *said;
+  } bad[] = {
+    {"NoSuchFamilyXyz 10", "\"NoSuchFamilyXyz\" is installed"},
+    {"NoSuchFamilyXyz, Other Missing 10", "NoSuchFamilyXyz,Other Missing"},
+    {"Sans 300", "between 1 and 256"},
+    {"Sans 0", "between 1 and 256"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++) {
+    GError *error = NULL;
+
+    g_assert_true (clv_overlay_check_font (good[i], &error));
+    g_assert_no_error (error);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    GError *error = NULL;
+
+    g_assert_false (clv_overlay_check_font (bad[i].desc, &error));
+    g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, bad[i].said));
+    g_error_free (error);
+  }
 }
 
 /* Random shapes, inside and across the edges, overlapping: the kernel
@@ -353,6 +389,33 @@ test_kernel_matches_reference (void)
   check_kernel (&l, offs, l.comp[0].stride * 23);
 }
 
+/* Boxes only: no mask atlas at all. */
+static void
+test_kernel_without_masks (void)
+{
+  GError *error = NULL;
+  ClvOverlayLayout l = gray_layout (10, 8);
+  ClvOverlayOp op = box_op (&l, 2, 1, 8, 6, 1, red);
+  const gsize offs[1] = { 0 };
+  guint8 frame[80], out[80];
+  guint8 *planes[1] = { frame };
+  ClvOverlayGpu *gpu = clv_overlay_gpu_new (dev, &error);
+  cl_mem mem;
+
+  memset (frame, 9, sizeof frame);
+  mem = clv_buffer_new_with_data (dev, CL_MEM_READ_WRITE, frame, 80, &error);
+  g_assert_no_error (error);
+  g_assert_true (clv_overlay_gpu_draw (gpu, mem, offs, &l, &op, 1, NULL, 0,
+          &error));
+  g_assert_no_error (error);
+  clv_test_read_buffer (dev, mem, out, 80);
+  clv_overlay_draw_ref (planes, &l, &op, 1, NULL);
+  g_assert_cmpmem (out, 80, frame, 80);
+  g_assert_cmpuint (out[1 * 10 + 2], ==, 76);
+  clReleaseMemObject (mem);
+  clv_overlay_gpu_free (gpu);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -366,7 +429,9 @@ main (int argc, char **argv)
   g_test_add_func ("/overlay/chroma-rule", test_chroma_rule);
   g_test_add_func ("/overlay/label-blend", test_label_blend);
   g_test_add_func ("/overlay/render-text", test_render_text);
+  g_test_add_func ("/overlay/check-font", test_check_font);
   g_test_add_func ("/overlay/kernel", test_kernel_matches_reference);
+  g_test_add_func ("/overlay/kernel-without-masks", test_kernel_without_masks);
   ret = g_test_run ();
   clv_device_unref (dev);
   return ret;

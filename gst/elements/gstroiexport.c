@@ -1,0 +1,925 @@
+/**
+ * SECTION:element-roiexport
+ * @title: roiexport
+ *
+ * Writes the results attached to each frame as one JSON object: the
+ * frame's timestamps, stream and size, and every
+ * #GstVideoRegionOfInterestMeta with its box (pixels and normalised), its
+ * `detection` and `recognition` results and any other parameter structure.
+ * Records go to a file as JSON Lines (#GstRoiExport:location, `-` for
+ * stdout) and/or to an MQTT broker (#GstRoiExport:mqtt-broker), through a
+ * bounded queue that a worker thread sends, so that a slow or absent broker
+ * never holds the pipeline: the oldest records are dropped and counted in
+ * #GstRoiExport:dropped, with a warning on the bus.  EOS waits for the
+ * queue to drain, at most #GstRoiExport:flush-timeout.  The element is a
+ * passthrough: buffers, caps and metas go downstream untouched, in system
+ * memory or `memory:OpenCL`.  The record format is the README's "metadata
+ * contract".
+ *
+ * A frame without any ROI still gives a record (`"rois": []`), so that a
+ * consumer can tell "no face" from "no frame", unless #GstRoiExport:skip-empty
+ * is set.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc \
+ *     location=/usr/share/doc/facedetect/examples/grace_hopper_512x512.jpg ! \
+ *     jpegdec ! videoconvert ! vjfacedetect ! roiexport location=- ! fakesink
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! vjfacedetect ! \
+ *     roiexport mqtt-broker=localhost:1883 mqtt-topic=clvision/test ! fakesink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <gst/video/video.h>
+#include <gst/clvision/clvision.h>
+
+#include "gstroiexport.h"
+#include "gstroiexportmqtt.h"
+
+/* Shared with gstroiexportmqtt.c. */
+GST_DEBUG_CATEGORY (gst_roi_export_debug);
+#define GST_CAT_DEFAULT gst_roi_export_debug
+
+#define DEFAULT_LOCATION NULL
+#define DEFAULT_SOURCE_NAME NULL
+#define DEFAULT_SKIP_EMPTY FALSE
+#define DEFAULT_MQTT_BROKER NULL
+#define DEFAULT_MQTT_TOPIC "clvision/roi"
+#define DEFAULT_MQTT_QOS 1
+#define DEFAULT_MQTT_CLIENT_ID NULL
+#define DEFAULT_MQTT_USERNAME NULL
+#define DEFAULT_MQTT_PASSWORD NULL
+#define DEFAULT_MQTT_CA_FILE NULL
+#define DEFAULT_MAX_QUEUE 1000
+#define DEFAULT_FLUSH_TIMEOUT 5000
+
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+  PROP_SOURCE_NAME,
+  PROP_SKIP_EMPTY,
+  PROP_MQTT_BROKER,
+  PROP_MQTT_TOPIC,
+  PROP_MQTT_QOS,
+  PROP_MQTT_CLIENT_ID,
+  PROP_MQTT_USERNAME,
+  PROP_MQTT_PASSWORD,
+  PROP_MQTT_CA_FILE,
+  PROP_MAX_QUEUE,
+  PROP_FLUSH_TIMEOUT,
+  PROP_DROPPED,
+};
+
+struct _GstRoiExport
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  gchar *location;
+  gchar *source_name;
+  gboolean skip_empty;
+  gchar *mqtt_broker, *mqtt_topic, *mqtt_client_id, *mqtt_username,
+      *mqtt_password, *mqtt_ca_file;
+  gint mqtt_qos;
+  guint max_queue;
+  guint flush_timeout;
+  /* MQTT messages dropped by the last run, once `mqtt` is gone */
+  guint64 dropped;
+  RoiExportMqtt *mqtt;
+
+  /* streaming */
+  FILE *file;
+  gboolean file_is_stdout;
+  gchar *stream_id;
+  gint width, height;
+  guint64 frame_number;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
+
+G_DEFINE_TYPE_WITH_CODE (GstRoiExport, gst_roi_export,
+    GST_TYPE_BASE_TRANSFORM, GST_DEBUG_CATEGORY_INIT (gst_roi_export_debug,
+        "roiexport", 0, "ROI metas to JSON"));
+GST_ELEMENT_REGISTER_DEFINE (roiexport, "roiexport", GST_RANK_NONE,
+    GST_TYPE_ROI_EXPORT);
+
+/* JSON has no NaN or infinity: those become null. */
+static void
+add_double (JsonBuilder * b, const gchar * member, gdouble v)
+{
+  json_builder_set_member_name (b, member);
+  if (isfinite (v))
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+/* Strings in GstStructures are meant to be UTF-8 but nothing enforces it;
+ * JSON must be. */
+static void
+add_string_value (JsonBuilder * b, const gchar * s)
+{
+  if (s == NULL) {
+    json_builder_add_null_value (b);
+  } else if (g_utf8_validate (s, -1, NULL)) {
+    json_builder_add_string_value (b, s);
+  } else {
+    gchar *valid = g_utf8_make_valid (s, -1);
+    json_builder_add_string_value (b, valid);
+    g_free (valid);
+  }
+}
+
+static void
+add_clock_time (JsonBuilder * b, const gchar * member, GstClockTime t)
+{
+  json_builder_set_member_name (b, member);
+  if (GST_CLOCK_TIME_IS_VALID (t))
+    json_builder_add_int_value (b, (gint64) t);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void add_structure (JsonBuilder * b, const GstStructure * s);
+
+/* Any GValue: the JSON type of the common fundamental types, nested
+ * structures as objects, GstValueList/Array as arrays, anything else as its
+ * GStreamer string serialisation. */
+static void
+add_value (JsonBuilder * b, const GValue * v)
+{
+  GType type = G_VALUE_TYPE (v);
+
+  switch (G_TYPE_FUNDAMENTAL (type)) {
+    case G_TYPE_BOOLEAN:
+      json_builder_add_boolean_value (b, g_value_get_boolean (v));
+      return;
+    case G_TYPE_CHAR:
+      json_builder_add_int_value (b, g_value_get_schar (v));
+      return;
+    case G_TYPE_UCHAR:
+      json_builder_add_int_value (b, g_value_get_uchar (v));
+      return;
+    case G_TYPE_INT:
+      json_builder_add_int_value (b, g_value_get_int (v));
+      return;
+    case G_TYPE_UINT:
+      json_builder_add_int_value (b, g_value_get_uint (v));
+      return;
+    case G_TYPE_LONG:
+      json_builder_add_int_value (b, g_value_get_long (v));
+      return;
+    case G_TYPE_INT64:
+      json_builder_add_int_value (b, g_value_get_int64 (v));
+      return;
+    case G_TYPE_ULONG:
+    case G_TYPE_UINT64:{
+      guint64 u = type == G_TYPE_ULONG ? g_value_get_ulong (v) :
+          g_value_get_uint64 (v);
+      /* JSON numbers beyond gint64 lose precision, but stay numbers. */
+      if (u <= G_MAXINT64)
+        json_builder_add_int_value (b, (gint64) u);
+      else
+        json_builder_add_double_value (b, (gdouble) u);
+      return;
+    }
+    case G_TYPE_FLOAT:
+    case G_TYPE_DOUBLE:{
+      gdouble d = G_VALUE_HOLDS_FLOAT (v) ? g_value_get_float (v) :
+          g_value_get_double (v);
+      if (isfinite (d))
+        json_builder_add_double_value (b, d);
+      else
+        json_builder_add_null_value (b);
+      return;
+    }
+    case G_TYPE_STRING:
+      add_string_value (b, g_value_get_string (v));
+      return;
+    default:
+      break;
+  }
+  if (type == GST_TYPE_STRUCTURE) {
+    const GstStructure *s = gst_value_get_structure (v);
+    if (s != NULL)
+      add_structure (b, s);
+    else
+      json_builder_add_null_value (b);
+  } else if (type == GST_TYPE_LIST || type == GST_TYPE_ARRAY) {
+    gboolean list = type == GST_TYPE_LIST;
+    guint n = list ? gst_value_list_get_size (v) : gst_value_array_get_size (v);
+
+    json_builder_begin_array (b);
+    for (guint i = 0; i < n; i++)
+      add_value (b, list ? gst_value_list_get_value (v, i) :
+          gst_value_array_get_value (v, i));
+    json_builder_end_array (b);
+  } else {
+    gchar *str = gst_value_serialize (v);
+    add_string_value (b, str);
+    g_free (str);
+  }
+}
+
+static gboolean
+add_field (GQuark field, const GValue * value, gpointer builder)
+{
+  json_builder_set_member_name (builder, g_quark_to_string (field));
+  add_value (builder, value);
+  return TRUE;
+}
+
+static void
+add_structure (JsonBuilder * b, const GstStructure * s)
+{
+  json_builder_begin_object (b);
+  gst_structure_foreach (s, add_field, b);
+  json_builder_end_object (b);
+}
+
+static void
+add_detection (JsonBuilder * b, const GstClvDetection * det)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "label");
+  add_string_value (b, det->label);
+  json_builder_set_member_name (b, "label_id");
+  json_builder_add_int_value (b, det->label_id);
+  add_double (b, "confidence", det->confidence);
+  json_builder_set_member_name (b, "neighbors");
+  json_builder_add_int_value (b, det->neighbors);
+  json_builder_end_object (b);
+}
+
+static void
+add_recognition (JsonBuilder * b, const GstClvRecognition * rec)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "label");
+  add_string_value (b, rec->label);
+  json_builder_set_member_name (b, "label_id");
+  json_builder_add_int_value (b, rec->label_id);
+  add_double (b, "distance", rec->distance);
+  add_double (b, "confidence", rec->confidence);
+  json_builder_end_object (b);
+}
+
+/* The params of `roi`: "detection" and "recognition" typed when they have
+ * every field of the contract, serialised generically otherwise; any other
+ * structure goes under "params". */
+static void
+add_roi_params (JsonBuilder * b, GstVideoRegionOfInterestMeta * roi)
+{
+  GstClvDetection det;
+  GstClvRecognition rec;
+  gboolean params_open = FALSE;
+
+  for (GList * l = roi->params; l != NULL; l = l->next) {
+    const GstStructure *s = l->data;
+
+    if (gst_structure_has_name (s, GST_CLV_DETECTION_NAME)) {
+      json_builder_set_member_name (b, GST_CLV_DETECTION_NAME);
+      if (gst_clv_roi_meta_get_detection (roi, &det))
+        add_detection (b, &det);
+      else
+        add_structure (b, s);
+    } else if (gst_structure_has_name (s, GST_CLV_RECOGNITION_NAME)) {
+      json_builder_set_member_name (b, GST_CLV_RECOGNITION_NAME);
+      if (gst_clv_roi_meta_get_recognition (roi, &rec))
+        add_recognition (b, &rec);
+      else
+        add_structure (b, s);
+    }
+  }
+  for (GList * l = roi->params; l != NULL; l = l->next) {
+    const GstStructure *s = l->data;
+
+    if (gst_structure_has_name (s, GST_CLV_DETECTION_NAME)
+        || gst_structure_has_name (s, GST_CLV_RECOGNITION_NAME))
+      continue;
+    if (!params_open) {
+      json_builder_set_member_name (b, "params");
+      json_builder_begin_object (b);
+      params_open = TRUE;
+    }
+    json_builder_set_member_name (b, gst_structure_get_name (s));
+    add_structure (b, s);
+  }
+  if (params_open)
+    json_builder_end_object (b);
+}
+
+static void
+add_roi (JsonBuilder * b, GstVideoRegionOfInterestMeta * roi, gint width,
+    gint height)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  json_builder_add_int_value (b, roi->id);
+  json_builder_set_member_name (b, "parent_id");
+  json_builder_add_int_value (b, roi->parent_id);
+  json_builder_set_member_name (b, "roi_type");
+  add_string_value (b, g_quark_to_string (roi->roi_type));
+
+  json_builder_set_member_name (b, "box");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "x");
+  json_builder_add_int_value (b, roi->x);
+  json_builder_set_member_name (b, "y");
+  json_builder_add_int_value (b, roi->y);
+  json_builder_set_member_name (b, "w");
+  json_builder_add_int_value (b, roi->w);
+  json_builder_set_member_name (b, "h");
+  json_builder_add_int_value (b, roi->h);
+  json_builder_end_object (b);
+
+  /* Divided by the frame size; a box outside the frame gives values
+   * outside 0..1, as it is.  Without caps there is no size: null. */
+  json_builder_set_member_name (b, "box_normalized");
+  json_builder_begin_object (b);
+  add_double (b, "x_min", width > 0 ? (gdouble) roi->x / width : NAN);
+  add_double (b, "y_min", height > 0 ? (gdouble) roi->y / height : NAN);
+  add_double (b, "x_max", width > 0 ?
+      (gdouble) (roi->x + roi->w) / width : NAN);
+  add_double (b, "y_max", height > 0 ?
+      (gdouble) (roi->y + roi->h) / height : NAN);
+  json_builder_end_object (b);
+
+  add_roi_params (b, roi);
+  json_builder_end_object (b);
+}
+
+/* json-glib 1.6 (Debian 12) leaves U+001F unescaped in strings, which
+ * strict parsers refuse.  The compact generator puts no whitespace between
+ * tokens, so a byte below 0x20 in its output is inside a string, where
+ * \u00XX is its escape (UTF-8 sequences have no such bytes). */
+static gchar *
+escape_control_bytes (gchar * json)
+{
+  GString *out;
+
+  if (strpbrk (json, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"
+          "\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b"
+          "\x1c\x1d\x1e\x1f") == NULL)
+    return json;
+  out = g_string_sized_new (strlen (json) + 16);
+  for (const gchar * c = json; *c != '\0'; c++) {
+    if ((guchar) * c < 0x20)
+      g_string_append_printf (out, "\\u%04x", (guchar) * c);
+    else
+      g_string_append_c (out, *c);
+  }
+  g_free (json);
+  return g_string_free (out, FALSE);
+}
+
+/* One frame's record, one line of JSON without the newline. */
+static gchar *
+gst_roi_export_build_record (GstRoiExport * self, GstBuffer * buf,
+    const gchar * source)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  JsonBuilder *b = json_builder_new ();
+  JsonGenerator *gen;
+  JsonNode *root;
+  GstClockTime running_time = GST_CLOCK_TIME_NONE;
+  GstMeta *meta;
+  gpointer state = NULL;
+  gchar *line;
+
+  if (trans->segment.format == GST_FORMAT_TIME)
+    running_time = gst_segment_to_running_time (&trans->segment,
+        GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "frame");
+  json_builder_add_int_value (b, (gint64) self->frame_number);
+  add_clock_time (b, "pts", GST_BUFFER_PTS (buf));
+  add_clock_time (b, "duration", GST_BUFFER_DURATION (buf));
+  add_clock_time (b, "running_time", running_time);
+  json_builder_set_member_name (b, "stream_id");
+  add_string_value (b, self->stream_id);
+  json_builder_set_member_name (b, "source");
+  add_string_value (b, source);
+  json_builder_set_member_name (b, "width");
+  json_builder_add_int_value (b, self->width);
+  json_builder_set_member_name (b, "height");
+  json_builder_add_int_value (b, self->height);
+  json_builder_set_member_name (b, "rois");
+  json_builder_begin_array (b);
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL)
+    add_roi (b, (GstVideoRegionOfInterestMeta *) meta, self->width,
+        self->height);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  gen = json_generator_new ();
+  json_generator_set_root (gen, root);
+  line = escape_control_bytes (json_generator_to_data (gen, NULL));
+  g_object_unref (gen);
+  json_node_unref (root);
+  g_object_unref (b);
+  return line;
+}
+
+static gboolean
+gst_roi_export_start (GstBaseTransform * trans)
+{
+  GstRoiExport *self = GST_ROI_EXPORT (trans);
+  RoiExportMqttSettings settings;
+  RoiExportMqtt *mqtt = NULL;
+  gchar *location;
+  GError *error = NULL;
+
+  self->frame_number = 0;
+  self->width = self->height = 0;
+  g_clear_pointer (&self->stream_id, g_free);
+
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->location);
+  if (self->mqtt_broker != NULL && self->mqtt_broker[0] != '\0') {
+    settings = (RoiExportMqttSettings) {
+    self->mqtt_broker, self->mqtt_topic, self->mqtt_qos,
+          self->mqtt_client_id, self->mqtt_username, self->mqtt_password,
+          self->mqtt_ca_file, self->max_queue};
+    mqtt = roi_export_mqtt_start (&settings, GST_ELEMENT (self), &error);
+    if (mqtt == NULL) {
+      GST_OBJECT_UNLOCK (self);
+      goto bad_mqtt;
+    }
+  }
+  self->mqtt = mqtt;
+  self->dropped = 0;
+  GST_OBJECT_UNLOCK (self);
+
+  if (location != NULL && location[0] != '\0') {
+    if (g_strcmp0 (location, "-") == 0) {
+      self->file = stdout;
+      self->file_is_stdout = TRUE;
+    } else {
+      self->file = g_fopen (location, "wb");
+      self->file_is_stdout = FALSE;
+      if (self->file == NULL)
+        goto open_failed;
+    }
+  } else if (mqtt == NULL) {
+    goto no_destination;
+  }
+  g_free (location);
+  return TRUE;
+
+  /* ERRORS */
+bad_mqtt:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", error->message),
+        (NULL));
+    g_error_free (error);
+    g_free (location);
+    return FALSE;
+  }
+no_destination:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No destination for the results: set location (a file, or - for "
+            "stdout) or mqtt-broker (host:port)"), (NULL));
+    g_free (location);
+    return FALSE;
+  }
+open_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Cannot open \"%s\" for writing: %s", location, g_strerror (errno)),
+        (NULL));
+    g_free (location);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_roi_export_stop (GstBaseTransform * trans)
+{
+  GstRoiExport *self = GST_ROI_EXPORT (trans);
+  RoiExportMqtt *mqtt;
+
+  if (self->file != NULL && !self->file_is_stdout)
+    fclose (self->file);
+  else if (self->file != NULL)
+    fflush (self->file);
+  self->file = NULL;
+  g_clear_pointer (&self->stream_id, g_free);
+
+  GST_OBJECT_LOCK (self);
+  mqtt = self->mqtt;
+  self->mqtt = NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (mqtt != NULL) {
+    guint64 dropped = roi_export_mqtt_stop (mqtt);
+    GST_OBJECT_LOCK (self);
+    self->dropped = dropped;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_roi_export_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstRoiExport *self = GST_ROI_EXPORT (trans);
+  GstStructure *s = gst_caps_get_structure (incaps, 0);
+
+  if (!gst_structure_get_int (s, "width", &self->width)
+      || !gst_structure_get_int (s, "height", &self->height))
+    goto no_size;
+  return TRUE;
+
+  /* ERRORS */
+no_size:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Caps %" GST_PTR_FORMAT " give no frame width and height", incaps),
+        (NULL));
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_roi_export_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstRoiExport *self = GST_ROI_EXPORT (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START) {
+    const gchar *stream_id = NULL;
+
+    gst_event_parse_stream_start (event, &stream_id);
+    g_free (self->stream_id);
+    self->stream_id = g_strdup (stream_id);
+  } else if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->mqtt != NULL) {
+    guint timeout, left;
+
+    GST_OBJECT_LOCK (self);
+    timeout = self->flush_timeout;
+    GST_OBJECT_UNLOCK (self);
+    /* EOS means every result has gone out: wait for the queue, but not
+     * forever when the broker is away. */
+    left = roi_export_mqtt_flush (self->mqtt, timeout);
+    if (left > 0)
+      GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+          ("%u result(s) not delivered to the MQTT broker within "
+              "flush-timeout=%u ms at end of stream", left, timeout), (NULL));
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_roi_export_parent_class)->sink_event
+      (trans, event);
+}
+
+static GstFlowReturn
+gst_roi_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstRoiExport *self = GST_ROI_EXPORT (trans);
+  gboolean skip_empty;
+  gchar *source, *line;
+  gsize len;
+
+  GST_OBJECT_LOCK (self);
+  skip_empty = self->skip_empty;
+  source = g_strdup (self->source_name != NULL ? self->source_name :
+      GST_OBJECT_NAME (self));
+  GST_OBJECT_UNLOCK (self);
+
+  if (skip_empty && gst_buffer_get_meta (buf,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) == NULL) {
+    self->frame_number++;
+    g_free (source);
+    return GST_FLOW_OK;
+  }
+  line = gst_roi_export_build_record (self, buf, source);
+  self->frame_number++;
+  g_free (source);
+
+  /* Flushed per record so that a reader following the file (tail -f)
+   * sees each frame as it passes. */
+  len = strlen (line);
+  if (self->file != NULL && (fwrite (line, 1, len, self->file) != len
+          || fputc ('\n', self->file) == EOF || fflush (self->file) != 0))
+    goto write_failed;
+  if (self->mqtt != NULL)
+    roi_export_mqtt_publish (self->mqtt, line);
+  else
+    g_free (line);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+write_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("Cannot write the results: %s", g_strerror (errno)), (NULL));
+    g_free (line);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static void
+gst_roi_export_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstRoiExport *self = GST_ROI_EXPORT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      break;
+    case PROP_SOURCE_NAME:
+      g_free (self->source_name);
+      self->source_name = g_value_dup_string (value);
+      break;
+    case PROP_SKIP_EMPTY:
+      self->skip_empty = g_value_get_boolean (value);
+      break;
+    case PROP_MQTT_BROKER:
+      g_free (self->mqtt_broker);
+      self->mqtt_broker = g_value_dup_string (value);
+      break;
+    case PROP_MQTT_TOPIC:
+      g_free (self->mqtt_topic);
+      self->mqtt_topic = g_value_dup_string (value);
+      break;
+    case PROP_MQTT_QOS:
+      self->mqtt_qos = g_value_get_int (value);
+      break;
+    case PROP_MQTT_CLIENT_ID:
+      g_free (self->mqtt_client_id);
+      self->mqtt_client_id = g_value_dup_string (value);
+      break;
+    case PROP_MQTT_USERNAME:
+      g_free (self->mqtt_username);
+      self->mqtt_username = g_value_dup_string (value);
+      break;
+    case PROP_MQTT_PASSWORD:
+      g_free (self->mqtt_password);
+      self->mqtt_password = g_value_dup_string (value);
+      break;
+    case PROP_MQTT_CA_FILE:
+      g_free (self->mqtt_ca_file);
+      self->mqtt_ca_file = g_value_dup_string (value);
+      break;
+    case PROP_MAX_QUEUE:
+      self->max_queue = g_value_get_uint (value);
+      break;
+    case PROP_FLUSH_TIMEOUT:
+      self->flush_timeout = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_roi_export_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstRoiExport *self = GST_ROI_EXPORT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_SOURCE_NAME:
+      g_value_set_string (value, self->source_name);
+      break;
+    case PROP_SKIP_EMPTY:
+      g_value_set_boolean (value, self->skip_empty);
+      break;
+    case PROP_MQTT_BROKER:
+      g_value_set_string (value, self->mqtt_broker);
+      break;
+    case PROP_MQTT_TOPIC:
+      g_value_set_string (value, self->mqtt_topic);
+      break;
+    case PROP_MQTT_QOS:
+      g_value_set_int (value, self->mqtt_qos);
+      break;
+    case PROP_MQTT_CLIENT_ID:
+      g_value_set_string (value, self->mqtt_client_id);
+      break;
+    case PROP_MQTT_USERNAME:
+      g_value_set_string (value, self->mqtt_username);
+      break;
+    case PROP_MQTT_CA_FILE:
+      g_value_set_string (value, self->mqtt_ca_file);
+      break;
+    case PROP_MAX_QUEUE:
+      g_value_set_uint (value, self->max_queue);
+      break;
+    case PROP_FLUSH_TIMEOUT:
+      g_value_set_uint (value, self->flush_timeout);
+      break;
+    case PROP_DROPPED:
+      g_value_set_uint64 (value, self->mqtt != NULL ?
+          roi_export_mqtt_get_dropped (self->mqtt) : self->dropped);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_roi_export_finalize (GObject * object)
+{
+  GstRoiExport *self = GST_ROI_EXPORT (object);
+
+  g_free (self->location);
+  g_free (self->source_name);
+  g_free (self->stream_id);
+  g_free (self->mqtt_broker);
+  g_free (self->mqtt_topic);
+  g_free (self->mqtt_client_id);
+  g_free (self->mqtt_username);
+  g_free (self->mqtt_password);
+  g_free (self->mqtt_ca_file);
+  G_OBJECT_CLASS (gst_roi_export_parent_class)->finalize (object);
+}
+
+static void
+gst_roi_export_class_init (GstRoiExportClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_roi_export_set_property;
+  gobject_class->get_property = gst_roi_export_get_property;
+  gobject_class->finalize = gst_roi_export_finalize;
+
+  /**
+   * GstRoiExport:location:
+   *
+   * The JSON Lines file the records are written to (truncated at start),
+   * or `-` for stdout.
+   */
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "JSON Lines file to write the records to, - for stdout",
+          DEFAULT_LOCATION, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRoiExport:source-name:
+   *
+   * The `source` field of every record, to tell streams apart at the
+   * consumer; unset, the element's name.
+   */
+  g_object_class_install_property (gobject_class, PROP_SOURCE_NAME,
+      g_param_spec_string ("source-name", "Source name",
+          "The records' source field (unset: this element's name)",
+          DEFAULT_SOURCE_NAME, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRoiExport:skip-empty:
+   *
+   * Gives no record for frames without any ROI meta.
+   */
+  g_object_class_install_property (gobject_class, PROP_SKIP_EMPTY,
+      g_param_spec_boolean ("skip-empty", "Skip empty frames",
+          "Write no record for frames without any ROI", DEFAULT_SKIP_EMPTY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  /**
+   * GstRoiExport:mqtt-broker:
+   *
+   * The MQTT broker to publish each record to, as `host`, `host:port` or
+   * `[IPv6 address]:port` (port 1883, or 8883 with #GstRoiExport:mqtt-ca-file).
+   * The element connects in the background and reconnects with backoff
+   * (0.1 s doubling to 5 s); an unreachable broker gives a warning on the
+   * bus, never a stalled pipeline.
+   */
+  g_object_class_install_property (gobject_class, PROP_MQTT_BROKER,
+      g_param_spec_string ("mqtt-broker", "MQTT broker",
+          "MQTT broker to publish the records to, host:port (unset: none)",
+          DEFAULT_MQTT_BROKER, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MQTT_TOPIC,
+      g_param_spec_string ("mqtt-topic", "MQTT topic",
+          "Topic the records are published to", DEFAULT_MQTT_TOPIC,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRoiExport:mqtt-qos:
+   *
+   * MQTT quality of service.  With 1 (the default) or 2 a record leaves
+   * the queue when the broker acknowledges it, so a broken connection
+   * loses nothing that is not counted in #GstRoiExport:dropped (a record
+   * may arrive twice); with 0 a record leaves the queue once written to
+   * the socket, and those written to a connection that then breaks are
+   * lost uncounted.
+   */
+  g_object_class_install_property (gobject_class, PROP_MQTT_QOS,
+      g_param_spec_int ("mqtt-qos", "MQTT QoS",
+          "MQTT quality of service (0, 1 or 2)", 0, 2, DEFAULT_MQTT_QOS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MQTT_CLIENT_ID,
+      g_param_spec_string ("mqtt-client-id", "MQTT client id",
+          "MQTT client identifier (unset: a random one)",
+          DEFAULT_MQTT_CLIENT_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MQTT_USERNAME,
+      g_param_spec_string ("mqtt-username", "MQTT user name",
+          "User name for the broker (unset: none)", DEFAULT_MQTT_USERNAME,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /* Write-only, so that it does not show in gst-launch -v or dumps. */
+  g_object_class_install_property (gobject_class, PROP_MQTT_PASSWORD,
+      g_param_spec_string ("mqtt-password", "MQTT password",
+          "Password for the broker (write-only)", DEFAULT_MQTT_PASSWORD,
+          G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MQTT_CA_FILE,
+      g_param_spec_string ("mqtt-ca-file", "MQTT CA file",
+          "PEM file of the certificate authorities that sign the broker's "
+          "certificate; set, the connection uses TLS (unset: plain TCP)",
+          DEFAULT_MQTT_CA_FILE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRoiExport:max-queue:
+   *
+   * Records waiting for the broker, at most; beyond, the oldest are
+   * dropped and counted in #GstRoiExport:dropped.
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_QUEUE,
+      g_param_spec_uint ("max-queue", "Maximum queue",
+          "Records waiting for the MQTT broker, at most (the oldest are "
+          "dropped beyond)", 1, G_MAXINT, DEFAULT_MAX_QUEUE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRoiExport:flush-timeout:
+   *
+   * At EOS the element waits until the broker has every queued record,
+   * at most this long, before it passes EOS on; what is left then gives a
+   * warning and is dropped when the element stops.
+   */
+  g_object_class_install_property (gobject_class, PROP_FLUSH_TIMEOUT,
+      g_param_spec_uint ("flush-timeout", "Flush timeout",
+          "Longest wait at EOS for queued MQTT records, in milliseconds", 0,
+          G_MAXUINT, DEFAULT_FLUSH_TIMEOUT, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRoiExport:dropped:
+   *
+   * MQTT records lost since the element started: dropped from a full
+   * queue, or still queued when it stopped.
+   */
+  g_object_class_install_property (gobject_class, PROP_DROPPED,
+      g_param_spec_uint64 ("dropped", "Dropped",
+          "MQTT records lost (queue full or undelivered at stop)", 0,
+          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "ROI export",
+      "Filter/Metadata/Video",
+      "Writes each frame's regions of interest and their detection and "
+      "recognition results as JSON", "clvision developers");
+
+  trans_class->passthrough_on_same_caps = TRUE;
+  trans_class->start = gst_roi_export_start;
+  trans_class->stop = gst_roi_export_stop;
+  trans_class->set_caps = gst_roi_export_set_caps;
+  trans_class->sink_event = gst_roi_export_sink_event;
+  trans_class->transform_ip = gst_roi_export_transform_ip;
+}
+
+static void
+gst_roi_export_init (GstRoiExport * self)
+{
+  self->location = g_strdup (DEFAULT_LOCATION);
+  self->skip_empty = DEFAULT_SKIP_EMPTY;
+  self->mqtt_topic = g_strdup (DEFAULT_MQTT_TOPIC);
+  self->mqtt_qos = DEFAULT_MQTT_QOS;
+  self->max_queue = DEFAULT_MAX_QUEUE;
+  self->flush_timeout = DEFAULT_FLUSH_TIMEOUT;
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+}

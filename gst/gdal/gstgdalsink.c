@@ -1,0 +1,315 @@
+/**
+ * SECTION:element-gdalsink
+ * @title: gdalsink
+ *
+ * Writes each GRAY8 or GRAY16_LE frame as a one-band raster (Byte or
+ * UInt16) with any GDAL driver (`driver`, GTiff by default), with the
+ * geotransform and spatial reference of its GstClvGeoMeta, so that QGIS or
+ * gdalinfo place it where the scene is.  `creation-options` are the
+ * driver's (`gdal_translate -co`), separated by spaces or commas.
+ *
+ * Like multifilesink, a `location` with a printf pattern (`out-%05d.tif`)
+ * gets the frame index; without one, every frame rewrites the same file.
+ * Drivers that can only copy (PNG, JPEG) write through an in-memory raster.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 gdalsrc location=scene.tif ! sarmultilook looks=4 ! \
+ *     gdalsink location=multilooked.tif creation-options="COMPRESS=DEFLATE"
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gdal.h>
+#include <cpl_error.h>
+#include <cpl_string.h>
+#include <gst/clvision/clvision.h>
+
+#include "gstgdalsink.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_gdal_sink_debug);
+#define GST_CAT_DEFAULT gst_gdal_sink_debug
+
+#define DEFAULT_LOCATION NULL
+#define DEFAULT_DRIVER "GTiff"
+#define DEFAULT_CREATION_OPTIONS NULL
+
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+  PROP_DRIVER,
+  PROP_CREATION_OPTIONS,
+};
+
+struct _GstGdalSink
+{
+  GstBaseSink parent;
+
+  /* properties, under the object lock */
+  gchar *location;
+  gchar *driver;
+  gchar *creation_options;
+
+  /* streaming */
+  GstVideoInfo info;
+  guint index;
+};
+
+G_DEFINE_TYPE_WITH_CODE (GstGdalSink, gst_gdal_sink, GST_TYPE_BASE_SINK,
+    GST_DEBUG_CATEGORY_INIT (gst_gdal_sink_debug, "gdalsink", 0,
+        "GDAL raster sink"));
+GST_ELEMENT_REGISTER_DEFINE (gdalsink, "gdalsink", GST_RANK_NONE,
+    GST_TYPE_GDAL_SINK);
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY8, GRAY16_LE }")));
+
+static gboolean
+gst_gdal_sink_start (GstBaseSink * sink)
+{
+  GST_GDAL_SINK (sink)->index = 0;
+  return TRUE;
+}
+
+static gboolean
+gst_gdal_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
+{
+  GstGdalSink *self = GST_GDAL_SINK (sink);
+
+  if (!gst_video_info_from_caps (&self->info, caps)) {
+    GST_ERROR_OBJECT (self, "invalid caps %" GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* A new raster of `driver` at `filename`, filled from `frame`, with the
+ * buffer's georeferencing.  FALSE: GDAL's error is in CPLGetLastErrorMsg. */
+static gboolean
+write_raster (GDALDriverH driver, const gchar * filename,
+    GstVideoFrame * frame, GstClvGeoMeta * geo, CSLConstList options)
+{
+  const gint w = GST_VIDEO_FRAME_WIDTH (frame);
+  const gint h = GST_VIDEO_FRAME_HEIGHT (frame);
+  const GDALDataType type = GST_VIDEO_FRAME_FORMAT (frame) ==
+      GST_VIDEO_FORMAT_GRAY8 ? GDT_Byte : GDT_UInt16;
+  /* Copy-only drivers get an in-memory raster to copy. */
+  const gboolean direct = GDALGetMetadataItem (driver, GDAL_DCAP_CREATE,
+      NULL) != NULL;
+  GDALDatasetH ds, copy;
+  gboolean ok;
+
+  ds = direct ? GDALCreate (driver, filename, w, h, 1, type,
+      (char **) options) : GDALCreate (GDALGetDriverByName ("MEM"), "", w, h,
+      1, type, NULL);
+  if (ds == NULL)
+    return FALSE;
+  ok = GDALRasterIO (GDALGetRasterBand (ds, 1), GF_Write, 0, 0, w, h,
+      GST_VIDEO_FRAME_PLANE_DATA (frame, 0), w, h, type, 0,
+      GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0)) == CE_None;
+  if (ok && geo) {
+    ok = GDALSetGeoTransform (ds, geo->geotransform) == CE_None;
+    if (ok && geo->wkt[0])
+      ok = GDALSetProjection (ds, geo->wkt) == CE_None;
+  }
+  if (ok && !direct) {
+    copy = GDALCreateCopy (driver, filename, ds, FALSE, (char **) options,
+        NULL, NULL);
+    ok = copy != NULL;
+    if (copy)
+      GDALClose (copy);
+  }
+  GDALClose (ds);
+  /* Errors of the final flush are reported, not returned (GDAL 3.6). */
+  return ok && CPLGetLastErrorType () < CE_Failure;
+}
+
+static GstFlowReturn
+gst_gdal_sink_render (GstBaseSink * sink, GstBuffer * buf)
+{
+  GstGdalSink *self = GST_GDAL_SINK (sink);
+  gchar *location, *driver_name, *filename;
+  char **options;
+  GDALDriverH driver;
+  GstVideoFrame frame;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->location);
+  driver_name = g_strdup (self->driver);
+  options = CSLTokenizeString2 (self->creation_options ?
+      self->creation_options : "", " ,", 0);
+  GST_OBJECT_UNLOCK (self);
+
+  if (location == NULL || location[0] == '\0')
+    goto no_location;
+  driver = GDALGetDriverByName (driver_name);
+  if (driver == NULL || (GDALGetMetadataItem (driver, GDAL_DCAP_CREATE, NULL)
+          == NULL && GDALGetMetadataItem (driver, GDAL_DCAP_CREATECOPY,
+              NULL) == NULL))
+    goto no_driver;
+  if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_READ))
+    goto map_failed;
+  /* multifilesink's rule: the location is a printf pattern of the index. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  filename = g_strdup_printf (location, self->index);
+#pragma GCC diagnostic pop
+  CPLErrorReset ();
+  ok = write_raster (driver, filename, &frame, gst_buffer_get_clv_geo_meta
+      (buf), (CSLConstList) options);
+  gst_video_frame_unmap (&frame);
+  if (!ok)
+    goto write_failed;
+  GST_INFO_OBJECT (self, "wrote %s", filename);
+  self->index++;
+  g_free (filename);
+  g_free (location);
+  g_free (driver_name);
+  CSLDestroy (options);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_location:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No file name given: set the location property"), (NULL));
+    goto fail;
+  }
+no_driver:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("\"%s\" is not a GDAL driver that can write rasters (see "
+            "gdalinfo --formats)", driver_name), (NULL));
+    goto fail;
+  }
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map a frame"),
+        (NULL));
+    goto fail;
+  }
+write_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Could not write \"%s\" with the %s driver", filename, driver_name),
+        ("GDAL: %s", CPLGetLastErrorMsg ()));
+    g_free (filename);
+    goto fail;
+  }
+fail:
+  g_free (location);
+  g_free (driver_name);
+  CSLDestroy (options);
+  return GST_FLOW_ERROR;
+}
+
+static void
+gst_gdal_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstGdalSink *self = GST_GDAL_SINK (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      break;
+    case PROP_DRIVER:
+      g_free (self->driver);
+      self->driver = g_value_dup_string (value);
+      break;
+    case PROP_CREATION_OPTIONS:
+      g_free (self->creation_options);
+      self->creation_options = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_gdal_sink_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstGdalSink *self = GST_GDAL_SINK (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_DRIVER:
+      g_value_set_string (value, self->driver);
+      break;
+    case PROP_CREATION_OPTIONS:
+      g_value_set_string (value, self->creation_options);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_gdal_sink_finalize (GObject * object)
+{
+  GstGdalSink *self = GST_GDAL_SINK (object);
+
+  g_free (self->location);
+  g_free (self->driver);
+  g_free (self->creation_options);
+  G_OBJECT_CLASS (gst_gdal_sink_parent_class)->finalize (object);
+}
+
+static void
+gst_gdal_sink_class_init (GstGdalSinkClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSinkClass *sink_class = GST_BASE_SINK_CLASS (klass);
+  const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  gobject_class->set_property = gst_gdal_sink_set_property;
+  gobject_class->get_property = gst_gdal_sink_get_property;
+  gobject_class->finalize = gst_gdal_sink_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "The file to write; a printf pattern (%05d) gets the frame index",
+          DEFAULT_LOCATION, ready));
+  g_object_class_install_property (gobject_class, PROP_DRIVER,
+      g_param_spec_string ("driver", "Driver",
+          "The GDAL driver's short name (GTiff, PNG, ENVI, ...)",
+          DEFAULT_DRIVER, ready));
+  g_object_class_install_property (gobject_class, PROP_CREATION_OPTIONS,
+      g_param_spec_string ("creation-options", "Creation options",
+          "The driver's KEY=VALUE creation options, separated by spaces or "
+          "commas (gdal_translate -co)", DEFAULT_CREATION_OPTIONS, ready));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class, "GDAL raster sink",
+      "Sink/Video", "Writes frames as georeferenced rasters with GDAL",
+      "clvision developers");
+
+  sink_class->start = gst_gdal_sink_start;
+  sink_class->set_caps = gst_gdal_sink_set_caps;
+  sink_class->render = gst_gdal_sink_render;
+}
+
+static void
+gst_gdal_sink_init (GstGdalSink * self)
+{
+  self->driver = g_strdup (DEFAULT_DRIVER);
+  /* A file writer: no clock to wait for (as filesink). */
+  gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
+}
