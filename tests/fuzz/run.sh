@@ -71,8 +71,12 @@ for t in "${targets[@]}"; do
   mkdir -p "$named" "$pool" "$min"
   find "$corpus" -maxdepth 1 -type f \( -name 'seed-*' -o -name 'regress-*' \) \
     -exec cp -t "$named/" {} +
-  find "$corpus" "$work" -maxdepth 1 -type f -size -8k ! -name 'seed-*' \
-    ! -name 'regress-*' -exec cp -t "$pool/" {} +
+  # One cp per folder: an input in both (same name, same bytes) is copied
+  # twice, which one cp refuses.
+  for d in "$corpus" "$work"; do
+    find "$d" -maxdepth 1 -type f -size -8k ! -name 'seed-*' \
+      ! -name 'regress-*' -exec cp -t "$pool/" {} +
+  done
   "$bin" -merge=1 -timeout=10 "$min" "$named" "$pool" >"$build/fuzz-$t-merge.log" 2>&1 || true
   # Keep only what the merge added beyond the named inputs.
   for f in "$named"/*; do rm -f "$min/$(sha1sum <"$f" | cut -c1-40)"; done
