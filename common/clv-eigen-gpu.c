@@ -12,7 +12,7 @@
 static gboolean
 choose_precision (ClvDevice * dev, gboolean * fp64, GError ** error)
 {
-  *fp64 = clv_tune_int ("EIG_FP64", dev->has_fp64) != 0;
+  *fp64 = clv_device_tune_int (dev, "EIG_FP64", dev->has_fp64) != 0;
   if (*fp64 && !dev->has_fp64) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
         "EIG_FP64=1 was asked for but %s has no double precision",
@@ -30,9 +30,9 @@ real_size (gboolean fp64)
 
 /* A power-of-two tuning value, at most `max`. */
 static int
-tune_pow2 (const char *name, int def, gsize max)
+tune_pow2 (ClvDevice * dev, const char *name, int def, gsize max)
 {
-  gint64 v = clv_tune_int (name, def);
+  gint64 v = clv_device_tune_int (dev, name, def);
 
   if (v < 1)
     v = 1;
@@ -159,15 +159,16 @@ train_tune (ClvDevice * dev, int n, TrainTune * t, GError ** error)
 
   if (!choose_precision (dev, &t->fp64, error))
     return FALSE;
-  t->red_wg = tune_pow2 ("EIG_RED_WG", gpu ? 256 : 64, max_wg);
-  t->mean_pix = tune_pow2 ("EIG_MEAN_PIX", gpu ? dev->simd_width : 16,
+  t->red_wg = tune_pow2 (dev, "EIG_RED_WG", gpu ? 256 : 64, max_wg);
+  t->mean_pix = tune_pow2 (dev, "EIG_MEAN_PIX", gpu ? dev->simd_width : 16,
       max_wg);
-  t->mean_lanes = tune_pow2 ("EIG_MEAN_LANES", gpu ? 8 : 4,
+  t->mean_lanes = tune_pow2 (dev, "EIG_MEAN_LANES", gpu ? 8 : 4,
       max_wg / t->mean_pix);
-  t->zm_rows = (int) CLAMP (clv_tune_int ("EIG_ZM_ROWS", 4), 1, 64);
-  t->mm_wpt = tune_pow2 ("EIG_MM_WPT", 4, 16);
-  t->mm_tile = tune_pow2 ("EIG_MM_TILE", gpu ? 64 : 32, 256);
-  t->mm_tk = tune_pow2 ("EIG_MM_TK", 16, 256);
+  t->zm_rows = (int) CLAMP (clv_device_tune_int (dev, "EIG_ZM_ROWS", 4), 1,
+      64);
+  t->mm_wpt = tune_pow2 (dev, "EIG_MM_WPT", 4, 16);
+  t->mm_tile = tune_pow2 (dev, "EIG_MM_TILE", gpu ? 64 : 32, 256);
+  t->mm_tk = tune_pow2 (dev, "EIG_MM_TK", 16, 256);
   /* The work-group is (tile / wpt)² work-items and holds two slabs. */
   while (t->mm_tile > t->mm_wpt
       && (gsize) (t->mm_tile / t->mm_wpt) * (t->mm_tile / t->mm_wpt) > max_wg)
@@ -178,20 +179,22 @@ train_tune (ClvDevice * dev, int n, TrainTune * t, GError ** error)
       (gsize) t->mm_tk * (t->mm_tile + 1)) * real_size (t->fp64);
   if (local_bytes > dev->local_mem_size)
     goto too_big;
-  t->jac_wg = tune_pow2 ("EIG_JAC_WG", gpu ? 64 : 16, max_wg);
-  t->jac_batch = (int) CLAMP (clv_tune_int ("EIG_JAC_BATCH", 32), 1, 1024);
-  t->vacc_wg = tune_pow2 ("EIG_VACC_WG", gpu ? 256 : 64, max_wg);
-  t->vacc_rows = (int) CLAMP (clv_tune_int ("EIG_VACC_ROWS", 2), 1, 64);
+  t->jac_wg = tune_pow2 (dev, "EIG_JAC_WG", gpu ? 64 : 16, max_wg);
+  t->jac_batch = (int) CLAMP (clv_device_tune_int (dev, "EIG_JAC_BATCH", 32),
+      1, 1024);
+  t->vacc_wg = tune_pow2 (dev, "EIG_VACC_WG", gpu ? 256 : 64, max_wg);
+  t->vacc_rows = (int) CLAMP (clv_device_tune_int (dev, "EIG_VACC_ROWS", 2),
+      1, 64);
   while (t->vacc_rows > 1
       && (gsize) t->vacc_rows * n * real_size (t->fp64) > dev->local_mem_size)
     t->vacc_rows--;
-  t->tr_tile = tune_pow2 ("EIG_TR_TILE", 32, 64);
-  t->tr_rows = tune_pow2 ("EIG_TR_ROWS", 8, t->tr_tile);
+  t->tr_tile = tune_pow2 (dev, "EIG_TR_TILE", 32, 64);
+  t->tr_rows = tune_pow2 (dev, "EIG_TR_ROWS", 8, t->tr_tile);
   while ((gsize) t->tr_tile * t->tr_rows > max_wg)
     t->tr_rows /= 2;
-  t->vacc_local = clv_tune_int ("EIG_VACC_LOCAL", 1)
+  t->vacc_local = clv_device_tune_int (dev, "EIG_VACC_LOCAL", 1)
       && (gsize) t->vacc_rows * n * real_size (t->fp64) <= dev->local_mem_size;
-  tol = clv_tune_string ("EIG_JACOBI_TOL", NULL);
+  tol = clv_device_tune_string (dev, "EIG_JACOBI_TOL", NULL);
   t->jac_tol = tol ? g_ascii_strtod (tol, NULL) : t->fp64 ? 1e-12 : 1e-6;
   return TRUE;
 
@@ -769,11 +772,11 @@ clv_eigen_recogniser_new (ClvDevice * dev, const ClvEigenModel * model,
   rec->dim = dim;
   rec->n_comp = kc;
   rec->n_train = m;
-  rec->proj_wg = tune_pow2 ("EIG_PROJ_WG", gpu ? 256 : 64,
+  rec->proj_wg = tune_pow2 (dev, "EIG_PROJ_WG", gpu ? 256 : 64,
       dev->max_work_group_size);
-  rec->proj_faces = (int) CLAMP (clv_tune_int ("EIG_PROJ_FACES", gpu ? 8 : 4),
-      1, 32);
-  rec->near_wg = tune_pow2 ("EIG_NEAR_WG", gpu ? 256 : 64,
+  rec->proj_faces = (int) CLAMP (clv_device_tune_int (dev, "EIG_PROJ_FACES",
+          gpu ? 8 : 4), 1, 32);
+  rec->near_wg = tune_pow2 (dev, "EIG_NEAR_WG", gpu ? 256 : 64,
       dev->max_work_group_size);
   /* The first PROJ_FACES work-items write the results; the partial sums of
    * all faces must fit in local memory. */

@@ -2,6 +2,7 @@
 #include "clv-opencl.h"
 #include "clv-kernels.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -319,11 +320,150 @@ program_release (gpointer p)
   clReleaseProgram (p);
 }
 
+/* ---- Stored tuning ------------------------------------------------------- */
+
+#define TUNING_DEVICE_GROUP "device"
+
+/* A checksum started with what names a device and its driver, for the names
+ * of cache and tuning files. */
+static GChecksum *
+device_checksum (ClvDevice * dev)
+{
+  GChecksum *ck = g_checksum_new (G_CHECKSUM_SHA256);
+
+  g_checksum_update (ck, (const guchar *) dev->platform_name, -1);
+  g_checksum_update (ck, (const guchar *) "\n", 1);
+  g_checksum_update (ck, (const guchar *) dev->device_name, -1);
+  g_checksum_update (ck, (const guchar *) "\n", 1);
+  g_checksum_update (ck, (const guchar *) dev->driver_version, -1);
+  return ck;
+}
+
+char *
+clv_tuning_path (ClvDevice * dev)
+{
+  GChecksum *ck = device_checksum (dev);
+  char *dir, *file, *path;
+
+  dir = clv_program_cache_dir ();
+  file = g_strdup_printf ("tune-%.16s.ini", g_checksum_get_string (ck));
+  path = g_build_filename (dir, file, NULL);
+  g_free (file);
+  g_free (dir);
+  g_checksum_free (ck);
+  return path;
+}
+
+static gboolean
+is_macro_name (const char *s)
+{
+  if (!g_ascii_isupper (*s))
+    return FALSE;
+  for (; *s; s++)
+    if (!g_ascii_isupper (*s) && !g_ascii_isdigit (*s) && *s != '_')
+      return FALSE;
+  return TRUE;
+}
+
+/* Checks every kernel group of `kf` (macro names, integer values) and copies
+ * them into `into` (nullable); FALSE with `error` set at the first bad one. */
+static gboolean
+tuning_check (GKeyFile * kf, GHashTable * into, GError ** error)
+{
+  gchar **groups = g_key_file_get_groups (kf, NULL);
+  gboolean ok = TRUE;
+
+  for (gchar ** g = groups; ok && *g; g++) {
+    gchar **keys;
+    if (strcmp (*g, TUNING_DEVICE_GROUP) == 0)
+      continue;
+    keys = g_key_file_get_keys (kf, *g, NULL, NULL);
+    for (gchar ** k = keys; ok && k && *k; k++) {
+      char *v = g_key_file_get_value (kf, *g, *k, NULL);
+      gint64 n;
+      if (!is_macro_name (*k) || v == NULL
+          || !g_ascii_string_to_signed (v, 10, G_MININT32, G_MAXINT32, &n,
+              NULL)) {
+        g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+            "[%s] %s=%s is not MACRO=integer", *g, *k, v ? v : "");
+        ok = FALSE;
+      } else if (into) {
+        g_hash_table_replace (into, g_strdup (*k), g_strdup (v));
+      }
+      g_free (v);
+    }
+    g_strfreev (keys);
+  }
+  g_strfreev (groups);
+  return ok;
+}
+
+/* The stored values of `dev` (empty when there is no file; a file that
+ * cannot be used is reported once and ignored as a whole). */
+static GHashTable *
+tuning_load (ClvDevice * dev)
+{
+  GHashTable *values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      g_free);
+  char *path = clv_tuning_path (dev);
+  GKeyFile *kf = g_key_file_new ();
+  GError *err = NULL;
+
+  if (g_strcmp0 (g_getenv ("CLVISION_AUTOTUNE"), "0") == 0) {
+    /* Benchmarks of the defaults, and clvision-tune itself. */
+  } else if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &err)) {
+    if (!g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      g_warning ("Ignoring the tuning file %s of %s (%s): kernels use their "
+          "defaults; run clvision-tune again or delete it", path,
+          dev->device_name, err->message);
+  } else if (!tuning_check (kf, values, &err)) {
+    g_warning ("Ignoring the tuning file %s of %s (%s): kernels use their "
+        "defaults; run clvision-tune again or delete it", path,
+        dev->device_name, err->message);
+    g_hash_table_remove_all (values);
+  }
+  g_clear_error (&err);
+  g_key_file_free (kf);
+  g_free (path);
+  return values;
+}
+
+gboolean
+clv_tuning_save (ClvDevice * dev, GKeyFile * per_kernel, GError ** error)
+{
+  char *path = clv_tuning_path (dev), *dir = g_path_get_dirname (path);
+  char *data = NULL;
+  gboolean ok = FALSE;
+
+  if (!tuning_check (per_kernel, NULL, error))
+    goto out;
+  g_key_file_set_string (per_kernel, TUNING_DEVICE_GROUP, "name",
+      dev->device_name);
+  g_key_file_set_string (per_kernel, TUNING_DEVICE_GROUP, "platform",
+      dev->platform_name);
+  g_key_file_set_string (per_kernel, TUNING_DEVICE_GROUP, "driver",
+      dev->driver_version);
+  data = g_key_file_to_data (per_kernel, NULL, NULL);
+  if (g_mkdir_with_parents (dir, 0700) != 0) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+        "Cannot create %s: %s", dir, g_strerror (errno));
+    goto out;
+  }
+  ok = g_file_set_contents (path, data, -1, error);
+out:
+  g_free (data);
+  g_free (dir);
+  g_free (path);
+  return ok;
+}
+
 static void
 device_free (ClvDevice * dev)
 {
   if (dev->programs)
     g_hash_table_unref (dev->programs);
+  if (dev->tuned)
+    g_hash_table_unref (dev->tuned);
   if (dev->queue)
     clReleaseCommandQueue (dev->queue);
   if (dev->context)
@@ -389,6 +529,8 @@ device_create (DeviceEntry * e, GError ** error)
     dev->simd_width = 64;
   else
     dev->simd_width = 16;
+
+  dev->tuned = tuning_load (dev);
 
   CLV_CHECK ((dev->context = clCreateContext (props, 1, &e->device, NULL, NULL,
               &st), st), error, fail);
@@ -563,16 +705,45 @@ clv_tune_string (const char *name, const char *default_value)
   return interned;
 }
 
-gint64
-clv_tune_int (const char *name, gint64 default_value)
+static gint64
+parse_int_or (const char *s, gint64 default_value)
 {
-  const char *s = clv_tune_string (name, NULL);
   gint64 v;
 
   if (s == NULL || !g_ascii_string_to_signed (s, 10, G_MININT64, G_MAXINT64,
           &v, NULL))
     return default_value;
   return v;
+}
+
+gint64
+clv_tune_int (const char *name, gint64 default_value)
+{
+  return parse_int_or (clv_tune_string (name, NULL), default_value);
+}
+
+const char *
+clv_device_tune_string (ClvDevice * dev, const char *name,
+    const char *default_value)
+{
+  const char *env = g_getenv ("CLVISION_TUNE");
+  const char *v;
+
+  /* CLVISION_TUNE is an experiment against the defaults (the benchmarks'
+   * sweeps): stored values mixed into it could make combinations nobody
+   * chose, such as a band that no longer fits in local memory. */
+  if (env && *env)
+    return clv_tune_string (name, default_value);
+  /* dev->tuned is only written when the device is created. */
+  v = g_hash_table_lookup (dev->tuned, name);
+  return v ? v : default_value;
+}
+
+gint64
+clv_device_tune_int (ClvDevice * dev, const char *name, gint64 default_value)
+{
+  return parse_int_or (clv_device_tune_string (dev, name, NULL),
+      default_value);
 }
 
 /* ---- Programs ------------------------------------------------------------ */
@@ -607,14 +778,9 @@ clv_program_cache_dir (void)
 static char *
 cache_path (ClvDevice * dev, const char *source, const char *options)
 {
-  GChecksum *ck = g_checksum_new (G_CHECKSUM_SHA256);
+  GChecksum *ck = device_checksum (dev);
   char *dir, *file, *path;
 
-  g_checksum_update (ck, (const guchar *) dev->platform_name, -1);
-  g_checksum_update (ck, (const guchar *) "\n", 1);
-  g_checksum_update (ck, (const guchar *) dev->device_name, -1);
-  g_checksum_update (ck, (const guchar *) "\n", 1);
-  g_checksum_update (ck, (const guchar *) dev->driver_version, -1);
   g_checksum_update (ck, (const guchar *) "\n", 1);
   g_checksum_update (ck, (const guchar *) options, -1);
   g_checksum_update (ck, (const guchar *) "\n", 1);

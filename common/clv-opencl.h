@@ -83,6 +83,7 @@ struct _ClvDevice
   gatomicrefcount ref;
   GMutex lock;
   GHashTable *programs;         /* "name\noptions" -> cl_program */
+  GHashTable *tuned;            /* "MACRO" -> value, from the tuning file */
 };
 
 /* Whether one buffer of `size` bytes fits the device's
@@ -147,6 +148,35 @@ CLV_API
 gint64 clv_tune_int (const char *name, gint64 default_value);
 CLV_API
 const char *clv_tune_string (const char *name, const char *default_value);
+
+/* Tuning for a device: while CLVISION_TUNE is set, its values and
+ * otherwise the defaults (an experiment against the defaults); else the
+ * value clvision-tune stored for this device and driver (clv_tuning_path()),
+ * then the default.  Every kernel's macros are read through these, so a
+ * stored search result is used without being asked for. */
+CLV_API
+gint64 clv_device_tune_int (ClvDevice * dev, const char *name,
+    gint64 default_value);
+CLV_API
+const char *clv_device_tune_string (ClvDevice * dev, const char *name,
+    const char *default_value);
+
+/* The tuning file of `dev`: clv_program_cache_dir()/tune-HASH.ini, HASH of
+ * platform, device name and driver version, next to the program binaries.
+ * A key file with a [device] group (name, platform, driver, for people) and
+ * one group per kernel holding MACRO=integer lines; it is read when the
+ * device is opened, and a file that does not parse or holds anything else
+ * is ignored with a warning (defaults apply).  CLVISION_AUTOTUNE=0 ignores
+ * the file (the defaults, as a benchmark's baseline). */
+CLV_API
+char *clv_tuning_path (ClvDevice * dev);
+
+/* Writes `per_kernel` (group = kernel, keys = macros) as the tuning file of
+ * `dev`, atomically.  Running processes keep the values they read; devices
+ * opened later use the new ones. */
+CLV_API
+gboolean clv_tuning_save (ClvDevice * dev, GKeyFile * per_kernel,
+    GError ** error);
 
 /* Builds (or finds in the process or on-disk cache) the program from the
  * embedded kernels/NAME.cl with `options` (usually "-DNAME=VALUE ..." from

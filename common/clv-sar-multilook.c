@@ -65,10 +65,10 @@ clv_multilook_new (ClvDevice * dev, int bpp, int rl, int al,
   char *opts;
 
   ml->dev = clv_device_ref (dev);
-  ml->out_x = (int) CLAMP (clv_tune_int ("SAR_ML_OUT_X",
+  ml->out_x = (int) CLAMP (clv_device_tune_int (dev, "SAR_ML_OUT_X",
           default_out_x (bpp, rl)), 1, 64);
-  wg = (size_t) CLAMP (clv_tune_int ("SAR_ML_WG", gpu ? 256 : 16), 1,
-      (gint64) dev->max_work_group_size);
+  wg = (size_t) CLAMP (clv_device_tune_int (dev, "SAR_ML_WG", gpu ? 256 : 16),
+      1, (gint64) dev->max_work_group_size);
   /* Split a block's rows while the device would have too few work-items;
    * a CPU has few lanes and prefers whole blocks. */
   items = (gint64) (out_width + ml->out_x - 1) / ml->out_x * out_height;
@@ -77,8 +77,8 @@ clv_multilook_new (ClvDevice * dev, int bpp, int rl, int al,
   while (gpu && ml->split * 2 <= al && (size_t) ml->split * 2 <= wg / 8
       && items * ml->split < target)
     ml->split *= 2;
-  ml->split = (int) CLAMP (clv_tune_int ("SAR_ML_SPLIT", ml->split), 1,
-      (gint64) wg);
+  ml->split = (int) CLAMP (clv_device_tune_int (dev, "SAR_ML_SPLIT",
+          ml->split), 1, (gint64) wg);
   ml->local_x = MAX (wg / ml->split, 1);
   opts = g_strdup_printf ("-DPIX_BYTES=%d -DRL=%d -DAL=%d -DAMPLITUDE=%d "
       "-DOUT_X=%d -DVW=%d -DSPLIT=%d -DLX=%zu", bpp, rl, al,

@@ -94,7 +94,7 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
 {
   ClvQuantize *q = g_new0 (ClvQuantize, 1);
   const gboolean gpu = dev->simd_width > 1;
-  const char *variant = clv_tune_string ("SAR_Q_VARIANT", "fused");
+  const char *variant = clv_device_tune_string (dev, "SAR_Q_VARIANT", "fused");
   cl_program prog;
   char *opts;
 
@@ -105,10 +105,10 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
   /* 16-byte loads on GPUs; on CPUs 8 lanes, one AVX2 register of sums.
    * Bands short enough on GPUs to keep every core busy; one load per row
    * per work-item there (the H200 sweep: 50 us at K=1, 72 us at K=4). */
-  q->vec = (int) clv_tune_int ("SAR_Q_VEC", gpu ? 16 / bpp : 8);
-  q->k = (int) clv_tune_int ("SAR_Q_K", gpu ? 1 : 4);
-  q->wg = (int) clv_tune_int ("SAR_Q_WG", gpu ? 128 : 16);
-  q->band = (int) clv_tune_int ("SAR_Q_BAND", gpu ? 16 : 64);
+  q->vec = (int) clv_device_tune_int (dev, "SAR_Q_VEC", gpu ? 16 / bpp : 8);
+  q->k = (int) clv_device_tune_int (dev, "SAR_Q_K", gpu ? 1 : 4);
+  q->wg = (int) clv_device_tune_int (dev, "SAR_Q_WG", gpu ? 128 : 16);
+  q->band = (int) clv_device_tune_int (dev, "SAR_Q_BAND", gpu ? 16 : 64);
   q->fwg = floor_pow2 (MIN (dev->max_work_group_size, gpu ? 256 : 64));
   if ((q->vec != 1 && q->vec != 2 && q->vec != 4 && q->vec != 8
           && q->vec != 16) || q->k < 1 || q->k > 64 || q->wg < 1

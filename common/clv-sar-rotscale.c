@@ -161,10 +161,12 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
    * 4 pixels per work-item in 8x32 groups, the fastest bilinear shape of the
    * H200 sweep (docs/PERFORMANCE.md): 79 us against 88 us for one pixel in
    * 32x8. */
-  rs->local[0] = (size_t) clv_tune_int ("SAR_RS_WG_X", simd > 1 ? 8 : 64);
-  rs->local[1] = (size_t) clv_tune_int ("SAR_RS_WG_Y", simd > 1 ? 32 : 1);
-  rs->per_item = (int) CLAMP (clv_tune_int ("SAR_RS_X", simd > 1 ? 4 : 1),
-      1, 16);
+  rs->local[0] = (size_t) clv_device_tune_int (dev, "SAR_RS_WG_X",
+      simd > 1 ? 8 : 64);
+  rs->local[1] = (size_t) clv_device_tune_int (dev, "SAR_RS_WG_Y",
+      simd > 1 ? 32 : 1);
+  rs->per_item = (int) CLAMP (clv_device_tune_int (dev, "SAR_RS_X",
+          simd > 1 ? 4 : 1), 1, 16);
   if (rs->local[0] < 1 || rs->local[1] < 1 || rs->local[0] > 4096
       || rs->local[1] > 4096
       || rs->local[0] * rs->local[1] > dev->max_work_group_size)

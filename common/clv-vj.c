@@ -94,16 +94,16 @@ struct _ClvVjDetector
 };
 
 static int
-tune_int (const char *name, int def)
+tune_int (ClvDevice * dev, const char *name, int def)
 {
-  return (int) clv_tune_int (name, def);
+  return (int) clv_device_tune_int (dev, name, def);
 }
 
 void
 clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
 {
   const gboolean gpu = dev->simd_width > 1;
-  const char *variant = clv_tune_string ("VJ_VARIANT", "uber");
+  const char *variant = clv_device_tune_string (dev, "VJ_VARIANT", "uber");
 
   /* The seed's parameters (its Table 1): a work-group is one warp (32) or
    * wavefront (64); N = one window per work-item; M = 2 on NVIDIA, 4 on
@@ -114,17 +114,17 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   t->variant = g_ascii_strcasecmp (variant, "simple") == 0 ?
       CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
       CLV_VJ_VARIANT_UBER : CLV_VJ_VARIANT_INVALID;
-  t->wg = tune_int ("VJ_WG", gpu ? (int) dev->simd_width : 8);
-  t->chunk = tune_int ("VJ_CHUNK", gpu ? t->wg : 64);
-  t->coop_windows = tune_int ("VJ_COOP_WINDOWS", dev->simd_width >= 64 ? 4 :
-      2);
-  t->coop_stage = tune_int ("VJ_COOP_STAGE", 3);
-  t->groups_per_cu = tune_int ("VJ_GROUPS_PER_CU",
+  t->wg = tune_int (dev, "VJ_WG", gpu ? (int) dev->simd_width : 8);
+  t->chunk = tune_int (dev, "VJ_CHUNK", gpu ? t->wg : 64);
+  t->coop_windows = tune_int (dev, "VJ_COOP_WINDOWS",
+      dev->simd_width >= 64 ? 4 : 2);
+  t->coop_stage = tune_int (dev, "VJ_COOP_STAGE", 3);
+  t->groups_per_cu = tune_int (dev, "VJ_GROUPS_PER_CU",
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);
-  t->row_wg = tune_int ("VJ_ROW_WG", gpu ? 128 : 16);
-  t->col_segs = tune_int ("VJ_COL_SEGS", gpu ? 8 : 1);
-  t->simple_wg = tune_int ("VJ_SIMPLE_WG", gpu ? 64 : 8);
-  t->static_schedule = tune_int ("VJ_STATIC", 0) != 0;
+  t->row_wg = tune_int (dev, "VJ_ROW_WG", gpu ? 128 : 16);
+  t->col_segs = tune_int (dev, "VJ_COL_SEGS", gpu ? 8 : 1);
+  t->simple_wg = tune_int (dev, "VJ_SIMPLE_WG", gpu ? 64 : 8);
+  t->static_schedule = tune_int (dev, "VJ_STATIC", 0) != 0;
 }
 
 gboolean
@@ -170,7 +170,7 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
   if (t->variant == CLV_VJ_VARIANT_INVALID) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
         "Invalid VJ_VARIANT=%s in CLVISION_TUNE: uber or simple",
-        clv_tune_string ("VJ_VARIANT", ""));
+        clv_device_tune_string (dev, "VJ_VARIANT", ""));
     return FALSE;
   }
   if (t->wg < 1 || (gsize) t->wg > dev->max_work_group_size

@@ -18,6 +18,8 @@ CLV_PACKAGES=(
   # real test data and the OpenCV oracle
   opencv-data python3-skimage python3-numpy facedetect
   libopencv-dev libopencv-contrib-dev
+  # the benchmark report: plots, GStreamer's facedetect as a CPU peer
+  python3-matplotlib gstreamer1.0-opencv
   # the MQTT broker of the roiexport tests, mosquitto_sub for the examples
   mosquitto mosquitto-clients openssl  # openssl: the TLS test's certificates
 )

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs oracle-detect (and oracle-eigen, where it was built) with every
+# Packs oracle-detect (and oracle-eigen and oracle-sar, where they were built) with every
 # shared library they load, the dynamic loader included, and the
 # frontal-face cascades (OUT_DIR/cascades/), so that OpenCV's timing runs on
 # a machine without OpenCV (the GPU benchmark machine) whatever its
@@ -9,6 +9,7 @@
 #       (defaults: build, BUILD_DIR/oracle-bundle)
 #   OUT_DIR/oracle-detect --cascade ... --image ... --threads 16 --repeat 20
 #   OUT_DIR/oracle-eigen bench ...
+#   OUT_DIR/oracle-sar bench ...
 set -euo pipefail
 build=${1:-build}
 out=${2:-$build/oracle-bundle}
@@ -18,7 +19,7 @@ exe=$build/tests/oracle/oracle-detect
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin" "$out/cascades"
 cp /usr/share/opencv4/haarcascades/haarcascade_frontalface_*.xml "$out/cascades/"
-for exe in "$exe" "$build/tests/oracle/oracle-eigen"; do
+for exe in "$exe" "$build/tests/oracle/oracle-eigen" "$build/tests/oracle/oracle-sar"; do
   [ -x "$exe" ] || continue
   name=$(basename "$exe")
   cp "$exe" "$out/bin/"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "clv-opencl.h"
+#include "clv-sar.h"
 #include "clv-test-util.h"
 
 static const char good_source[] =
@@ -443,6 +444,138 @@ test_tune_lookup (void)
   g_free (v);
 }
 
+/* Writes a tuning file for `dev` holding `contents` verbatim. */
+static void
+write_tuning_file (ClvDevice * dev, const char *contents)
+{
+  char *path = clv_tuning_path (dev), *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  g_free (dir);
+  g_free (path);
+}
+
+/* Quantizes a small GRAY16 ramp on `dev` and compares with the C reference. */
+static void
+assert_quantize_equals_reference (ClvDevice * dev)
+{
+  const int w = 96, h = 40;
+  ClvImage si = clv_image_make (w, h, 2, (gsize) w * 2);
+  ClvImage di = clv_image_make (w, h, 1, w);
+  guint16 *in = g_new (guint16, w * h);
+  guint8 *ref = g_new (guint8, w * h), *out = g_new0 (guint8, w * h);
+  GError *error = NULL;
+  ClvQuantize *q;
+  cl_mem src, dst;
+
+  for (int i = 0; i < w * h; i++)
+    in[i] = (guint16) (100 + (i * 37) % 900);
+  clv_quantize_ref ((guint8 *) in, &si, ref, &di, 35);
+  q = clv_quantize_new (dev, 2, &error);
+  g_assert_no_error (error);
+  src = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY, in, w * h * 2,
+      &error);
+  dst = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, w * h, &error);
+  g_assert_no_error (error);
+  g_assert_true (clv_quantize_enqueue (q, src, &si, dst, &di, 35, NULL,
+          &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (clEnqueueReadBuffer (dev->queue, dst, CL_TRUE, 0, w * h,
+          out, 0, NULL, NULL), ==, CL_SUCCESS);
+  g_assert_cmpmem (out, w * h, ref, w * h);
+  clReleaseMemObject (src);
+  clReleaseMemObject (dst);
+  clv_quantize_free (q);
+  g_free (in);
+  g_free (ref);
+  g_free (out);
+}
+
+/* clvision-tune's result is found when a device is opened and reaches the
+ * kernels; CLVISION_TUNE replaces it and CLVISION_AUTOTUNE=0 ignores it. */
+static void
+test_stored_tuning_used (void)
+{
+  char *dir = fresh_cache_dir ("tuning");
+  ClvDevice *dev = clv_device_open_unshared (NULL, NULL);
+  GKeyFile *kf = g_key_file_new ();
+  GError *error = NULL;
+  ClvQuantize *q;
+  char *path, *text = NULL;
+
+  g_assert_nonnull (dev);
+  g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_K", 77), ==, 77);
+  g_key_file_set_integer (kf, "quantize", "SAR_Q_K", 2);
+  g_key_file_set_integer (kf, "quantize", "SAR_Q_VEC", 4);
+  g_assert_true (clv_tuning_save (dev, kf, &error));
+  g_assert_no_error (error);
+  /* The file names the device and driver for people. */
+  path = clv_tuning_path (dev);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, dev->driver_version));
+  clv_device_unref (dev);
+
+  dev = clv_device_open_unshared (NULL, NULL);
+  g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_K", 77), ==, 2);
+  g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_VEC", 77), ==, 4);
+  g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_WG", 77), ==, 77);
+  /* CLVISION_TUNE replaces the stored values as a whole. */
+  g_setenv ("CLVISION_TUNE", "SAR_Q_K=4", TRUE);
+  g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_K", 77), ==, 4);
+  g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_VEC", 77), ==, 77);
+  g_unsetenv ("CLVISION_TUNE");
+  assert_quantize_equals_reference (dev);
+  clv_device_unref (dev);
+
+  /* A stored value the kernel refuses proves that the kernel reads it. */
+  g_key_file_set_integer (kf, "quantize", "SAR_Q_VEC", 3);
+  g_assert_true (clv_tuning_save (dev = clv_device_open_unshared (NULL,
+              NULL), kf, &error));
+  clv_device_unref (dev);
+  dev = clv_device_open_unshared (NULL, NULL);
+  q = clv_quantize_new (dev, 2, &error);
+  g_assert_null (q);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "SAR_Q_VEC"));
+  g_clear_error (&error);
+  clv_device_unref (dev);
+
+  g_setenv ("CLVISION_AUTOTUNE", "0", TRUE);
+  dev = clv_device_open_unshared (NULL, NULL);
+  g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_VEC", 77), ==, 77);
+  clv_device_unref (dev);
+  g_unsetenv ("CLVISION_AUTOTUNE");
+
+  g_key_file_free (kf);
+  g_free (text);
+  g_free (path);
+  remove_tree (dir);
+  g_free (dir);
+}
+
+/* A tuning file that cannot be used is reported and the defaults apply. */
+static void
+test_corrupt_tuning_file (gconstpointer contents)
+{
+  char *dir = fresh_cache_dir ("badtuning");
+  ClvDevice *dev = clv_device_open_unshared (NULL, NULL);
+
+  g_assert_nonnull (dev);
+  write_tuning_file (dev, contents);
+  clv_device_unref (dev);
+  g_test_expect_message ("clvision", G_LOG_LEVEL_WARNING,
+      "Ignoring the tuning file *");
+  dev = clv_device_open_unshared (NULL, NULL);
+  g_test_assert_expected_messages ();
+  g_assert_nonnull (dev);
+  /* Nothing of the file is used, not even its valid lines. */
+  g_assert_cmpint (clv_device_tune_int (dev, "SAR_Q_K", 77), ==, 77);
+  clv_device_unref (dev);
+  remove_tree (dir);
+  g_free (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -467,5 +600,12 @@ main (int argc, char **argv)
       test_too_large_buffer_named);
   g_test_add_func ("/opencl/device-spec-parse", test_device_spec_parse);
   g_test_add_func ("/opencl/tune-lookup", test_tune_lookup);
+  g_test_add_func ("/opencl/stored-tuning-used", test_stored_tuning_used);
+  g_test_add_data_func ("/opencl/corrupt-tuning/garbage",
+      "\x7f\x01 not a key file [[[", test_corrupt_tuning_file);
+  g_test_add_data_func ("/opencl/corrupt-tuning/not-an-integer",
+      "[quantize]\nSAR_Q_K=2\nSAR_Q_VEC=four\n", test_corrupt_tuning_file);
+  g_test_add_data_func ("/opencl/corrupt-tuning/not-a-macro",
+      "[quantize]\nSAR_Q_K=2\nsar q vec=4\n", test_corrupt_tuning_file);
   return g_test_run ();
 }
