@@ -435,7 +435,7 @@ static gboolean
 read_new_tree (Loader * ld, const Elem * we, const char *where)
 {
   Elem *in = require (ld, we, "internalNodes", where);
-  Elem *lv = require (ld, we, "leafValues", where);
+  Elem *lv = in ? require (ld, we, "leafValues", where) : NULL;
   ClvCascadeTree tree;
   double *v = NULL;
   int n, n_leaves, cap;

@@ -52,7 +52,8 @@ typedef struct
   int w[CLV_CASCADE_MAX_RECTS];
   int h[CLV_CASCADE_MAX_RECTS];
   float weight[CLV_CASCADE_MAX_RECTS];
-  int n_rects;                  /* 2 or 3 */
+  int n_rects;                  /* 1 to 3 (OpenCV reads any of them);
+                                 * unused rectangles are all zero */
   int tilted;                   /* 0 or 1 */
 } ClvCascadeFeature;
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,23 +212,37 @@ spec_is_auto (const char *spec)
   return spec == NULL || *spec == '\0' || g_ascii_strcasecmp (spec, "auto") == 0;
 }
 
+/* A decimal index within guint, ending at `*end`. */
 static gboolean
-parse_index_spec (const char *spec, guint * p, guint * d)
+parse_index (const char *s, char **end, guint * out)
+{
+  guint64 v;
+
+  if (!g_ascii_isdigit (s[0]))
+    return FALSE;
+  errno = 0;
+  v = g_ascii_strtoull (s, end, 10);
+  if (errno == ERANGE || v > G_MAXUINT)
+    return FALSE;
+  *out = (guint) v;
+  return TRUE;
+}
+
+ClvDeviceSpecKind
+clv_device_spec_parse (const char *spec, guint * platform, guint * device)
 {
   char *end;
-  guint64 a, b;
+  guint p, d;
 
-  if (!g_ascii_isdigit (spec[0]))
-    return FALSE;
-  a = g_ascii_strtoull (spec, &end, 10);
-  if (*end != ':' || !g_ascii_isdigit (end[1]))
-    return FALSE;
-  b = g_ascii_strtoull (end + 1, &end, 10);
-  if (*end != '\0')
-    return FALSE;
-  *p = (guint) a;
-  *d = (guint) b;
-  return TRUE;
+  if (spec_is_auto (spec))
+    return CLV_DEVICE_SPEC_AUTO;
+  if (parse_index (spec, &end, &p) && *end == ':'
+      && parse_index (end + 1, &end, &d) && *end == '\0') {
+    *platform = p;
+    *device = d;
+    return CLV_DEVICE_SPEC_INDEX;
+  }
+  return CLV_DEVICE_SPEC_NAME;
 }
 
 static gboolean
@@ -260,7 +275,7 @@ resolve_spec (GArray * all, const char *spec)
           return (int) i;
     return all->len ? 0 : -1;
   }
-  if (parse_index_spec (spec, &p, &d)) {
+  if (clv_device_spec_parse (spec, &p, &d) == CLV_DEVICE_SPEC_INDEX) {
     for (guint i = 0; i < all->len; i++) {
       DeviceEntry *e = &g_array_index (all, DeviceEntry, i);
       if (e->p == p && e->d == d)
@@ -644,39 +659,50 @@ clv_device_describe (ClvDevice * dev)
 
 /* ---- Tuning -------------------------------------------------------------- */
 
+char *
+clv_tune_lookup (const char *list, const char *name)
+{
+  char **items = g_strsplit (list, ",", -1);
+  char *found = NULL;
+
+  for (char **it = items; *it; it++) {
+    char *eq = strchr (*it, '=');
+    if (eq == NULL)
+      continue;
+    *eq = '\0';
+    if (strcmp (g_strstrip (*it), name) == 0) {
+      g_free (found);
+      found = g_strdup (g_strstrip (eq + 1));
+    }
+  }
+  g_strfreev (items);
+  return found;
+}
+
 const char *
 clv_tune_string (const char *name, const char *default_value)
 {
   static GMutex lock;
   static GHashTable *values;    /* interned copies, alive for the process */
   const char *env = g_getenv ("CLVISION_TUNE");
-  const char *found = default_value;
-  char **items;
+  char *value;
+  const char *interned;
 
-  if (env == NULL || *env == '\0')
+  if (env == NULL || *env == '\0'
+      || (value = clv_tune_lookup (env, name)) == NULL)
     return default_value;
-  items = g_strsplit (env, ",", -1);
-  for (char **it = items; *it; it++) {
-    char *eq = strchr (*it, '=');
-    if (eq == NULL)
-      continue;
-    *eq = '\0';
-    if (strcmp (g_strstrip (*it), name) == 0)
-      found = g_strstrip (eq + 1);
+  g_mutex_lock (&lock);
+  if (values == NULL)
+    values = g_hash_table_new (g_str_hash, g_str_equal);
+  interned = g_hash_table_lookup (values, value);
+  if (interned == NULL) {
+    g_hash_table_add (values, value);
+    interned = value;
+  } else {
+    g_free (value);
   }
-  if (found != default_value) {
-    g_mutex_lock (&lock);
-    if (values == NULL)
-      values = g_hash_table_new (g_str_hash, g_str_equal);
-    if (!g_hash_table_contains (values, found)) {
-      char *copy = g_strdup (found);
-      g_hash_table_add (values, copy);
-    }
-    found = g_hash_table_lookup (values, found);
-    g_mutex_unlock (&lock);
-  }
-  g_strfreev (items);
-  return found;
+  g_mutex_unlock (&lock);
+  return interned;
 }
 
 static gint64
@@ -809,6 +835,8 @@ reject:
 static void
 cache_write (const char *path, const guint8 * bin, gsize len)
 {
+  static gint warned;
+  GError *error = NULL;
   char *dir = g_path_get_dirname (path);
   char *digest = payload_digest (bin, len);
   guint64 plen = len;
@@ -819,10 +847,22 @@ cache_write (const char *path, const guint8 * bin, gsize len)
   memcpy (buf + 16, digest, 64);
   memcpy (buf + 80, bin, len);
   /* g_file_set_contents writes a temporary file and renames it, so readers
-   * in other processes never see half a file. A failure only costs a rebuild. */
-  if (g_mkdir_with_parents (dir, 0700) == 0
-      && g_file_set_contents (path, (char *) buf, 80 + len, NULL))
+   * in other processes never see half a file. A failure only costs a
+   * rebuild: said once per process, then programs run uncached. */
+  if (g_mkdir_with_parents (dir, 0700) != 0) {
+    int saved = errno;
+    g_set_error (&error, G_FILE_ERROR, g_file_error_from_errno (saved),
+        "cannot create %s: %s", dir, g_strerror (saved));
+  }
+  if (error == NULL && g_file_set_contents (path, (char *) buf, 80 + len,
+          &error))
     STAT_INC (disk_cache_writes);
+  if (error != NULL && g_atomic_int_compare_and_exchange (&warned, FALSE,
+          TRUE))
+    g_warning ("The OpenCL program cache is not writable (%s): programs are "
+        "built from source in every process; set XDG_CACHE_HOME to a "
+        "writable folder", error->message);
+  g_clear_error (&error);
   g_free (buf);
   g_free (digest);
   g_free (dir);
@@ -1042,10 +1082,13 @@ clv_buffer_new_with_data (ClvDevice * dev, cl_mem_flags flags,
     const void *data, gsize size, GError ** error)
 {
   const gsize bytes = MAX (size, 16);
-  guint8 *copy = g_malloc0 (bytes);
+  guint8 *copy;
   cl_mem m = NULL;
   cl_int st;
 
+  if (!clv_device_check_buffer_size (dev, bytes, "The data", error))
+    return NULL;
+  copy = g_malloc0 (bytes);
   if (size)
     memcpy (copy, data, size);
   CLV_CHECK ((m = clCreateBuffer (dev->context, flags | CL_MEM_COPY_HOST_PTR,

@@ -109,6 +109,22 @@ ClvDevice *clv_device_ref (ClvDevice * dev);
 CLV_API
 void clv_device_unref (ClvDevice * dev);
 
+/* What a device string (the `device` property, CLVISION_DEVICE) selects:
+ * NULL, "" or "auto" the first GPU, accelerator or CPU; "P:D" (decimal,
+ * each within guint) device D of platform P, returned in `platform` and
+ * `device`; anything else the first device whose device or platform name
+ * contains it, ignoring case. */
+typedef enum
+{
+  CLV_DEVICE_SPEC_AUTO,
+  CLV_DEVICE_SPEC_INDEX,
+  CLV_DEVICE_SPEC_NAME,
+} ClvDeviceSpecKind;
+
+CLV_API
+ClvDeviceSpecKind clv_device_spec_parse (const char *spec, guint * platform,
+    guint * device);
+
 /* Whether `spec` (as for clv_device_open) selects `dev`. */
 CLV_API
 gboolean clv_device_matches (ClvDevice * dev, const char *spec);
@@ -120,6 +136,12 @@ char *clv_device_describe (ClvDevice * dev);
 /* One line per device of every platform, for messages and --list. */
 CLV_API
 char *clv_device_list_all (void);
+
+/* The value of `name` in a list "NAME=VALUE,NAME=VALUE,..." (the last one
+ * wins; blanks around names and values ignored; items without '=' skipped),
+ * newly allocated, or NULL when it is not there. */
+CLV_API
+char *clv_tune_lookup (const char *list, const char *name);
 
 /* Tuning: the value of NAME in CLVISION_TUNE="NAME=VALUE,..." or the default. */
 CLV_API

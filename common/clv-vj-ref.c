@@ -7,6 +7,25 @@
 #include <math.h>
 #include <string.h>
 
+gboolean
+clv_vj_parse_size (const char *str, int *width, int *height)
+{
+  char *end;
+  gint64 w, h;
+
+  if (str == NULL || !g_ascii_isdigit (str[0]))
+    return FALSE;
+  w = g_ascii_strtoll (str, &end, 10);
+  if ((*end != 'x' && *end != 'X') || !g_ascii_isdigit (end[1]))
+    return FALSE;
+  h = g_ascii_strtoll (end + 1, &end, 10);
+  if (*end != '\0' || w > G_MAXINT || h > G_MAXINT)
+    return FALSE;
+  *width = (int) w;
+  *height = (int) h;
+  return TRUE;
+}
+
 /* OpenCV's cvRound: round half to even. */
 static inline int
 round_d (double v)

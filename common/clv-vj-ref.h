@@ -72,6 +72,10 @@ typedef struct
 
 #define CLV_VJ_PARAMS_DEFAULT { 1.1, 3, 0, 0, 0, 0 }
 
+/* A size "WxH" (or "WXH"), decimal, each within 0..G_MAXINT, nothing else
+ * (vjfacedetect's min-size and max-size).  FALSE leaves the outputs alone. */
+gboolean clv_vj_parse_size (const char *str, int *width, int *height);
+
 /* One pyramid level. */
 typedef struct
 {

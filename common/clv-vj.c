@@ -418,7 +418,9 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   ClvDevice *dev = d->dev;
   GArray *xt, *yt;
   ClvVjNode *nodes;
-  int x = 0, y = 0, band_h = 0, rows = 0, cols = 0, pix = 0, windows = 0;
+  int x = 0, y = 0, band_h = 0;
+  /* 64-bit sums: a huge frame is refused below, after the layout. */
+  gint64 rows = 0, cols = 0, pix = 0, windows = 0;
   int n_nodes;
   gsize area;
   gboolean ok;
@@ -458,7 +460,7 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
     }
     l->width = s->width;
     l->height = s->height;
-    l->layer_ofs = y * d->sbuf_w + x;
+    l->layer_ofs = (cl_int) ((gint64) y * d->sbuf_w + x);
     x += iw;
 
     l->xtab = xt->len;
@@ -481,7 +483,7 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
     l->pix_ofs = pix;
     rows += s->height;
     cols += iw;
-    pix += s->width * s->height;
+    pix += (gint64) s->width * s->height;
     d->max_level_w = MAX (d->max_level_w, s->width);
 
     if (s->x_end > 0 && s->y_end > 0) {
@@ -492,7 +494,7 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
       wn->first_window = windows;
       d->win_ny[d->n_win] = (s->y_end + s->step - 1) / s->step;
       d->win_level[d->n_win] = i;
-      windows += wn->nx * d->win_ny[d->n_win];
+      windows += (gint64) wn->nx * d->win_ny[d->n_win];
       d->n_win++;
     }
   }
@@ -501,8 +503,9 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   d->total_cols = cols;
   d->total_windows = windows;
   area = (gsize) d->sbuf_w * d->sbuf_h;
-  /* The kernels index the packed buffer with ints. */
-  if (area * (d->shape.has_tilted ? 3 : 2) > G_MAXINT) {
+  /* The kernels index the packed buffer, pixels and windows with ints. */
+  if (area * (d->shape.has_tilted ? 3 : 2) > G_MAXINT || pix > G_MAXINT
+      || windows > G_MAXINT) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "A %dx%d frame is "
         "too large for the detector (%" G_GSIZE_FORMAT " integral values "
         "per plane); scale it down or raise min-size", w, h, area);

@@ -98,26 +98,6 @@ G_DEFINE_TYPE_WITH_CODE (GstVjFaceDetect, gst_vj_face_detect,
 GST_ELEMENT_REGISTER_DEFINE (vjfacedetect, "vjfacedetect", GST_RANK_NONE,
     GST_TYPE_VJ_FACE_DETECT);
 
-/* "WxH" with W, H >= 0. */
-static gboolean
-parse_size (const gchar * str, gint * w, gint * h)
-{
-  gchar *end;
-  gint64 a, b;
-
-  if (str == NULL || !g_ascii_isdigit (str[0]))
-    return FALSE;
-  a = g_ascii_strtoll (str, &end, 10);
-  if ((*end != 'x' && *end != 'X') || !g_ascii_isdigit (end[1]))
-    return FALSE;
-  b = g_ascii_strtoll (end + 1, &end, 10);
-  if (*end != '\0' || a > G_MAXINT || b > G_MAXINT)
-    return FALSE;
-  *w = (gint) a;
-  *h = (gint) b;
-  return TRUE;
-}
-
 /* The detection parameters from the properties. */
 static gboolean
 get_params (GstVjFaceDetect * self, ClvVjParams * p, GError ** error)
@@ -128,10 +108,10 @@ get_params (GstVjFaceDetect * self, ClvVjParams * p, GError ** error)
   GST_OBJECT_LOCK (self);
   p->scale_factor = self->scale_factor;
   p->min_neighbors = self->min_neighbors;
-  ok = parse_size (self->min_size, &p->min_width, &p->min_height);
+  ok = clv_vj_parse_size (self->min_size, &p->min_width, &p->min_height);
   if (!ok)
     bad = g_strdup_printf ("min-size \"%s\"", self->min_size);
-  else if (!(ok = parse_size (self->max_size, &p->max_width,
+  else if (!(ok = clv_vj_parse_size (self->max_size, &p->max_width,
               &p->max_height)))
     bad = g_strdup_printf ("max-size \"%s\"", self->max_size);
   GST_OBJECT_UNLOCK (self);
@@ -215,6 +195,42 @@ gst_vj_face_detect_set_info (GstClvFilter * filter, GstCaps * incaps,
   g_clear_pointer (&self->faces, g_array_unref);
   self->frame_count = 0;
   return TRUE;
+}
+
+/* After a flush (a flushing seek) or a segment change the next frame is
+ * not the one after the last: analyse it instead of reusing old faces.  A
+ * repeated, equal segment changes nothing. */
+static gboolean
+gst_vj_face_detect_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (trans);
+  const GstSegment *segment;
+  gboolean restart = FALSE;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      restart = TRUE;
+      break;
+    case GST_EVENT_SEGMENT:{
+      GstSegment current = trans->segment;
+
+      /* The position moves with every buffer: not a change. */
+      gst_event_parse_segment (event, &segment);
+      current.position = segment->position;
+      restart = !gst_segment_is_equal (segment, &current);
+      break;
+    }
+    default:
+      break;
+  }
+  if (restart) {
+    GST_DEBUG_OBJECT (self, "%s: the next frame is analysed",
+        GST_EVENT_TYPE_NAME (event));
+    g_clear_pointer (&self->faces, g_array_unref);
+    self->frame_count = 0;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->sink_event
+      (trans, event);
 }
 
 /* The first ROI id free in `buf`: ours must be unique within it. */
@@ -527,6 +543,7 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
   trans_class->start = gst_vj_face_detect_start;
   trans_class->stop = gst_vj_face_detect_stop;
   trans_class->transform_ip = gst_vj_face_detect_transform_ip;
+  trans_class->sink_event = gst_vj_face_detect_sink_event;
   filter_class->set_info = gst_vj_face_detect_set_info;
   filter_class->analyse = gst_vj_face_detect_analyse;
 }

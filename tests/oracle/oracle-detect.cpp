@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -95,6 +96,7 @@ main (int argc, char **argv)
     std::fprintf (stderr, "%s\n", error->message);
     return 1;
   }
+  std::unique_ptr<guint8, void (*) (gpointer)> owned (pixels, g_free);
   cv::Mat image (height, width, CV_8UC1, pixels);
 
   std::vector<cv::Rect> faces;

@@ -404,6 +404,7 @@ test_recognise_threshold (void)
   for (int i = 0; i < 4; i++)
     reference_predict (model, fr, boxes[i], G_MAXDOUBLE, &d[i]);
   check_batch (dev, rec, model, fr, boxes, 4, (d[0] + d[1]) / 2, NULL);
+  frame_free (fr);
   clv_eigen_recogniser_free (rec);
   clv_eigen_model_free (model);
   face_set_free (test);
@@ -440,6 +441,7 @@ test_recognise_edges (void)
   g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
   g_clear_error (&error);
   clReleaseMemObject (mem);
+  frame_free (fr);
   clv_eigen_recogniser_free (rec);
   clv_eigen_model_free (model);
   face_set_free (test);

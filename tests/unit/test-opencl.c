@@ -325,6 +325,125 @@ test_embedded_program_cached_in_process (void)
   clv_device_unref (dev);
 }
 
+/* A cache folder that cannot be made (its parent is a file): one warning
+ * naming the fix, then every program builds from source and runs. */
+static void
+test_unwritable_cache_warns_and_runs (void)
+{
+  ClvDevice *dev = clv_test_device ();
+  char *dir = fresh_cache_dir ("unwritable");
+  char *blocker = g_build_filename (dir, "not-a-folder", NULL);
+  ClvProgramStats s0, s1;
+  GError *error = NULL;
+  cl_program prog;
+
+  g_assert_true (g_file_set_contents (blocker, "x", 1, NULL));
+  g_setenv ("XDG_CACHE_HOME", blocker, TRUE);
+  clv_program_stats (&s0);
+  g_test_expect_message ("clvision", G_LOG_LEVEL_WARNING,
+      "*program cache is not writable*not-a-folder*XDG_CACHE_HOME*");
+  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=11",
+      &error);
+  g_test_assert_expected_messages ();
+  g_assert_no_error (error);
+  assert_program_runs (dev, prog, 11);
+  clReleaseProgram (prog);
+  /* Said once: the next build is as quiet as it is uncached. */
+  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=12",
+      &error);
+  g_assert_no_error (error);
+  assert_program_runs (dev, prog, 12);
+  clReleaseProgram (prog);
+  clv_program_stats (&s1);
+  g_assert_cmpuint (s1.disk_cache_writes, ==, s0.disk_cache_writes);
+  g_assert_cmpuint (s1.builds_from_source, ==, s0.builds_from_source + 2);
+
+  remove_tree (dir);
+  g_free (blocker);
+  g_free (dir);
+  clv_device_unref (dev);
+}
+
+/* A buffer over CL_DEVICE_MAX_MEM_ALLOC_SIZE: an error naming both sizes,
+ * before the driver is asked. */
+static void
+test_too_large_buffer_named (void)
+{
+  ClvDevice *dev = clv_test_device ();
+  GError *error = NULL;
+  gsize size = dev->max_mem_alloc_size + 1;
+  char *expect_size = g_strdup_printf ("%" G_GSIZE_FORMAT " bytes", size);
+  char *expect_limit = g_strdup_printf ("%" G_GUINT64_FORMAT " bytes",
+      dev->max_mem_alloc_size);
+  cl_mem m;
+
+  g_assert_cmpuint (dev->max_mem_alloc_size, >, 0);
+  g_assert_cmpuint (dev->max_mem_alloc_size, <, G_MAXSIZE);
+  m = clv_buffer_new (dev, CL_MEM_READ_WRITE, size, &error);
+  g_assert_null (m);
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, expect_size));
+  g_assert_nonnull (strstr (error->message, expect_limit));
+  g_assert_nonnull (strstr (error->message, "CL_DEVICE_MAX_MEM_ALLOC_SIZE"));
+  g_clear_error (&error);
+  g_free (expect_size);
+  g_free (expect_limit);
+  clv_device_unref (dev);
+}
+
+/* Device strings: auto, "P:D" within guint, anything else a name. */
+static void
+test_device_spec_parse (void)
+{
+  guint p = 99, d = 99;
+
+  g_assert_cmpint (clv_device_spec_parse (NULL, &p, &d), ==,
+      CLV_DEVICE_SPEC_AUTO);
+  g_assert_cmpint (clv_device_spec_parse ("", &p, &d), ==,
+      CLV_DEVICE_SPEC_AUTO);
+  g_assert_cmpint (clv_device_spec_parse ("AUTO", &p, &d), ==,
+      CLV_DEVICE_SPEC_AUTO);
+  g_assert_cmpint (clv_device_spec_parse ("1:2", &p, &d), ==,
+      CLV_DEVICE_SPEC_INDEX);
+  g_assert_cmpuint (p, ==, 1);
+  g_assert_cmpuint (d, ==, 2);
+  g_assert_cmpint (clv_device_spec_parse ("4294967295:0", &p, &d), ==,
+      CLV_DEVICE_SPEC_INDEX);
+  g_assert_cmpuint (p, ==, G_MAXUINT);
+  /* Out of range used to wrap round to 0:0, another device. */
+  p = d = 99;
+  g_assert_cmpint (clv_device_spec_parse ("4294967296:0", &p, &d), ==,
+      CLV_DEVICE_SPEC_NAME);
+  g_assert_cmpint (clv_device_spec_parse ("0:99999999999999999999", &p, &d),
+      ==, CLV_DEVICE_SPEC_NAME);
+  g_assert_cmpuint (p, ==, 99);
+  g_assert_cmpint (clv_device_spec_parse ("0:1x", &p, &d), ==,
+      CLV_DEVICE_SPEC_NAME);
+  g_assert_cmpint (clv_device_spec_parse (":1", &p, &d), ==,
+      CLV_DEVICE_SPEC_NAME);
+  g_assert_cmpint (clv_device_spec_parse ("pthread", &p, &d), ==,
+      CLV_DEVICE_SPEC_NAME);
+}
+
+static void
+test_tune_lookup (void)
+{
+  char *v;
+
+  g_assert_null (clv_tune_lookup ("", "A"));
+  g_assert_null (clv_tune_lookup ("A", "A"));
+  g_assert_null (clv_tune_lookup ("AB=1", "A"));
+  v = clv_tune_lookup (" A = 1 ,B=2,A= 3 ", "A");
+  g_assert_cmpstr (v, ==, "3");
+  g_free (v);
+  v = clv_tune_lookup ("B=2,,=,A=", "A");
+  g_assert_cmpstr (v, ==, "");
+  g_free (v);
+  v = clv_tune_lookup ("A=x=y", "A");
+  g_assert_cmpstr (v, ==, "x=y");
+  g_free (v);
+}
+
 /* Writes a tuning file for `dev` holding `contents` verbatim. */
 static void
 write_tuning_file (ClvDevice * dev, const char *contents)
@@ -475,6 +594,12 @@ main (int argc, char **argv)
       test_corrupt_cache_is_rebuilt);
   g_test_add_func ("/opencl/embedded-program-cached-in-process",
       test_embedded_program_cached_in_process);
+  g_test_add_func ("/opencl/unwritable-cache-warns-and-runs",
+      test_unwritable_cache_warns_and_runs);
+  g_test_add_func ("/opencl/too-large-buffer-named",
+      test_too_large_buffer_named);
+  g_test_add_func ("/opencl/device-spec-parse", test_device_spec_parse);
+  g_test_add_func ("/opencl/tune-lookup", test_tune_lookup);
   g_test_add_func ("/opencl/stored-tuning-used", test_stored_tuning_used);
   g_test_add_data_func ("/opencl/corrupt-tuning/garbage",
       "\x7f\x01 not a key file [[[", test_corrupt_tuning_file);
