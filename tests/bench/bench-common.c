@@ -140,3 +140,29 @@ bench_pipeline_seconds (const char *elements, const char *caps, gsize bytes,
   g_free (t);
   return median;
 }
+
+void
+bench_set_tuning (const char *tune)
+{
+  if (tune && *tune)
+    g_setenv ("CLVISION_TUNE", tune, TRUE);
+  else
+    g_unsetenv ("CLVISION_TUNE");
+}
+
+char **
+bench_tunings (const char *extra)
+{
+  char **items = g_strsplit (extra ? extra : "", ";", -1);
+  GStrvBuilder *b = g_strv_builder_new ();
+  char **list;
+
+  g_strv_builder_add (b, "");
+  for (int i = 0; items[i]; i++)
+    if (*items[i])
+      g_strv_builder_add (b, items[i]);
+  list = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  g_strfreev (items);
+  return list;
+}

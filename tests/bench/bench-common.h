@@ -31,4 +31,12 @@ void bench_ring_free (cl_mem * ring, int n);
 double bench_pipeline_seconds (const char *elements, const char *caps,
     gsize bytes, int iterations);
 
+/* Sets CLVISION_TUNE to `tune` for the kernels built next (NULL or "":
+ * the defaults). */
+void bench_set_tuning (const char *tune);
+
+/* The settings to run: the default ("") and the non-empty ones of `extra`
+ * ("T1;T2..."); free with g_strfreev(). */
+char **bench_tunings (const char *extra);
+
 G_END_DECLS
