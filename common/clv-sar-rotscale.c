@@ -8,7 +8,6 @@
 #include "clv-sar.h"
 
 #include <math.h>
-#include <CL/cl_ext.h>
 
 /* sin and cos of `deg` degrees, exact (0, +-1) at multiples of 90: the
  * angle is reduced to a quadrant and a remainder in [-45, 45], whose sine
@@ -129,12 +128,6 @@ struct _ClvRotscale
 {
   ClvDevice *dev;
   cl_kernel kernel;
-  /* SAR_RS_IMAGE=1 on a device that can view buffers as images
-   * (cl_khr_image2d_from_buffer: a pitch alignment above 0): the same
-   * kernel reading the source through an image on the frame's buffer. */
-  cl_kernel image_kernel;
-  cl_image_format image_format;
-  cl_uint pitch_alignment;      /* in pixels */
   size_t local[2];
   int per_item;                 /* output pixels per work-item along x */
 };
@@ -168,17 +161,6 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
   if (prog == NULL)
     goto fail;
   rs->kernel = clv_kernel_new (prog, "sar_rotscale", error);
-  if (rs->kernel && clv_tune_int ("SAR_RS_IMAGE", 0)
-      && clGetDeviceInfo (dev->device, CL_DEVICE_IMAGE_PITCH_ALIGNMENT_KHR,
-          sizeof (cl_uint), &rs->pitch_alignment, NULL) == CL_SUCCESS
-      && rs->pitch_alignment > 0) {
-    rs->image_format.image_channel_order = CL_R;
-    rs->image_format.image_channel_data_type = bpp == 1 ?
-        CL_UNSIGNED_INT8 : CL_UNSIGNED_INT16;
-    rs->image_kernel = clv_kernel_new (prog, "sar_rotscale_image", error);
-    if (rs->image_kernel == NULL)
-      g_clear_pointer (&rs->kernel, clReleaseKernel);
-  }
   clReleaseProgram (prog);
   if (rs->kernel == NULL)
     goto fail;
@@ -192,46 +174,6 @@ bad_tuning:
 fail:
   clv_rotscale_free (rs);
   return NULL;
-}
-
-/* clv_rotscale_enqueue() through an image made on `src`. */
-static gboolean
-enqueue_image (ClvRotscale * rs, cl_mem src, const ClvImage * si,
-    cl_mem dst, const ClvImage * di, const ClvRotscaleGeometry * g,
-    cl_float bg, const size_t global[2], cl_event * event, GError ** error)
-{
-  const cl_uint stride = si->stride / si->bpp, dst_offset =
-      di->offset / di->bpp, dst_stride = di->stride / di->bpp;
-  const cl_int iw = si->width, ih = si->height, ow = di->width,
-      oh = di->height;
-  const cl_float xmax = iw + 1.0f, ymax = ih + 1.0f;
-  cl_image_desc desc = { 0 };
-  cl_mem image = NULL;
-  cl_int st;
-  gboolean ok = FALSE;
-
-  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
-  desc.image_width = iw;
-  desc.image_height = ih;
-  desc.image_row_pitch = si->stride;
-  desc.buffer = src;
-  CLV_CHECK ((image = clCreateImage (rs->dev->context, CL_MEM_READ_ONLY,
-              &rs->image_format, &desc, NULL, &st), st), error, out);
-  if (!clv_kernel_set_args (rs->image_kernel, error, CLV_ARG (image),
-          CLV_ARG (stride), CLV_ARG (iw), CLV_ARG (ih), CLV_ARG (dst),
-          CLV_ARG (dst_offset), CLV_ARG (dst_stride), CLV_ARG (ow),
-          CLV_ARG (oh), CLV_ARG (g->a), CLV_ARG (g->b), CLV_ARG (g->cxi),
-          CLV_ARG (g->cyi), CLV_ARG (g->cxo), CLV_ARG (g->cyo),
-          CLV_ARG (xmax), CLV_ARG (ymax), CLV_ARG (bg), CLV_ARGS_END))
-    goto out;
-  /* Released images live until the kernels using them are done. */
-  CLV_CHECK (clEnqueueNDRangeKernel (rs->dev->queue, rs->image_kernel, 2,
-          NULL, global, rs->local, 0, NULL, event), error, out);
-  ok = TRUE;
-out:
-  if (image)
-    clReleaseMemObject (image);
-  return ok;
 }
 
 gboolean
@@ -254,10 +196,6 @@ clv_rotscale_enqueue (ClvRotscale * rs, cl_mem src, const ClvImage * si,
   if (g->in_width != iw || g->in_height != ih || g->out_width != ow
       || g->out_height != oh)
     goto wrong_geometry;
-  /* An image needs the frame at offset 0 and an aligned pitch. */
-  if (rs->image_kernel && si->offset == 0
-      && si->stride % ((gsize) rs->pitch_alignment * si->bpp) == 0)
-    return enqueue_image (rs, src, si, dst, di, g, bg, global, event, error);
   if (!clv_kernel_set_args (rs->kernel, error, CLV_ARG (src), CLV_ARG (a[0]),
           CLV_ARG (a[1]), CLV_ARG (iw), CLV_ARG (ih), CLV_ARG (dst),
           CLV_ARG (a[2]), CLV_ARG (a[3]), CLV_ARG (ow), CLV_ARG (oh),
@@ -284,8 +222,6 @@ clv_rotscale_free (ClvRotscale * rs)
     return;
   if (rs->kernel)
     clReleaseKernel (rs->kernel);
-  if (rs->image_kernel)
-    clReleaseKernel (rs->image_kernel);
   clv_device_unref (rs->dev);
   g_free (rs);
 }
