@@ -26,10 +26,13 @@ typedef struct
   ClvDevice *device;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
-  /* Device copies of system-memory frames, grown as needed.  Input frames
-   * in pageable memory go through in_pinned's pinned host copy, which
-   * uploads 3-7x faster than pageable memory. */
-  GstMemory *in_pinned;
+  /* Device copies of system-memory frames, grown as needed.  Frames in
+   * pageable memory are uploaded from where they are: copying them into
+   * pinned memory first measured slower on the H100 machine (5.5 ms against
+   * 3.1 ms per 32 MiB frame, docs/PERFORMANCE.md); sources that write into
+   * the pool we propose skip both. */
+  cl_mem in_stage;
+  gsize in_stage_size;
   cl_mem out_stage;
   gsize out_stage_size;
 } GstClvFilterPrivate;
@@ -246,9 +249,9 @@ no_device:
 static void
 release_stages (GstClvFilterPrivate * priv)
 {
-  g_clear_pointer (&priv->in_pinned, gst_memory_unref);
+  g_clear_pointer (&priv->in_stage, clReleaseMemObject);
   g_clear_pointer (&priv->out_stage, clReleaseMemObject);
-  priv->out_stage_size = 0;
+  priv->in_stage_size = priv->out_stage_size = 0;
 }
 
 static gboolean
@@ -537,43 +540,6 @@ ensure_stage (ClvDevice * dev, cl_mem * stage, gsize * stage_size, gsize size,
   return *stage != NULL;
 }
 
-/* Uploads `size` bytes at `data` (pageable memory) through the pinned host
- * copy of priv->in_pinned, grown as needed, and returns its device buffer.
- * The copy into pinned memory and the pinned upload together take a
- * fraction of what an upload straight from pageable memory takes. */
-static cl_mem
-upload_through_pinned (GstClvFilterPrivate * priv, const void *data,
-    gsize size, GError ** error)
-{
-  GstMapInfo map;
-  cl_mem mem;
-
-  if (priv->in_pinned && priv->in_pinned->maxsize < size)
-    g_clear_pointer (&priv->in_pinned, gst_memory_unref);
-  if (priv->in_pinned == NULL)
-    priv->in_pinned = gst_cl_memory_alloc (priv->device, size, error);
-  if (priv->in_pinned == NULL)
-    return NULL;
-  if (!gst_memory_map (priv->in_pinned, &map, GST_MAP_WRITE))
-    goto map_failed;
-  memcpy (map.data, data, size);
-  gst_memory_unmap (priv->in_pinned, &map);
-  /* The device map uploads; the buffer stays ours after the unmap. */
-  if (!gst_memory_map (priv->in_pinned, &map, GST_MAP_READ | GST_MAP_OPENCL))
-    goto map_failed;
-  mem = (cl_mem) map.data;
-  gst_memory_unmap (priv->in_pinned, &map);
-  return mem;
-
-  /* ERRORS */
-map_failed:
-  {
-    g_set_error (error, CLV_ERROR, CLV_ERROR_OPENCL,
-        "Could not map the pinned staging memory (see the debug log)");
-    return NULL;
-  }
-}
-
 /* Plane 0 of frames laid out as `info` says. */
 static ClvImage
 plane0_image (const GstVideoInfo * info)
@@ -677,11 +643,13 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     goto map_failed;
   }
   if (!in.on_device) {
-    in.mem = upload_through_pinned (priv,
-        GST_VIDEO_FRAME_PLANE_DATA (&in.frame, 0), image_bytes (&in.im),
-        &error);
-    if (in.mem == NULL)
+    gsize n = image_bytes (&in.im);
+    if (!ensure_stage (dev, &priv->in_stage, &priv->in_stage_size, n,
+            CL_MEM_READ_ONLY, &error)
+        || !gst_cl_upload (dev, priv->in_stage, 0, n,
+            GST_VIDEO_FRAME_PLANE_DATA (&in.frame, 0), &error))
       goto failed;
+    in.mem = priv->in_stage;
   }
   if (!out.on_device) {
     if (!ensure_stage (dev, &priv->out_stage, &priv->out_stage_size,
@@ -728,7 +696,6 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstMapInfo map;
   GError *error = NULL;
   GstFlowReturn ret;
-  cl_mem mem;
 
   /* Planes where the buffer says they are, if it says. */
   gst_cl_buffer_video_info (buf, &priv->in_info, &info);
@@ -745,11 +712,13 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     goto map_failed;
-  mem = upload_through_pinned (priv, map.data, map.size, &error);
-  if (mem == NULL)
+  if (!ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
+          map.size, CL_MEM_READ_ONLY, &error)
+      || !gst_cl_upload (priv->device, priv->in_stage, 0, map.size, map.data,
+          &error))
     goto failed;
   gst_buffer_unmap (buf, &map);
-  return klass->analyse (GST_CLV_FILTER (trans), buf, mem, &info);
+  return klass->analyse (GST_CLV_FILTER (trans), buf, priv->in_stage, &info);
 
   /* ERRORS */
 too_short:

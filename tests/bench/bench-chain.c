@@ -7,11 +7,11 @@
  *
  * Modes, each over the same chain (default: sarmultilook ! sarrotscale !
  * sarquantize, or the part of it that is built):
- *   system           system memory caps, frames from malloc (pageable):
- *                    the first element copies them through its own pinned
- *                    staging memory; between elements an identity that
- *                    forwards no allocation query, so each element
- *                    allocates its output from its own (device) pool;
+ *   system           system memory caps, frames from malloc (pageable),
+ *                    which the first element uploads; between elements an
+ *                    identity that forwards no allocation query, so each
+ *                    element allocates its output from its own (device)
+ *                    pool, which the next one uses where it is;
  *   system_pool      the same, frames written into the pool of pinned
  *                    buffers the first element proposes (what a source
  *                    element upstream would use);
