@@ -27,7 +27,8 @@ void bench_ring_free (cl_mem * ring, int n);
 
 /* Median wall time per frame of `appsrc ! ELEMENTS ! appsink` fed with one
  * `bytes`-long frame of `caps` at a time (upload, kernels and download
- * included), after a few warm-up frames. */
+ * included: each output frame is mapped for reading), after a few warm-up
+ * frames. */
 double bench_pipeline_seconds (const char *elements, const char *caps,
     gsize bytes, int iterations);
 
