@@ -26,7 +26,11 @@ typedef struct
   ClvDevice *device;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
-  /* Device copies of system-memory frames, grown as needed. */
+  /* Device copies of system-memory frames, grown as needed.  Frames in
+   * pageable memory are uploaded from where they are: copying them into
+   * pinned memory first measured slower on the H100 machine (5.5 ms against
+   * 3.1 ms per 32 MiB frame, docs/PERFORMANCE.md); sources that write into
+   * the pool we propose skip both. */
   cl_mem in_stage;
   gsize in_stage_size;
   cl_mem out_stage;
@@ -443,8 +447,10 @@ caps_have_opencl (GstCaps * caps)
       GST_CAPS_FEATURE_MEMORY_OPENCL);
 }
 
-/* memory:OpenCL input: upstream gets a pool of our device.  System memory
- * stays system memory (each frame is copied in and out). */
+/* Upstream gets a pool of our device for either kind of caps: in system
+ * memory its buffers are GstClMemory too, written by the CPU into their
+ * pinned host copy, so that our upload of them is a pinned one (3-7x faster
+ * than from pageable memory) and needs no staging buffer. */
 static gboolean
 gst_clv_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
@@ -459,12 +465,13 @@ gst_clv_filter_propose_allocation (GstBaseTransform * trans,
   if (decide_query == NULL)
     return TRUE;
   gst_query_parse_allocation (query, &caps, NULL);
-  if (caps == NULL || !caps_have_opencl (caps)) {
+  if (PRIV (trans)->device == NULL) {
+    if (caps != NULL && caps_have_opencl (caps))
+      return FALSE;
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
     return TRUE;
   }
-  return PRIV (trans)->device
-      && gst_cl_buffer_pool_propose (PRIV (trans)->device, query);
+  return gst_cl_buffer_pool_propose (PRIV (trans)->device, query);
 }
 
 /* For memory:OpenCL output, only a pool of our own context will do. */
@@ -482,13 +489,24 @@ gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (caps == NULL || !gst_video_info_from_caps (&info, caps))
     return FALSE;
   if (!caps_have_opencl (caps)) {
-    /* System memory: recycle output buffers through a video pool when
-     * downstream offers none (as GstVideoFilter does); a fresh frame per
-     * buffer costs page faults, 20 ms for a 4096x4096 GRAY16 frame. */
+    /* System memory, downstream offers no pool: kernels write into buffers
+     * of our device pool, which a CPU map downloads into their pinned host
+     * copy, and which the next clvision element uses where they are (no
+     * copy at all).  Elements without a kernel of their own recycle output
+     * buffers through a video pool (as GstVideoFilter does); a fresh frame
+     * per buffer costs page faults, 20 ms for a 4096x4096 GRAY16 frame. */
     if (gst_query_get_n_allocation_pools (query) == 0) {
-      pool = gst_video_buffer_pool_new ();
-      gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
-          0, 0);
+      GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (filter);
+
+      size = GST_VIDEO_INFO_SIZE (&info);
+      if (klass->process != NULL)
+        pool = gst_cl_buffer_pool_new_for_caps (priv->device, caps,
+            &size, 0, 0);
+      else
+        pool = gst_video_buffer_pool_new ();
+      if (pool == NULL)
+        return FALSE;
+      gst_query_add_allocation_pool (query, pool, size, 0, 0);
       gst_object_unref (pool);
     }
     return GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->

@@ -7,9 +7,14 @@
  *
  * Modes, each over the same chain (default: sarmultilook ! sarrotscale !
  * sarquantize, or the part of it that is built):
- *   system           every element copies each frame in and out (system
- *                    memory caps; the allocation query is not forwarded, so
- *                    no element lends another its device memory);
+ *   system           system memory caps, frames from malloc (pageable),
+ *                    which the first element uploads; between elements an
+ *                    identity that forwards no allocation query, so each
+ *                    element allocates its output from its own (device)
+ *                    pool, which the next one uses where it is;
+ *   system_pool      the same, frames written into the pool of pinned
+ *                    buffers the first element proposes (what a source
+ *                    element upstream would use);
  *   opencl_pageable  clupload ! chain ! cldownload, frames from malloc;
  *   opencl_pinned    the same, frames written into clupload's pool (pinned
  *                    host memory, what a source element upstream would use);
@@ -17,7 +22,9 @@
  *                    chain alone, no transfer at all.
  * The chain is timed again element by element in resident mode (stages_ms),
  * and host<->device copies of one frame are timed on their own
- * (transfers_ms).  The clock stops when the device queue is drained. */
+ * (transfers_ms).  Except in resident mode, the sink reads each output
+ * frame on the CPU, as a real sink would.  The clock stops when the device
+ * queue is drained. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -39,13 +46,14 @@
 typedef enum
 {
   MODE_SYSTEM,
+  MODE_SYSTEM_POOL,
   MODE_PAGEABLE,
   MODE_PINNED,
   MODE_RESIDENT,
 } Mode;
 
-static const char *mode_names[] = { "system", "opencl_pageable",
-  "opencl_pinned", "resident"
+static const char *mode_names[] = { "system", "system_pool",
+  "opencl_pageable", "opencl_pinned", "resident"
 };
 
 typedef struct
@@ -60,11 +68,19 @@ typedef struct
   GMutex lock;
   GCond cond;
   guint count;
+  gboolean read_frames;         /* map each output frame for the CPU */
 } Counter;
 
 static void
 on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, Counter * c)
 {
+  GstMapInfo map;
+
+  if (c->read_frames) {
+    if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+      g_error ("cannot map an output frame for reading");
+    gst_buffer_unmap (buf, &map);
+  }
   g_mutex_lock (&c->lock);
   c->count++;
   g_cond_broadcast (&c->cond);
@@ -110,9 +126,11 @@ pipeline_desc (Mode mode, const gchar * chain, const gchar * caps)
 {
   gchar *body, *desc;
 
-  if (mode == MODE_SYSTEM) {
+  if (mode == MODE_SYSTEM || mode == MODE_SYSTEM_POOL) {
     gchar *sys = system_chain (chain);
-    body = g_strconcat ("identity drop-allocation=true ! ", sys, NULL);
+    /* In system mode, the source gets no pool from the chain. */
+    body = g_strconcat (mode == MODE_SYSTEM ?
+        "identity drop-allocation=true ! " : "", sys, NULL);
     g_free (sys);
   } else
     body = g_strconcat ("clupload", *chain ? " ! " : "", chain,
@@ -180,7 +198,7 @@ upload_pool (GstElement * src, GstCaps * caps)
   guint size;
 
   if (!gst_pad_peer_query (pad, q) || gst_query_get_n_allocation_pools (q) == 0)
-    g_error ("clupload proposed no pool");
+    g_error ("the chain proposed no pool");
   gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, NULL, NULL);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, POOL_BUFFERS,
@@ -188,7 +206,7 @@ upload_pool (GstElement * src, GstCaps * caps)
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)
       || !gst_buffer_pool_set_active (pool, TRUE))
-    g_error ("cannot activate clupload's pool");
+    g_error ("cannot activate the chain's pool");
   gst_query_unref (q);
   gst_object_unref (pad);
   return pool;
@@ -233,6 +251,7 @@ run_mode (Mode mode, const gchar * chain, const gchar * caps_str,
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   g_mutex_init (&c.lock);
   g_cond_init (&c.cond);
+  c.read_frames = mode != MODE_RESIDENT;
   g_signal_connect (sink, "handoff", G_CALLBACK (on_handoff), &c);
   gst_video_info_from_caps (&info, caps);
   plain = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
@@ -246,7 +265,8 @@ run_mode (Mode mode, const gchar * chain, const gchar * caps_str,
   for (guint i = 0; i < WARMUP; i++)
     push (src, gst_buffer_ref (plain));
   wait_count (&c, WARMUP);
-  if (mode == MODE_PINNED || mode == MODE_RESIDENT) {
+  if (mode == MODE_SYSTEM_POOL || mode == MODE_PINNED
+      || mode == MODE_RESIDENT) {
     GstBuffer *filled[POOL_BUFFERS];
 
     /* Every pool buffer gets its pinned copy and a frame once, and goes
@@ -255,7 +275,7 @@ run_mode (Mode mode, const gchar * chain, const gchar * caps_str,
     for (guint i = 0; i < POOL_BUFFERS; i++) {
       if (gst_buffer_pool_acquire_buffer (pool, &filled[i], NULL) !=
           GST_FLOW_OK)
-        g_error ("no buffer from clupload's pool");
+        g_error ("no buffer from the chain's pool");
       fill_frame (filled[i], i);
       if (mode == MODE_RESIDENT && i < G_N_ELEMENTS (resident))
         resident[i] = gst_buffer_ref (filled[i]);
@@ -280,12 +300,13 @@ run_mode (Mode mode, const gchar * chain, const gchar * caps_str,
       case MODE_PAGEABLE:
         buf = gst_buffer_ref (plain);
         break;
+      case MODE_SYSTEM_POOL:
       case MODE_PINNED:
         /* A source writes the frame into the pinned memory; the write map
          * stands for that (the contents written once stay). */
         if (gst_buffer_pool_acquire_buffer (pool, &buf, NULL) != GST_FLOW_OK
             || !gst_buffer_map (buf, &map, GST_MAP_WRITE))
-          g_error ("no writable buffer from clupload's pool");
+          g_error ("no writable buffer from the chain's pool");
         gst_buffer_unmap (buf, &map);
         break;
       case MODE_RESIDENT:

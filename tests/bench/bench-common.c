@@ -121,11 +121,16 @@ bench_pipeline_seconds (const char *elements, const char *caps, gsize bytes,
   for (int i = -3; i < iterations; i++) {
     gint64 t0 = g_get_monotonic_time ();
     GstSample *sample;
+    GstMapInfo map;
     gst_app_src_push_buffer (GST_APP_SRC (src), gst_buffer_ref (frame));
     sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
         60 * GST_SECOND);
     if (sample == NULL)
       pipeline_failed (pipe, desc);
+    /* Read as a consumer would: device-pool frames come down here. */
+    if (!gst_buffer_map (gst_sample_get_buffer (sample), &map, GST_MAP_READ))
+      g_error ("bench: cannot read an output frame of %s", desc);
+    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
     gst_sample_unref (sample);
     if (i >= 0)
       t[i] = (g_get_monotonic_time () - t0) * 1e-6;
@@ -139,4 +144,30 @@ bench_pipeline_seconds (const char *elements, const char *caps, gsize bytes,
   g_free (desc);
   g_free (t);
   return median;
+}
+
+void
+bench_set_tuning (const char *tune)
+{
+  if (tune && *tune)
+    g_setenv ("CLVISION_TUNE", tune, TRUE);
+  else
+    g_unsetenv ("CLVISION_TUNE");
+}
+
+char **
+bench_tunings (const char *extra)
+{
+  char **items = g_strsplit (extra ? extra : "", ";", -1);
+  GStrvBuilder *b = g_strv_builder_new ();
+  char **list;
+
+  g_strv_builder_add (b, "");
+  for (int i = 0; items[i]; i++)
+    if (*items[i])
+      g_strv_builder_add (b, items[i]);
+  list = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  g_strfreev (items);
+  return list;
 }

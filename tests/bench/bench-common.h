@@ -27,8 +27,17 @@ void bench_ring_free (cl_mem * ring, int n);
 
 /* Median wall time per frame of `appsrc ! ELEMENTS ! appsink` fed with one
  * `bytes`-long frame of `caps` at a time (upload, kernels and download
- * included), after a few warm-up frames. */
+ * included: each output frame is mapped for reading), after a few warm-up
+ * frames. */
 double bench_pipeline_seconds (const char *elements, const char *caps,
     gsize bytes, int iterations);
+
+/* Sets CLVISION_TUNE to `tune` for the kernels built next (NULL or "":
+ * the defaults). */
+void bench_set_tuning (const char *tune);
+
+/* The settings to run: the default ("") and the non-empty ones of `extra`
+ * ("T1;T2..."); free with g_strfreev(). */
+char **bench_tunings (const char *extra);
 
 G_END_DECLS

@@ -2,7 +2,12 @@
  * element (upload + kernel + download through a pipeline), for square
  * GRAY16_LE frames, printing effective GB/s as JSON.
  *
- *   bench-sar [--size 4096] [--looks 4,16] [--iterations 50] [--out FILE]
+ *   bench-sar [--size 4096] [--looks 4,16] [--iterations 50]
+ *       [--ml-tunes "T1;T2..."] [--out FILE]
+ *
+ * --ml-tunes lists further CLVISION_TUNE settings (SAR_ML_WG, SAR_ML_OUT_X,
+ * SAR_ML_SPLIT) whose kernel times are reported next to the defaults'.
+ * Every variant's output is checked against the C reference.
  *
  * The kernel runs over a ring of input buffers larger than the GPU's L2, so
  * the figures are DRAM bandwidth, not cache bandwidth. */
@@ -13,8 +18,11 @@
 #include "bench-common.h"
 #include "clv-sar.h"
 
+/* Median kernel time; *differ counts output pixels unlike the C
+ * reference's. */
 static double
-kernel_seconds (ClvDevice * dev, int size, int looks, int iterations)
+kernel_seconds (ClvDevice * dev, int size, int looks, const char *tune,
+    int iterations, guint * differ)
 {
   GError *error = NULL;
   ClvImage si = clv_image_make (size, size, 2, (gsize) size * 2), di;
@@ -22,7 +30,7 @@ kernel_seconds (ClvDevice * dev, int size, int looks, int iterations)
   cl_mem *ring, out;
   double *t = g_new (double, iterations), median;
   ClvMultilook *ml;
-  guint16 *host = g_new (guint16, (gsize) size * size);
+  guint16 *host = g_new (guint16, (gsize) size * size), *got, *ref;
 
   for (gsize i = 0; i < (gsize) size * size; i++)
     host[i] = (guint16) (i * 2654435761u >> 16);
@@ -30,8 +38,10 @@ kernel_seconds (ClvDevice * dev, int size, int looks, int iterations)
   di = clv_image_make (ow, oh, 2, (gsize) ow * 2);
   ring = bench_ring_new (dev, host, si.stride * size, &ring_n);
   out = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, di.stride * oh, &error);
+  bench_set_tuning (tune);
   ml = clv_multilook_new (dev, 2, looks, looks, CLV_MULTILOOK_INTENSITY,
       ow, oh, &error);
+  bench_set_tuning (NULL);
   if (ml == NULL || out == NULL)
     g_error ("bench: %s", error->message);
   for (int i = -ring_n; i < iterations; i++) {
@@ -45,6 +55,19 @@ kernel_seconds (ClvDevice * dev, int size, int looks, int iterations)
     clReleaseEvent (ev);
   }
   median = bench_median (t, iterations);
+
+  got = g_malloc (di.stride * oh);
+  ref = g_malloc (di.stride * oh);
+  if (clEnqueueReadBuffer (dev->queue, out, CL_TRUE, 0, di.stride * oh, got,
+          0, NULL, NULL) != CL_SUCCESS)
+    g_error ("bench: download failed");
+  clv_multilook_ref ((const guint8 *) host, &si, (guint8 *) ref, &di, looks,
+      looks, CLV_MULTILOOK_INTENSITY);
+  *differ = 0;
+  for (gsize i = 0; i < (gsize) ow * oh; i++)
+    *differ += got[i] != ref[i];
+  g_free (got);
+  g_free (ref);
   clv_multilook_free (ml);
   bench_ring_free (ring, ring_n);
   clReleaseMemObject (out);
@@ -57,11 +80,14 @@ int
 main (int argc, char **argv)
 {
   int size = 4096, iterations = 50;
-  char *looks_arg = NULL, *out_path = NULL, **looks;
+  char *looks_arg = NULL, *out_path = NULL, *ml_tunes = NULL, **looks;
+  char **tunes;
   GOptionEntry entries[] = {
     {"size", 0, 0, G_OPTION_ARG_INT, &size, "Frame side (pixels)", "N"},
     {"looks", 0, 0, G_OPTION_ARG_STRING, &looks_arg, "Looks to run", "4,16"},
     {"iterations", 0, 0, G_OPTION_ARG_INT, &iterations, "Timed runs", "N"},
+    {"ml-tunes", 0, 0, G_OPTION_ARG_STRING, &ml_tunes,
+        "Further multilook tunings", "T1;T2"},
     {"out", 0, 0, G_OPTION_ARG_FILENAME, &out_path, "JSON file", "FILE"},
     {NULL}
   };
@@ -80,6 +106,7 @@ main (int argc, char **argv)
   if (dev == NULL)
     g_error ("%s", error->message);
   looks = g_strsplit (looks_arg ? looks_arg : "4,16", ",", -1);
+  tunes = bench_tunings (ml_tunes);
 
   copy_bw = bench_copy_bandwidth (dev, BENCH_RING_BYTES, 20);
   bench_json_begin (json, dev, command);
@@ -88,7 +115,8 @@ main (int argc, char **argv)
   for (int i = 0; looks[i]; i++) {
     int l = atoi (looks[i]), ow = size / l;
     double in_b = (double) size * size * 2, out_b = (double) ow * ow * 2;
-    double k = kernel_seconds (dev, size, l, iterations);
+    guint differ;
+    double k = kernel_seconds (dev, size, l, "", iterations, &differ);
     char *elements = g_strdup_printf ("sarmultilook looks=%d", l);
     char *caps = g_strdup_printf ("video/x-raw,format=GRAY16_LE,width=%d,"
         "height=%d,framerate=0/1", size, size);
@@ -96,10 +124,20 @@ main (int argc, char **argv)
         MAX (iterations / 5, 5));
     g_string_append_printf (json, "%s\n    {\"size\": %d, \"format\": "
         "\"GRAY16_LE\", \"looks\": %d, \"kernel_ms\": %.4f, \"kernel_gbs\": "
-        "%.1f, \"kernel_vs_copy\": %.3f, \"element_ms\": %.3f, "
-        "\"element_gbs\": %.2f}", i ? "," : "", size, l, k * 1e3,
-        (in_b + out_b) / k / 1e9, (in_b + out_b) / k / 1e9 / copy_bw,
-        e * 1e3, (in_b + out_b) / e / 1e9);
+        "%.1f, \"kernel_vs_copy\": %.3f, \"pixels_unlike_reference\": %u, "
+        "\"element_ms\": %.3f, \"element_gbs\": %.2f, \"tunings\": [",
+        i ? "," : "", size, l, k * 1e3, (in_b + out_b) / k / 1e9,
+        (in_b + out_b) / k / 1e9 / copy_bw, differ, e * 1e3,
+        (in_b + out_b) / e / 1e9);
+    for (int t = 1; tunes[t]; t++) {
+      double kt = kernel_seconds (dev, size, l, tunes[t], iterations,
+          &differ);
+      g_string_append_printf (json, "%s\n      {\"CLVISION_TUNE\": \"%s\", "
+          "\"kernel_ms\": %.4f, \"kernel_vs_copy\": %.3f, "
+          "\"pixels_unlike_reference\": %u}", t > 1 ? "," : "", tunes[t],
+          kt * 1e3, (in_b + out_b) / kt / 1e9 / copy_bw, differ);
+    }
+    g_string_append (json, "]}");
     g_free (elements);
     g_free (caps);
   }
@@ -109,6 +147,8 @@ main (int argc, char **argv)
     g_error ("%s", error->message);
 
   g_strfreev (looks);
+  g_strfreev (tunes);
+  g_free (ml_tunes);
   g_string_free (json, TRUE);
   clv_device_unref (dev);
   g_option_context_free (ctx);

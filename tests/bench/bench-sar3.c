@@ -59,15 +59,6 @@ read_back (ClvDevice * dev, cl_mem mem, void *dst, gsize bytes)
     g_error ("bench: download failed");
 }
 
-static void
-set_tuning (const char *tune)
-{
-  if (tune && *tune)
-    g_setenv ("CLVISION_TUNE", tune, TRUE);
-  else
-    g_unsetenv ("CLVISION_TUNE");
-}
-
 /* Median kernel time of one rotation; *differ counts output pixels unlike
  * the C reference's (*max_diff the largest difference). */
 static double
@@ -85,9 +76,9 @@ rotscale_kernel_seconds (ClvDevice * dev, const guint16 * host,
   double *t = g_new (double, iterations), median;
   guint8 *got = g_malloc (bytes), *ref = g_malloc (bytes);
 
-  set_tuning (tune);
+  bench_set_tuning (tune);
   rs = clv_rotscale_new (dev, 2, interp, &error);
-  set_tuning (NULL);
+  bench_set_tuning (NULL);
   if (rs == NULL || out == NULL)
     g_error ("bench: %s", error->message);
   clv_rotscale_geometry_init (&g, angle, scale, si->width, si->height,
@@ -144,9 +135,9 @@ quantize_kernel_seconds (ClvDevice * dev, const guint16 * host,
   double *per[CLV_QUANTIZE_MAX_LAUNCHES];
   guint8 *got = g_malloc (di.stride * di.height);
 
-  set_tuning (tune);
+  bench_set_tuning (tune);
   q = clv_quantize_new (dev, 2, &error);
-  set_tuning (NULL);
+  bench_set_tuning (NULL);
   if (q == NULL || out == NULL)
     g_error ("bench: %s", error->message);
   for (int l = 0; l < CLV_QUANTIZE_MAX_LAUNCHES; l++)
@@ -192,32 +183,13 @@ quantize_kernel_seconds (ClvDevice * dev, const guint16 * host,
   return median;
 }
 
-/* The settings to run: the default ("") and the non-empty ones of `extra`
- * ("T1;T2..."). */
-static char **
-tunings (const char *extra)
-{
-  char **items = g_strsplit (extra ? extra : "", ";", -1);
-  GStrvBuilder *b = g_strv_builder_new ();
-  char **list;
-
-  g_strv_builder_add (b, "");
-  for (int i = 0; items[i]; i++)
-    if (*items[i])
-      g_strv_builder_add (b, items[i]);
-  list = g_strv_builder_end (b);
-  g_strv_builder_unref (b);
-  g_strfreev (items);
-  return list;
-}
-
 static void
 append_rotscale (GString * json, ClvDevice * dev, const guint16 * host,
     const ClvImage * si, double angle, double scale, const char *caps,
     const char *extra, int iterations, double copy_bw)
 {
   const double bytes = 2.0 * si->stride * si->height;   /* in + out */
-  char **tunes = tunings (extra);
+  char **tunes = bench_tunings (extra);
   gboolean first = TRUE;
 
   g_string_append (json, ",\n  \"rotscale\": [");
@@ -263,7 +235,7 @@ append_quantize (GString * json, ClvDevice * dev, const guint16 * host,
   const double out_b = (double) si->width * si->height;
   ClvImage qi = clv_image_make (si->width, si->height, 1, si->width);
   guint8 *ref = g_malloc (out_b);
-  char **tunes = tunings (extra);
+  char **tunes = bench_tunings (extra);
   const guint n_steps = G_N_ELEMENTS (quantize_steps);
   double unfused = 0, e;
   gchar *desc;
