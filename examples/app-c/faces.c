@@ -1,14 +1,17 @@
 /* clvision-faces: how an application reads clvision's results.
  *
- *   clvision-faces [--model MODEL.yml] [--max-frames N] [--crop-dir DIR] FILE
+ *   clvision-faces [--model MODEL.yml] [--max-frames N] [--crop-dir DIR]
+ *                  [--min-neighbors N] FILE
  *
  * Runs  filesrc ! decodebin ! videoconvert ! vjfacedetect
  *       [! eigenrecognise model=MODEL.yml] ! fakesink
  * and prints, for every frame, the faces found: the boxes of the
  * GstVideoRegionOfInterestMeta the elements attach, read through a pad probe
  * with the typed helpers of <gst/clvision/clvision.h>.  --crop-dir also
- * saves every face as a gray PGM (frames are then converted to GRAY8 before
- * the detector), e.g. to train an Eigenface model on them.
+ * saves every face as DIR/frame-FFFFFF-face-K.pgm, gray (frames are then
+ * converted to GRAY8 before the detector), e.g. to train an Eigenface model
+ * on them; --min-neighbors sets vjfacedetect's min-neighbors (higher: fewer
+ * false faces).
  *
  * Standalone build (after `meson install` of clvision):
  *   cc faces.c $(pkg-config --cflags --libs gstreamer-clvision-1.0) -o clvision-faces
@@ -23,13 +26,13 @@ typedef struct
   guint64 max_frames;
   GstElement *pipeline;
   const gchar *crop_dir;
-  guint crops;
 } AppState;
 
-/* Writes the box `roi` of the GRAY8 frame in `buf` as DIR/face-NNNNN.pgm. */
+/* Writes the box `roi` of the GRAY8 frame in `buf`, face `index` of the
+ * current frame, as DIR/frame-FFFFFF-face-K.pgm. */
 static void
 save_crop (AppState * app, GstPad * pad, GstBuffer * buf,
-    const GstVideoRegionOfInterestMeta * roi)
+    const GstVideoRegionOfInterestMeta * roi, guint index)
 {
   GstCaps *caps = gst_pad_get_current_caps (pad);
   GstVideoInfo vinfo;
@@ -51,7 +54,8 @@ save_crop (AppState * app, GstPad * pad, GstBuffer * buf,
         (&frame, 0) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0)
         + roi->x, roi->w);
   gst_video_frame_unmap (&frame);
-  name = g_strdup_printf ("face-%05u.pgm", app->crops++);
+  name = g_strdup_printf ("frame-%06" G_GUINT64_FORMAT "-face-%u.pgm",
+      app->frames, index);
   path = g_build_filename (app->crop_dir, name, NULL);
   if (!g_file_set_contents (path, pgm->str, pgm->len, NULL))
     g_printerr ("could not write %s\n", path);
@@ -81,7 +85,7 @@ print_faces (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     if (roi->roi_type != g_quark_from_static_string ("face"))
       continue;
     g_string_append_printf (lines, "  face %u: x=%u y=%u w=%u h=%u",
-        n_faces++, roi->x, roi->y, roi->w, roi->h);
+        n_faces, roi->x, roi->y, roi->w, roi->h);
     if (gst_clv_roi_meta_get_detection (roi, &det))
       g_string_append_printf (lines, " neighbors=%d confidence=%.3f",
           det.neighbors, det.confidence);
@@ -91,7 +95,8 @@ print_faces (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
           rec.distance, rec.confidence);
     g_string_append_c (lines, '\n');
     if (app->crop_dir)
-      save_crop (app, pad, buf, roi);
+      save_crop (app, pad, buf, roi, n_faces);
+    n_faces++;
   }
   g_print ("frame %" G_GUINT64_FORMAT " pts %" GST_TIME_FORMAT ": %u face%s\n%s",
       app->frames, GST_TIME_ARGS (GST_BUFFER_PTS (buf)), n_faces,
@@ -113,6 +118,7 @@ main (int argc, char **argv)
   gchar *model = NULL;
   gint64 max_frames = 0;
   gchar *crop_dir = NULL;
+  gint min_neighbors = -1;
   GOptionEntry entries[] = {
     {"model", 'm', 0, G_OPTION_ARG_FILENAME, &model,
         "Eigenface model: name the faces with eigenrecognise", "MODEL.yml"},
@@ -120,6 +126,8 @@ main (int argc, char **argv)
         "Stop after N frames (0: the whole file)", "N"},
     {"crop-dir", 'c', 0, G_OPTION_ARG_FILENAME, &crop_dir,
         "Save every face as a gray PGM in DIR", "DIR"},
+    {"min-neighbors", 0, 0, G_OPTION_ARG_INT, &min_neighbors,
+        "vjfacedetect's min-neighbors (default: the element's)", "N"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("FILE - print the faces "
@@ -139,7 +147,7 @@ main (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &err) || argc != 2) {
     g_printerr ("%s\n", err ? err->message :
         "Usage: clvision-faces [--model MODEL.yml] [--max-frames N] "
-        "[--crop-dir DIR] FILE");
+        "[--crop-dir DIR] [--min-neighbors N] FILE");
     g_clear_error (&err);
     g_option_context_free (ctx);
     return 2;
@@ -158,6 +166,8 @@ main (int argc, char **argv)
       "videoconvert ! %svjfacedetect", location,
       crop_dir ? "video/x-raw,format=GRAY8 ! " : "");
   g_free (location);
+  if (min_neighbors >= 0)
+    g_string_append_printf (pipe, " min-neighbors=%d", min_neighbors);
   if (model) {
     gchar *m = g_strescape (model, NULL);
     g_string_append_printf (pipe, " ! eigenrecognise model=\"%s\"", m);
@@ -167,9 +177,13 @@ main (int argc, char **argv)
   desc = g_string_free (pipe, FALSE);
   app.pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
-  if (!app.pipeline) {
-    g_printerr ("Cannot build the pipeline: %s\n", err->message);
+  /* A missing element (plugin not found) is an error here, not a pipeline
+   * that later fails with "not-linked". */
+  if (err) {
+    g_printerr ("Cannot build the pipeline: %s (is clvision installed, or "
+        "GST_PLUGIN_PATH set to its build?)\n", err->message);
     g_clear_error (&err);
+    gst_clear_object (&app.pipeline);
     return 1;
   }
   app.max_frames = max_frames > 0 ? (guint64) max_frames : 0;
