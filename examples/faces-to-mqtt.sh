@@ -63,10 +63,13 @@ if [ -z "$broker" ]; then
   "$mosquitto" -c "$tmp/mosquitto.conf" 2> "$tmp/broker.log" &
   pids+=($!)
   broker=127.0.0.1:$port
+  up=0
   for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && { up=1; break; }
     sleep 0.1
   done
+  [ $up = 1 ] || { echo "faces-to-mqtt.sh: the mosquitto broker ($mosquitto) did not start; its log:" >&2
+                   cat "$tmp/broker.log" >&2; exit 1; }
   echo "Started a mosquitto broker on $broker (for this run only)"
 fi
 host=${broker%:*} port=${broker##*:}

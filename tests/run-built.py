@@ -7,11 +7,13 @@ onto where the checkout is now, runs every test (or those named), and prints
 'N passed, N failed'.
 
     tests/run-built.py BUILD [TEST ...] [--log DIR] [--env NAME=VALUE ...]
-                       [--skip TEST ...]
+                       [--skip TEST ...] [--map OLD=NEW ...]
 
 --env replaces a variable of the tests' environment (e.g. point the OpenCV
 oracle at a bundle that runs without OpenCV installed); --skip leaves a test
-out (it is listed as skipped, not passed).
+out (it is listed as skipped, not passed); --map replaces a path recorded
+in the tests' commands and environment (e.g. a data folder that lies
+elsewhere on that machine).
 """
 import json
 import os
@@ -38,6 +40,11 @@ def main():
         name, _, value = args[i + 1].partition("=")
         overrides[name] = value
         del args[i:i + 2]
+    maps = []
+    while "--map" in args:
+        i = args.index("--map")
+        maps.append(tuple(args[i + 1].split("=", 1)))
+        del args[i:i + 2]
     build = os.path.abspath(args[0])
     wanted = set(args[1:])
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -47,7 +54,10 @@ def main():
     old_build, old_root = dirs["build"], dirs["source"]
 
     def remap(s):
-        return s.replace(old_build, build).replace(old_root, root)
+        s = s.replace(old_build, build).replace(old_root, root)
+        for old, new in maps:
+            s = s.replace(old, new)
+        return s
 
     passed = failed = skipped = 0
     for t in tests:

@@ -6,8 +6,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ../shared/device/make-bundle.sh
-# The runtime libraries of roioverlay (Pango/Cairo and a font), roiexport
-# (json-glib, libmosquitto) and the mosquitto broker its tests start.  GDAL
+# libvpx (plugins-good's VP8 decoder and encoder, for the webm videos of the
+# tests and examples) and the runtime libraries of roioverlay (Pango/Cairo
+# and a font), roiexport (json-glib, libmosquitto) and the mosquitto broker
+# its tests start.  GDAL
 # (over 100 MB of dependencies) stays here: the gdal elements are a plugin of
 # their own, so the main plugin loads without it.
 extra=(libjson-glib-1.0-0 libmosquitto1 mosquitto mosquitto-clients libcjson1
@@ -16,7 +18,8 @@ extra=(libjson-glib-1.0-0 libmosquitto1 mosquitto mosquitto-clients libcjson1
        libfontconfig1 fontconfig-config fonts-dejavu-core libfreetype6
        libpixman-1-0 libx11-6 libxcb1 libxcb-render0 libxcb-shm0 libxext6
        libxrender1 libx11-data libxau6 libxdmcp6 libbsd0 libmd0
-       libgraphite2-3 libbrotli1)
+       libgraphite2-3 libbrotli1
+       libvpx7 libbz2-1.0 libnsl2 libtirpc3 libtirpc-common)
 ( cd .device/debs && apt-get download "${extra[@]}" >/dev/null 2>&1 )
 # Fontconfig there must look for fonts where setup.sh unpacks them.
 cat >> .device/setup.sh <<'SETUP'
@@ -29,6 +32,8 @@ FC
   export FONTCONFIG_FILE=/opt/gstcl/fonts.conf
 fi
 export PATH=/opt/gstcl/usr/sbin:$PATH
+# Some carried libraries (libtirpc3) install under /lib, not /usr/lib.
+export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/gstcl/lib/x86_64-linux-gnu
 SETUP
 [ -f .device/build/build.ninja ] || \
   meson setup .device/build -Dbuildtype=release -Dtests=enabled

@@ -4,6 +4,7 @@
 # see docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
+#                          [recognise]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
@@ -23,7 +24,14 @@ for step in "$@"; do
     tests)
       # oracle-pieces links OpenCV itself (a CPU-only check of OpenCV's
       # resize and integrals against ours): it runs where OpenCV is installed.
+      # example-app-python needs PyGObject and example-app-c meson, which
+      # the GPU machine lacks.  Cascades, mosquitto and mosquitto_passwd lie
+      # where setup.sh and gpu-prepare.sh put them.
       python3 tests/run-built.py $b --log /tmp/test-logs --skip oracle-pieces \
+        --skip example-app-python --skip example-app-c \
+        --map /usr/share/opencv4=$PWD/.device/opencv4 \
+        --env CLV_MOSQUITTO="$(command -v mosquitto)" \
+        --env CLV_MOSQUITTO_PASSWD="$(command -v mosquitto_passwd)" \
         --env CLV_ORACLE_DETECT=$oracle/oracle-detect \
         --env CLV_ORACLE_EIGEN=$oracle/oracle-eigen | tee "$out/tests.txt"
       tar -C /tmp -czf "$out/test-logs.tgz" test-logs ;;
@@ -49,6 +57,11 @@ for step in "$@"; do
       EIG_BENCH_OPENCV_FACES=${EIG_BENCH_OPENCV_FACES:-320,960,1920} \
         ORACLE_EIGEN=$oracle/oracle-eigen tests/bench/bench-eigen.sh $b \
         > "$out/bench-eigen.json" ;;
+    recognise)
+      # The demo's held-out recognition, whole videos (tests/data/cache).
+      GST_PLUGIN_PATH_1_0=$PWD/$b/gst CLV_BUILD_DIR=$b \
+        examples/recognise-people.sh --out /tmp/recognition \
+        | tee "$out/recognition.txt" ;;
     *) echo "unknown step $step" >&2; false ;;
   esac || { echo "step $step failed"; status=1; }
 done

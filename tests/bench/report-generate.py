@@ -228,9 +228,19 @@ copies its JSON to `docs/bench/report-h100/` and `docs/bench/report-pocl/`.
                              f"{100 * x:.0f}%", "met" if x >= 0.7 else "not met"))
         ch = self.j("chain-tuned.json") or self.j("chain-default.json")
         if ch:
-            fps = ch["modes"]["system"]["fps"]
-            rows.append(("SAR chain in system memory ≥ 650 frames/s",
-                         f"{fps:,.0f} frames/s", "met" if fps >= 650 else "not met"))
+            # The source either writes into the pool the first element
+            # proposes (system_pool: what GStreamer sources and decoders do)
+            # or hands over its own malloc'd frames (system).
+            modes = ch["modes"]
+            pool = modes.get("system_pool", {}).get("fps")
+            fps = modes["system"]["fps"]
+            measured = f"{fps:,.0f} frames/s from malloc'd frames"
+            if pool is not None:
+                measured = (f"{pool:,.0f} frames/s with a source writing into "
+                            f"the proposed pool; " + measured)
+            rows.append(("SAR chain in system memory ≥ 650 frames/s", measured,
+                         "met with the pool" if (pool or 0) >= 650 and fps < 650
+                         else "met" if fps >= 650 else "not met"))
         vj = self.j("vj-default.json")
         if vj:
             r = [f["uber_vs_opencv"] for f in vj.get("frames", [])
@@ -241,8 +251,9 @@ copies its JSON to `docs/bench/report-h100/` and `docs/bench/report-pocl/`.
                              f"{min(r):.1f}–{max(r):.1f}×",
                              "met" if min(r) >= 30 else "not met"))
         self.w(table(["target", "measured", ""], rows) if rows else "No SAR or detection figures in this run.\n")
-        self.w("Targets 1 and 2 (the SAR kernels and pinned staging) are other "
-               "helpers' work; this report measures whatever the build contains.\n")
+        self.w("Where a target is not met, the section \"Issue 12 items 1–2 on "
+               "the H100\" below gives the measured gap, what was tried and why "
+               "it falls short.\n")
 
     def peers(self):
         self.w("## Peers in the same run\n")

@@ -58,6 +58,7 @@ check_images () {
 
 case $mode in
   c)
+    command -v meson >/dev/null || fail "meson is not installed (needed to install the build)"
     meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
     pc=$(find "$tmp/root" -name gstreamer-clvision-1.0.pc)
     [ -n "$pc" ] || fail "meson install put no gstreamer-clvision-1.0.pc"
