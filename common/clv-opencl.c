@@ -236,6 +236,8 @@ clv_device_spec_parse (const char *spec, guint * platform, guint * device)
 
   if (spec_is_auto (spec))
     return CLV_DEVICE_SPEC_AUTO;
+  if (g_ascii_strcasecmp (spec, "first") == 0)
+    return CLV_DEVICE_SPEC_FIRST;
   if (parse_index (spec, &end, &p) && *end == ':'
       && parse_index (end + 1, &end, &d) && *end == '\0') {
     *platform = p;
@@ -255,27 +257,77 @@ contains_nocase (const char *hay, const char *needle)
   return found;
 }
 
-/* The index in `all` that `spec` selects, or -1. */
+/* Devices opened in this process, by cl_device_id; entries are removed when
+ * the last reference goes. */
+static GMutex registry_lock;
+static GHashTable *registry;
+
+/* The references held on the device `id` (0 if not open); called with
+ * registry_lock held. */
+static guint
+device_load (cl_device_id id)
+{
+  ClvDevice *dev = registry ? g_hash_table_lookup (registry, id) : NULL;
+
+  return dev ? (guint) g_atomic_int_get ((gint *) & dev->ref) : 0;
+}
+
+/* The kind "auto" and "first" choose from: GPU, else accelerator, else CPU,
+ * else whatever there is (0). */
+static cl_device_type
+best_kind (GArray * all)
+{
+  static const cl_device_type order[] = { CL_DEVICE_TYPE_GPU,
+    CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU
+  };
+
+  for (guint t = 0; t < G_N_ELEMENTS (order); t++)
+    for (guint i = 0; i < all->len; i++)
+      if (g_array_index (all, DeviceEntry, i).type & order[t])
+        return order[t];
+  return 0;
+}
+
+/* The index in `all` that `spec` selects, or -1.  For "auto", called with
+ * registry_lock held, so that pipelines starting at once see each other's
+ * load. */
 static int
 resolve_spec (GArray * all, const char *spec)
 {
   guint p, d;
+  ClvDeviceSpecKind kind = clv_device_spec_parse (spec, &p, &d);
 
-  if (spec_is_auto (spec)) {
+  if (kind == CLV_DEVICE_SPEC_AUTO) {
     const char *env = g_getenv ("CLVISION_DEVICE");
-    static const cl_device_type order[] = { CL_DEVICE_TYPE_GPU,
-      CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_CPU
-    };
 
     if (env && !spec_is_auto (env))
       return resolve_spec (all, env);
-    for (guint t = 0; t < G_N_ELEMENTS (order); t++)
-      for (guint i = 0; i < all->len; i++)
-        if (g_array_index (all, DeviceEntry, i).type & order[t])
-          return (int) i;
-    return all->len ? 0 : -1;
   }
-  if (clv_device_spec_parse (spec, &p, &d) == CLV_DEVICE_SPEC_INDEX) {
+  if (kind == CLV_DEVICE_SPEC_AUTO || kind == CLV_DEVICE_SPEC_FIRST) {
+    cl_device_type best = best_kind (all);
+    int chosen = -1;
+    guint chosen_load = G_MAXUINT;
+
+    /* A new pipeline goes to the least-loaded device of the best kind, so
+     * pipelines spread over GPUs without a property; "first" stops at the
+     * first one. */
+    for (guint i = 0; i < all->len; i++) {
+      DeviceEntry *e = &g_array_index (all, DeviceEntry, i);
+      guint load;
+
+      if (best && !(e->type & best))
+        continue;
+      if (kind == CLV_DEVICE_SPEC_FIRST)
+        return (int) i;
+      load = device_load (e->device);
+      if (load < chosen_load) {
+        chosen = (int) i;
+        chosen_load = load;
+      }
+    }
+    return chosen;
+  }
+  if (kind == CLV_DEVICE_SPEC_INDEX) {
     for (guint i = 0; i < all->len; i++) {
       DeviceEntry *e = &g_array_index (all, DeviceEntry, i);
       if (e->p == p && e->d == d)
@@ -308,11 +360,6 @@ clv_device_list_all (void)
   g_array_unref (all);
   return g_string_free (s, FALSE);
 }
-
-/* Devices opened in this process, by cl_device_id; entries are removed when
- * the last reference goes. */
-static GMutex registry_lock;
-static GHashTable *registry;
 
 static void
 program_release (gpointer p)
@@ -572,11 +619,13 @@ clv_device_open (const char *spec, GError ** error)
   all = enumerate_devices (error);
   if (all == NULL)
     return NULL;
-  e = find_device (all, spec, error);
-  if (e == NULL)
-    goto out;
 
   g_mutex_lock (&registry_lock);
+  e = find_device (all, spec, error);
+  if (e == NULL) {
+    g_mutex_unlock (&registry_lock);
+    goto out;
+  }
   if (registry == NULL)
     registry = g_hash_table_new (g_direct_hash, g_direct_equal);
   dev = g_hash_table_lookup (registry, e->device);
@@ -602,7 +651,9 @@ clv_device_open_unshared (const char *spec, GError ** error)
 
   if (all == NULL)
     return NULL;
+  g_mutex_lock (&registry_lock);
   e = find_device (all, spec, error);
+  g_mutex_unlock (&registry_lock);
   if (e)
     dev = device_create (e, error);
   g_array_unref (all);

@@ -110,13 +110,17 @@ CLV_API
 void clv_device_unref (ClvDevice * dev);
 
 /* What a device string (the `device` property, CLVISION_DEVICE) selects:
- * NULL, "" or "auto" the first GPU, accelerator or CPU; "P:D" (decimal,
+ * NULL, "" or "auto" the least-loaded device of the best kind present (GPU,
+ * else accelerator, else CPU), load being the references this process holds
+ * on it (elements, pools and frames of the pipelines using it), ties going
+ * to the first; "first" the first device of that kind; "P:D" (decimal,
  * each within guint) device D of platform P, returned in `platform` and
  * `device`; anything else the first device whose device or platform name
  * contains it, ignoring case. */
 typedef enum
 {
   CLV_DEVICE_SPEC_AUTO,
+  CLV_DEVICE_SPEC_FIRST,
   CLV_DEVICE_SPEC_INDEX,
   CLV_DEVICE_SPEC_NAME,
 } ClvDeviceSpecKind;

@@ -789,15 +789,19 @@ gst_clv_filter_class_init (GstClvFilterClass * klass)
   /**
    * GstClvFilter:device:
    *
-   * The OpenCL device: "auto" (first GPU, else accelerator, else CPU; the
-   * environment variable CLVISION_DEVICE overrides it), "P:D" (platform and
-   * device index, as `clinfo -l` lists them) or a case-insensitive part of
-   * the platform or device name ("nvidia", "pocl").  Read when the element
-   * starts.
+   * The OpenCL device: "auto" (of the best kind present, GPU, else
+   * accelerator, else CPU, the one least used by this process, so that
+   * pipelines spread over several GPUs; the elements of one pipeline share
+   * the device of its `gst.opencl.context`; the environment variable
+   * CLVISION_DEVICE overrides it), "first" (the first device of that kind),
+   * "P:D" (platform and device index, as `clinfo -l` lists them) or a
+   * case-insensitive part of the platform or device name ("nvidia",
+   * "pocl").  Read when the element starts.
    */
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
-          "OpenCL device: auto, P:D index, or part of the platform/device name",
+          "OpenCL device: auto (least-used GPU), first, P:D index, or part "
+          "of the platform/device name",
           DEFAULT_DEVICE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));

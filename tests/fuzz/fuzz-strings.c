@@ -39,6 +39,10 @@ fuzz_device (const char *s)
       if (*s != '\0' && g_ascii_strcasecmp (s, "auto") != 0)
         abort ();
       break;
+    case CLV_DEVICE_SPEC_FIRST:
+      if (g_ascii_strcasecmp (s, "first") != 0)
+        abort ();
+      break;
     case CLV_DEVICE_SPEC_INDEX:
       again = g_strdup_printf ("%u:%u", p, d);
       if (clv_device_spec_parse (again, &p2, &d2) != CLV_DEVICE_SPEC_INDEX

@@ -403,6 +403,10 @@ test_device_spec_parse (void)
       CLV_DEVICE_SPEC_AUTO);
   g_assert_cmpint (clv_device_spec_parse ("AUTO", &p, &d), ==,
       CLV_DEVICE_SPEC_AUTO);
+  g_assert_cmpint (clv_device_spec_parse ("first", &p, &d), ==,
+      CLV_DEVICE_SPEC_FIRST);
+  g_assert_cmpint (clv_device_spec_parse ("First", &p, &d), ==,
+      CLV_DEVICE_SPEC_FIRST);
   g_assert_cmpint (clv_device_spec_parse ("1:2", &p, &d), ==,
       CLV_DEVICE_SPEC_INDEX);
   g_assert_cmpuint (p, ==, 1);
