@@ -4,7 +4,7 @@
 # see docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
-#                          [recognise]
+#                          [recognise] [streams]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
@@ -57,6 +57,12 @@ for step in "$@"; do
       EIG_BENCH_OPENCV_FACES=${EIG_BENCH_OPENCV_FACES:-320,960,1920} \
         ORACLE_EIGEN=$oracle/oracle-eigen tests/bench/bench-eigen.sh $b \
         > "$out/bench-eigen.json" ;;
+    streams)
+      # Concurrent detection streams (issue 10's measurement): a real
+      # photograph at two sizes, 1 to 64 pipelines in one process.
+      GST_PLUGIN_PATH_1_0=$PWD/$b/gst $b/tests/bench/bench-streams \
+        --image tests/data/cache/astronaut.png --sizes 640x480,1920x1280 \
+        --streams 1,4,16,64 --frames 150 --out "$out/bench-streams.json" ;;
     recognise)
       # The demo's held-out recognition, whole videos (tests/data/cache).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst CLV_BUILD_DIR=$b \

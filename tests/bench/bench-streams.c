@@ -1,0 +1,278 @@
+/* bench-streams: many concurrent face-detection streams in one process.
+ *
+ *   bench-streams --image FILE [--sizes 640x480,1920x1080] [--streams 1,4,16]
+ *                 [--frames 150] [--device auto] [--out FILE.json]
+ *
+ * For each frame size and stream count N, runs N pipelines at once
+ *   filesrc ! decodebin ! videoconvert ! videoscale ! GRAY8 WxH !
+ *   imagefreeze num-buffers=F ! vjfacedetect device=D ! fakesink sync=false
+ * (each with its own streaming threads, as N cameras would), prerolls them
+ * (kernels built, first frame analysed), then lets them run as fast as they
+ * can and reports the aggregate frames/s over the N streams and the latency
+ * of vjfacedetect per frame (time from its sink pad to its source pad),
+ * p50 and p99 over every frame of every stream.  With --device auto and
+ * several GPUs the pipelines spread over them (README "Choosing the OpenCL
+ * device"); the JSON records which device each pipeline got. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/clvision/clvision.h>
+
+#include "bench-common.h"
+
+typedef struct
+{
+  GstElement *pipeline;
+  GMutex lock;
+  GQueue entered;               /* monotonic µs of frames inside vjfacedetect */
+  GArray *latency_us;           /* of the frames while timing */
+  gint64 frames;                /* leaving vjfacedetect while timing */
+  gboolean timing;
+  guint device_index;
+  guint platform_index;
+} Stream;
+
+static GstPadProbeReturn
+on_enter (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Stream *s = user_data;
+  gint64 *t = g_new (gint64, 1);
+
+  *t = g_get_monotonic_time ();
+  g_mutex_lock (&s->lock);
+  g_queue_push_tail (&s->entered, t);
+  g_mutex_unlock (&s->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+on_leave (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Stream *s = user_data;
+  gint64 now = g_get_monotonic_time (), *t;
+
+  g_mutex_lock (&s->lock);
+  t = g_queue_pop_head (&s->entered);
+  if (t && s->timing) {
+    double us = (double) (now - *t);
+    g_array_append_val (s->latency_us, us);
+    s->frames++;
+  }
+  g_mutex_unlock (&s->lock);
+  g_free (t);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Waits for the state change of `pipe`, failing on an error message. */
+static void
+wait_state (Stream * s)
+{
+  if (gst_element_get_state (s->pipeline, NULL, NULL, GST_CLOCK_TIME_NONE)
+      == GST_STATE_CHANGE_FAILURE)
+    g_error ("bench-streams: a pipeline failed to start (see GST_DEBUG)");
+}
+
+static void
+stream_start (Stream * s, const char *image, int w, int h, int frames,
+    const char *device)
+{
+  gchar *loc = g_strescape (image, NULL);
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+      "videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=%d,"
+      "height=%d ! imagefreeze num-buffers=%d ! vjfacedetect name=vj "
+      "device=%s ! fakesink sync=false", loc, w, h, frames + 1, device);
+  GError *error = NULL;
+  GstElement *vj;
+  GstPad *pad;
+  GstBus *bus;
+  GstMessage *msg;
+
+  s->pipeline = gst_parse_launch (desc, &error);
+  if (s->pipeline == NULL || error)
+    g_error ("bench-streams: %s: %s", desc, error ? error->message : "?");
+  g_free (desc);
+  g_free (loc);
+  g_mutex_init (&s->lock);
+  g_queue_init (&s->entered);
+  s->latency_us = g_array_new (FALSE, FALSE, sizeof (double));
+  vj = gst_bin_get_by_name (GST_BIN (s->pipeline), "vj");
+  pad = gst_element_get_static_pad (vj, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_enter, s, NULL);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (vj, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_leave, s, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (vj);
+  gst_element_set_state (s->pipeline, GST_STATE_PAUSED);
+  wait_state (s);
+  /* The device the pipeline's context names. */
+  bus = gst_element_get_bus (s->pipeline);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_HAVE_CONTEXT))) {
+    GstContext *context;
+    ClvDevice *dev;
+
+    gst_message_parse_have_context (msg, &context);
+    if ((dev = gst_clv_context_get_device (context))) {
+      s->platform_index = dev->platform_index;
+      s->device_index = dev->device_index;
+      clv_device_unref (dev);
+    }
+    gst_context_unref (context);
+    gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+}
+
+static void
+stream_free (Stream * s)
+{
+  gst_element_set_state (s->pipeline, GST_STATE_NULL);
+  gst_object_unref (s->pipeline);
+  g_queue_clear_full (&s->entered, g_free);
+  g_array_unref (s->latency_us);
+  g_mutex_clear (&s->lock);
+}
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* One run of `n` streams; appends its JSON object to `json`. */
+static void
+run (GString * json, const char *image, int w, int h, int n, int frames,
+    const char *device)
+{
+  Stream *streams = g_new0 (Stream, n);
+  GArray *all = g_array_new (FALSE, FALSE, sizeof (double));
+  gint64 t0, t1, total = 0;
+  double seconds;
+  GString *devices = g_string_new (NULL);
+
+  for (int i = 0; i < n; i++)
+    stream_start (&streams[i], image, w, h, frames, device);
+  for (int i = 0; i < n; i++) {
+    g_mutex_lock (&streams[i].lock);
+    streams[i].timing = TRUE;
+    g_mutex_unlock (&streams[i].lock);
+  }
+  t0 = g_get_monotonic_time ();
+  for (int i = 0; i < n; i++)
+    gst_element_set_state (streams[i].pipeline, GST_STATE_PLAYING);
+  for (int i = 0; i < n; i++) {
+    GstBus *bus = gst_element_get_bus (streams[i].pipeline);
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *err = NULL;
+      gst_message_parse_error (msg, &err, NULL);
+      g_error ("bench-streams: stream %d: %s", i, err->message);
+    }
+    gst_message_unref (msg);
+    gst_object_unref (bus);
+  }
+  t1 = g_get_monotonic_time ();
+  seconds = (t1 - t0) / 1e6;
+  for (int i = 0; i < n; i++) {
+    total += streams[i].frames;
+    g_array_append_vals (all, streams[i].latency_us->data,
+        streams[i].latency_us->len);
+    g_string_append_printf (devices, "%s\"%u:%u\"", i ? ", " : "",
+        streams[i].platform_index, streams[i].device_index);
+  }
+  qsort (all->data, all->len, sizeof (double), compare_doubles);
+  {
+    double p50 = all->len ? g_array_index (all, double, all->len / 2) : 0;
+    double p99 = all->len ? g_array_index (all, double,
+        MIN (all->len - 1, (guint) (all->len * 0.99))) : 0;
+
+    g_string_append_printf (json, "%s\n    {\"width\": %d, \"height\": %d, "
+        "\"streams\": %d, \"frames\": %" G_GINT64_FORMAT ", \"seconds\": %.3f, "
+        "\"fps\": %.1f, \"latency_ms_p50\": %.3f, \"latency_ms_p99\": %.3f, "
+        "\"devices\": [%s]}", json->str[json->len - 1] == '[' ? "" : ",",
+        w, h, n, total, seconds, total / seconds, p50 / 1000, p99 / 1000,
+        devices->str);
+    g_printerr ("%dx%d %3d streams: %8.1f frames/s, latency p50 %.2f ms, "
+        "p99 %.2f ms\n", w, h, n, total / seconds, p50 / 1000, p99 / 1000);
+  }
+  for (int i = 0; i < n; i++)
+    stream_free (&streams[i]);
+  g_free (streams);
+  g_array_unref (all);
+  g_string_free (devices, TRUE);
+}
+
+int
+main (int argc, char **argv)
+{
+  gchar *image = NULL, *sizes = g_strdup ("640x480,1920x1080");
+  gchar *counts = g_strdup ("1,4,16"), *device = g_strdup ("auto");
+  gchar *out = NULL, *command = g_strjoinv (" ", argv);
+  gint frames = 150;
+  GOptionEntry entries[] = {
+    {"image", 0, 0, G_OPTION_ARG_FILENAME, &image, "Picture every stream "
+          "shows (any format GStreamer decodes)", "FILE"},
+    {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "Frame sizes", "WxH,..."},
+    {"streams", 0, 0, G_OPTION_ARG_STRING, &counts, "Stream counts", "N,..."},
+    {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per stream", "F"},
+    {"device", 0, 0, G_OPTION_ARG_STRING, &device, "vjfacedetect's device",
+        "SPEC"},
+    {"out", 0, 0, G_OPTION_ARG_FILENAME, &out, "JSON results", "FILE"},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("- concurrent detection "
+      "streams");
+  GError *error = NULL;
+  gchar **size_list, **count_list;
+  GString *json = g_string_new (NULL);
+  ClvDevice *dev;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error) || image == NULL
+      || frames < 1)
+    g_error ("bench-streams: %s", error ? error->message :
+        "--image FILE is needed, --frames at least 1");
+  g_option_context_free (ctx);
+  gst_init (NULL, NULL);
+  dev = clv_device_open (device, &error);
+  if (dev == NULL)
+    g_error ("bench-streams: %s", error->message);
+  bench_json_begin (json, dev, command);
+  clv_device_unref (dev);
+  g_string_append_printf (json, ",\n  \"image\": \"%s\",\n  \"frames_per_"
+      "stream\": %d,\n  \"pipeline\": \"filesrc ! decodebin ! videoconvert ! "
+      "videoscale ! GRAY8 WxH ! imagefreeze ! vjfacedetect device=%s ! "
+      "fakesink sync=false\",\n  \"runs\": [", image, frames, device);
+  size_list = g_strsplit (sizes, ",", -1);
+  count_list = g_strsplit (counts, ",", -1);
+  for (int s = 0; size_list[s]; s++) {
+    int w, h;
+    if (sscanf (size_list[s], "%dx%d", &w, &h) != 2 || w < 1 || h < 1)
+      g_error ("bench-streams: bad size %s", size_list[s]);
+    for (int c = 0; count_list[c]; c++) {
+      int n = atoi (count_list[c]);
+      if (n < 1)
+        g_error ("bench-streams: bad stream count %s", count_list[c]);
+      run (json, image, w, h, n, frames, device);
+    }
+  }
+  g_string_append (json, "\n  ]\n}\n");
+  if (out && !g_file_set_contents (out, json->str, -1, &error))
+    g_error ("bench-streams: %s", error->message);
+  if (!out)
+    g_print ("%s", json->str);
+  g_strfreev (size_list);
+  g_strfreev (count_list);
+  g_string_free (json, TRUE);
+  g_free (image);
+  g_free (sizes);
+  g_free (counts);
+  g_free (device);
+  g_free (out);
+  g_free (command);
+  return 0;
+}
