@@ -506,9 +506,66 @@ find_root (int *parent, int i)
   return root;
 }
 
-int
-clv_vj_group_rectangles (ClvRect * rects, int n, int group_threshold,
-    double eps, int *neighbors)
+static void
+unite (int *parent, int i, int j)
+{
+  int a = find_root (parent, i), b = find_root (parent, j);
+
+  if (a != b)
+    parent[MAX (a, b)] = MIN (a, b);
+}
+
+/* cv::partition as written: every pair, O(n^2). */
+static void
+partition_pairwise (const ClvRect * rects, int n, double eps, int *parent)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (similar (&rects[i], &rects[j], eps))
+        unite (parent, i, j);
+}
+
+typedef struct
+{
+  int x, index;
+} ByX;
+
+static int
+by_x_cmp (const void *pa, const void *pb)
+{
+  const ByX *a = pa, *b = pb;
+
+  return a->x != b->x ? (a->x > b->x) - (a->x < b->x) : a->index - b->index;
+}
+
+/* The same classes from a sweep over x: similar rectangles are less than
+ * delta <= eps * (w + h) / 2 of either apart in x, so each rectangle is
+ * compared only with those that follow it within its own bound: O(n log n)
+ * plus the pairs close in x (a few dozen per raw window in practice). */
+static void
+partition_sweep (const ClvRect * rects, int n, double eps, int *parent)
+{
+  ByX *order = g_new (ByX, MAX (n, 1));
+
+  for (int i = 0; i < n; i++) {
+    order[i].x = rects[i].x;
+    order[i].index = i;
+  }
+  qsort (order, n, sizeof (ByX), by_x_cmp);
+  for (int p = 0; p < n; p++) {
+    const ClvRect *a = &rects[order[p].index];
+    /* delta's own expression with a's size: no smaller than the pair's. */
+    const double bound = eps * (a->width + a->height) * 0.5;
+    for (int q = p + 1; q < n && order[q].x - a->x <= bound; q++)
+      if (similar (a, &rects[order[q].index], eps))
+        unite (parent, order[p].index, order[q].index);
+  }
+  g_free (order);
+}
+
+static int
+group_rectangles (ClvRect * rects, int n, int group_threshold, double eps,
+    int *neighbors, gboolean sweep)
 {
   int *parent, *label, *count, *acc, n_classes = 0, n_out = 0;
   ClvRect *avg;
@@ -525,13 +582,12 @@ clv_vj_group_rectangles (ClvRect * rects, int n, int group_threshold,
   label = g_new (int, n);
   for (int i = 0; i < n; i++)
     parent[i] = i;
-  for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++)
-      if (similar (&rects[i], &rects[j], eps)) {
-        int a = find_root (parent, i), b = find_root (parent, j);
-        if (a != b)
-          parent[MAX (a, b)] = MIN (a, b);
-      }
+  /* Unions always keep the smaller root: a class's root is its first
+   * member, whatever the order the pairs are found in. */
+  if (sweep)
+    partition_sweep (rects, n, eps, parent);
+  else
+    partition_pairwise (rects, n, eps, parent);
   for (int i = 0; i < n; i++) {
     int root = find_root (parent, i);
     label[i] = root == i ? n_classes++ : label[root];
@@ -591,6 +647,20 @@ clv_vj_group_rectangles (ClvRect * rects, int n, int group_threshold,
   g_free (count);
   g_free (avg);
   return n_out;
+}
+
+int
+clv_vj_group_rectangles (ClvRect * rects, int n, int group_threshold,
+    double eps, int *neighbors)
+{
+  return group_rectangles (rects, n, group_threshold, eps, neighbors, TRUE);
+}
+
+int
+clv_vj_group_rectangles_pairwise (ClvRect * rects, int n,
+    int group_threshold, double eps, int *neighbors)
+{
+  return group_rectangles (rects, n, group_threshold, eps, neighbors, FALSE);
 }
 
 GArray *

@@ -140,8 +140,15 @@ GArray *clv_vj_detect_raw (const ClvCascade * cascade, const guint8 * gray,
 /* OpenCV's groupRectangles(rects, weights, group_threshold, eps): merges
  * `rects` in place and returns how many remain; `neighbors` (nullable,
  * n_rects long) receives each one's count.  group_threshold <= 0 leaves the
- * rectangles as they are with 1 neighbour each. */
+ * rectangles as they are with 1 neighbour each.  The classes come from a
+ * sweep over x (O(n log n) plus close pairs), not cv::partition's O(n^2)
+ * pairs; they are the same classes, in the same order. */
 int clv_vj_group_rectangles (ClvRect * rects, int n_rects,
+    int group_threshold, double eps, int *neighbors);
+
+/* The same with cv::partition's literal all-pairs loop: the reference the
+ * sweep is tested against. */
+int clv_vj_group_rectangles_pairwise (ClvRect * rects, int n_rects,
     int group_threshold, double eps, int *neighbors);
 
 /* The end of detectMultiScale for raw candidates (GArray of ClvRect, left

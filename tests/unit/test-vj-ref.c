@@ -530,6 +530,60 @@ test_scan_decomposition (void)
   g_free (gray);
 }
 
+/* The sweep's classes equal cv::partition's all pairs on thousands of
+ * rectangles in dense, overlapping clusters (as raw windows are) and
+ * scattered ones, for several thresholds and eps. */
+static void
+test_group_sweep_equals_pairwise (void)
+{
+  for (guint32 seed = 1; seed <= 6; seed++) {
+    GRand *rand = g_rand_new_with_seed (seed);
+    const int n = 2000 + g_rand_int_range (rand, 0, 2000);
+    ClvRect *r = g_new (ClvRect, n);
+    const int n_centres = g_rand_int_range (rand, 5, 60);
+
+    for (int i = 0; i < n; i++) {
+      if (g_rand_int_range (rand, 0, 10) == 0) {
+        int w = g_rand_int_range (rand, 20, 300);
+        r[i] = (ClvRect) { g_rand_int_range (rand, -50, 2000),
+          g_rand_int_range (rand, -50, 1500), w, w };
+      } else {
+        /* Around a centre of its own size, shifted and scaled a little. */
+        GRand *c = g_rand_new_with_seed (seed * 1000 +
+            g_rand_int_range (rand, 0, n_centres));
+        int cx = g_rand_int_range (c, 0, 1900), cy = g_rand_int_range (c, 0,
+            1400), cw = g_rand_int_range (c, 24, 400);
+        int w = (int) (cw * g_rand_double_range (rand, 0.8, 1.3));
+        r[i] = (ClvRect) { cx + g_rand_int_range (rand, -cw / 6, cw / 6 + 1),
+          cy + g_rand_int_range (rand, -cw / 6, cw / 6 + 1), w,
+          w + g_rand_int_range (rand, -2, 3) };
+        g_rand_free (c);
+      }
+    }
+    for (int thr = 0; thr <= 4; thr++) {
+      const double eps = thr == 4 ? 0.5 : 0.2;
+      ClvRect *a = g_memdup2 (r, sizeof (ClvRect) * n);
+      ClvRect *b = g_memdup2 (r, sizeof (ClvRect) * n);
+      int *na = g_new (int, n), *nb = g_new (int, n);
+      int ka = clv_vj_group_rectangles (a, n, thr, eps, na);
+      int kb = clv_vj_group_rectangles_pairwise (b, n, thr, eps, nb);
+
+      g_assert_cmpint (ka, ==, kb);
+      g_assert_cmpmem (a, sizeof (ClvRect) * ka, b, sizeof (ClvRect) * kb);
+      g_assert_cmpmem (na, sizeof (int) * ka, nb, sizeof (int) * kb);
+      /* Clusters merge: far fewer groups than rectangles. */
+      if (thr > 0)
+        g_assert_cmpint (kb, <, n / 10);
+      g_free (a);
+      g_free (b);
+      g_free (na);
+      g_free (nb);
+    }
+    g_free (r);
+    g_rand_free (rand);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -539,6 +593,8 @@ main (int argc, char **argv)
   g_test_add_func ("/vj-ref/integrals", test_integrals);
   g_test_add_func ("/vj-ref/gray", test_gray);
   g_test_add_func ("/vj-ref/group-rectangles", test_group_rectangles);
+  g_test_add_func ("/vj-ref/group-sweep-equals-pairwise",
+      test_group_sweep_equals_pairwise);
   g_test_add_func ("/vj-ref/group-faces-clips", test_group_faces_clips);
   g_test_add_func ("/vj-ref/apply-skip", test_apply_skip);
   g_test_add_func ("/vj-ref/scan-decomposition", test_scan_decomposition);
