@@ -14,6 +14,9 @@
 #define COL_GROUP 32
 /* Raw windows read back with the counters in one go; more grow the buffer. */
 #define INITIAL_CAPACITY 4096
+/* Scales of one batch: the detection kernel keeps their table in
+ * __constant memory (64 KiB on most GPUs). */
+#define MAX_BATCH_SCALES 2048
 /* Past every stage: no cooperative evaluation. */
 #define NO_COOP_STAGE (1 << 20)
 
@@ -49,6 +52,30 @@ typedef struct
   cl_float leaf[2];
 } ClvVjNode;
 
+/* One frame geometry (size and parameters): OpenCV's scales, the packed
+ * layout of the levels in a band `band_w` x `band_h` (levels[].layer_ofs
+ * holds y * band_w + x, relative to the band), the resize tables and the
+ * levels that have windows.  A batch stacks the frames' bands in one
+ * buffer with a common row stride. */
+typedef struct
+{
+  int w, h;
+  ClvVjParams params;
+  int n_levels;
+  ClvVjScale *scales;
+  ClvVjLevel *levels;
+  int n_win;                    /* levels with windows */
+  ClvVjWindows *win;
+  int *win_level;               /* level of each win[] */
+  int *win_ny;
+  int total_windows, total_rows, total_cols, max_level_w, pix;
+  int band_w, band_h;
+  cl_mem xtab, ytab;
+} ClvVjGeometry;
+
+/* Geometries kept for frame sizes seen recently. */
+#define GEOMETRY_CACHE 16
+
 struct _ClvVjDetector
 {
   ClvDevice *dev;
@@ -57,7 +84,7 @@ struct _ClvVjDetector
   int coop_stage;               /* as built: NO_COOP_STAGE if sums are not exact */
 
   /* The cascade (its stages live on the device; its nodes are laid out for
-   * each frame geometry). */
+   * each row stride and plane size). */
   ClvCascade shape;             /* counts and sizes; arrays below */
   ClvCascadeTree *trees;
   ClvCascadeNode *nodes;
@@ -67,26 +94,32 @@ struct _ClvVjDetector
 
   cl_kernel k_luma, k_rows, k_cols, k_tilted, k_simple, k_uber;
 
-  /* Geometry of the last frame size and parameters. */
-  int img_w, img_h;
-  ClvVjParams params;
-  int n_levels;
-  ClvVjScale *scales;
-  ClvVjLevel *levels;
-  int n_win;                    /* levels with windows */
-  ClvVjWindows *win;
-  int *win_level;               /* level of each win[] */
-  int *win_ny;
-  int total_windows, total_rows, total_cols, max_level_w;
-  int sbuf_w, sbuf_h, sq_ofs, tilt_ofs;
-  cl_mem levels_mem, xtab, ytab, win_mem, nodes_mem;
+  GPtrArray *geometries;        /* ClvVjGeometry, most recent last */
+
+  /* The last batch: its frames' geometries, bands stacked at band_y[] in
+   * one buffer `sbuf_w` wide, planes `plane` values apart. */
+  guint n_frames;
+  ClvVjGeometry **frame_geo;
+  int *band_y;
+  int sbuf_w, plane, sq_ofs, tilt_ofs;
+  int nodes_w, nodes_plane;     /* what nodes_mem is laid out for */
+  cl_mem nodes_mem;
+  /* Per frame of the batch: its levels with batch offsets (host copies stay
+   * until the next batch: the writes are not blocking). */
+  GArray *batch_levels;         /* ClvVjLevel, frame after frame */
+  GPtrArray *levels_mem;        /* cl_mem per frame position */
+  GArray *levels_mem_bytes;     /* gsize per frame position */
+  GArray *batch_win;            /* ClvVjWindows of every frame */
+  GArray *win_frame, *win_level, *win_ny;       /* int per batch_win */
+  cl_mem win_mem;
+  gsize win_mem_bytes;
   cl_mem sbuf, pixels, diag;
   gsize sbuf_bytes, pixels_bytes, diag_bytes;
 
   cl_mem luma;                  /* packed RGB frames: their luma */
   gsize luma_bytes;
   cl_mem out;                   /* count, work counter, then (scale, y<<16|x) */
-  /* Events of the last frame's launches: pyramid ones, then detection ones. */
+  /* Events of the last batch's launches: pyramid ones, then detection ones. */
   GPtrArray *events;
   guint first_detect_event;
   guint out_cap;
@@ -238,6 +271,28 @@ release_event (gpointer ev)
   clReleaseEvent (ev);
 }
 
+static void
+release_mem (gpointer mem)
+{
+  if (mem)
+    clReleaseMemObject (mem);
+}
+
+static void
+geometry_free (gpointer data)
+{
+  ClvVjGeometry *g = data;
+
+  g_free (g->scales);
+  g_free (g->levels);
+  g_free (g->win);
+  g_free (g->win_level);
+  g_free (g->win_ny);
+  g_clear_pointer (&g->xtab, clReleaseMemObject);
+  g_clear_pointer (&g->ytab, clReleaseMemObject);
+  g_free (g);
+}
+
 ClvVjDetector *
 clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
     const ClvVjTuning * tuning, GError ** error)
@@ -246,6 +301,14 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
 
   d->dev = clv_device_ref (dev);
   d->events = g_ptr_array_new_with_free_func (release_event);
+  d->geometries = g_ptr_array_new_with_free_func (geometry_free);
+  d->batch_levels = g_array_new (FALSE, FALSE, sizeof (ClvVjLevel));
+  d->levels_mem = g_ptr_array_new_with_free_func (release_mem);
+  d->levels_mem_bytes = g_array_new (FALSE, TRUE, sizeof (gsize));
+  d->batch_win = g_array_new (FALSE, FALSE, sizeof (ClvVjWindows));
+  d->win_frame = g_array_new (FALSE, FALSE, sizeof (int));
+  d->win_level = g_array_new (FALSE, FALSE, sizeof (int));
+  d->win_ny = g_array_new (FALSE, FALSE, sizeof (int));
   if (tuning)
     d->tune = *tuning;
   else
@@ -283,29 +346,23 @@ fail:
   return NULL;
 }
 
-static void
-clear_geometry (ClvVjDetector * d)
-{
-  g_clear_pointer (&d->scales, g_free);
-  g_clear_pointer (&d->levels, g_free);
-  g_clear_pointer (&d->win, g_free);
-  g_clear_pointer (&d->win_level, g_free);
-  g_clear_pointer (&d->win_ny, g_free);
-  g_clear_pointer (&d->levels_mem, clReleaseMemObject);
-  g_clear_pointer (&d->xtab, clReleaseMemObject);
-  g_clear_pointer (&d->ytab, clReleaseMemObject);
-  g_clear_pointer (&d->win_mem, clReleaseMemObject);
-  g_clear_pointer (&d->nodes_mem, clReleaseMemObject);
-  d->n_levels = d->n_win = 0;
-  d->img_w = d->img_h = 0;
-}
-
 void
 clv_vj_detector_free (ClvVjDetector * d)
 {
   if (d == NULL)
     return;
-  clear_geometry (d);
+  g_ptr_array_unref (d->geometries);
+  g_free (d->frame_geo);
+  g_free (d->band_y);
+  g_array_unref (d->batch_levels);
+  g_ptr_array_unref (d->levels_mem);
+  g_array_unref (d->levels_mem_bytes);
+  g_array_unref (d->batch_win);
+  g_array_unref (d->win_frame);
+  g_array_unref (d->win_level);
+  g_array_unref (d->win_ny);
+  g_clear_pointer (&d->nodes_mem, clReleaseMemObject);
+  g_clear_pointer (&d->win_mem, clReleaseMemObject);
   g_clear_pointer (&d->sbuf, clReleaseMemObject);
   g_clear_pointer (&d->pixels, clReleaseMemObject);
   g_clear_pointer (&d->diag, clReleaseMemObject);
@@ -409,58 +466,52 @@ same_params (const ClvVjParams * a, const ClvVjParams * b)
       && a->max_width == b->max_width && a->max_height == b->max_height;
 }
 
-/* Scales, the packed layout (OpenCV's updateScaleData), resize tables and
- * feature offsets for frames of w x h with `p`. */
-static gboolean
-prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
+/* Scales, the packed layout of one frame's band (OpenCV's
+ * updateScaleData) and the resize tables for frames of w x h with `p`. */
+static ClvVjGeometry *
+geometry_new (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
     GError ** error)
 {
-  ClvDevice *dev = d->dev;
+  ClvVjGeometry *g = g_new0 (ClvVjGeometry, 1);
   GArray *xt, *yt;
-  ClvVjNode *nodes;
   int x = 0, y = 0, band_h = 0;
   /* 64-bit sums: a huge frame is refused below, after the layout. */
   gint64 rows = 0, cols = 0, pix = 0, windows = 0;
-  int n_nodes;
   gsize area;
   gboolean ok;
 
-  if (d->img_w == w && d->img_h == h && same_params (&d->params, p))
-    return TRUE;
-  clear_geometry (d);
-  d->n_levels = clv_vj_scales (w, h, d->shape.window_w, d->shape.window_h, p,
-      &d->scales);
-  d->img_w = w;
-  d->img_h = h;
-  d->params = *p;
-  if (d->n_levels == 0)
-    return TRUE;
+  g->w = w;
+  g->h = h;
+  g->params = *p;
+  g->n_levels = clv_vj_scales (w, h, d->shape.window_w, d->shape.window_h, p,
+      &g->scales);
+  if (g->n_levels == 0)
+    return g;
 
-  d->levels = g_new0 (ClvVjLevel, d->n_levels);
-  d->win = g_new0 (ClvVjWindows, d->n_levels);
-  d->win_level = g_new0 (int, d->n_levels);
-  d->win_ny = g_new0 (int, d->n_levels);
+  g->levels = g_new0 (ClvVjLevel, g->n_levels);
+  g->win = g_new0 (ClvVjWindows, g->n_levels);
+  g->win_level = g_new0 (int, g->n_levels);
+  g->win_ny = g_new0 (int, g->n_levels);
   xt = g_array_new (FALSE, FALSE, sizeof (cl_int) * 2);
   yt = g_array_new (FALSE, FALSE, sizeof (cl_int) * 2);
-  d->sbuf_w = (int) clv_round_up (d->scales[0].width + 31, 32);
-  d->max_level_w = 0;
-  for (int i = 0; i < d->n_levels; i++) {
-    const ClvVjScale *s = &d->scales[i];
-    ClvVjLevel *l = &d->levels[i];
+  g->band_w = (int) clv_round_up (g->scales[0].width + 31, 32);
+  for (int i = 0; i < g->n_levels; i++) {
+    const ClvVjScale *s = &g->scales[i];
+    ClvVjLevel *l = &g->levels[i];
     const int iw = s->width + 1, ih = s->height + 1;
     int *ofs = g_new (int, MAX (s->width, s->height));
     guint16 *c1 = g_new (guint16, MAX (s->width, s->height));
 
     if (i == 0)
       band_h = ih;
-    if (x + iw > d->sbuf_w) {
+    if (x + iw > g->band_w) {
       x = 0;
       y += band_h;
       band_h = ih;
     }
     l->width = s->width;
     l->height = s->height;
-    l->layer_ofs = (cl_int) ((gint64) y * d->sbuf_w + x);
+    l->layer_ofs = (cl_int) ((gint64) y * g->band_w + x);
     x += iw;
 
     l->xtab = xt->len;
@@ -484,25 +535,22 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
     rows += s->height;
     cols += iw;
     pix += (gint64) s->width * s->height;
-    d->max_level_w = MAX (d->max_level_w, s->width);
+    g->max_level_w = MAX (g->max_level_w, s->width);
 
     if (s->x_end > 0 && s->y_end > 0) {
-      ClvVjWindows *wn = &d->win[d->n_win];
+      ClvVjWindows *wn = &g->win[g->n_win];
       wn->layer_ofs = l->layer_ofs;
       wn->ystep = s->step;
       wn->nx = (s->x_end + s->step - 1) / s->step;
       wn->first_window = windows;
-      d->win_ny[d->n_win] = (s->y_end + s->step - 1) / s->step;
-      d->win_level[d->n_win] = i;
-      windows += (gint64) wn->nx * d->win_ny[d->n_win];
-      d->n_win++;
+      g->win_ny[g->n_win] = (s->y_end + s->step - 1) / s->step;
+      g->win_level[g->n_win] = i;
+      windows += (gint64) wn->nx * g->win_ny[g->n_win];
+      g->n_win++;
     }
   }
-  d->sbuf_h = y + band_h;
-  d->total_rows = rows;
-  d->total_cols = cols;
-  d->total_windows = windows;
-  area = (gsize) d->sbuf_w * d->sbuf_h;
+  g->band_h = y + band_h;
+  area = (gsize) g->band_w * g->band_h;
   /* The kernels index the packed buffer, pixels and windows with ints. */
   if (area * (d->shape.has_tilted ? 3 : 2) > G_MAXINT || pix > G_MAXINT
       || windows > G_MAXINT) {
@@ -511,36 +559,152 @@ prepare_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
         "per plane); scale it down or raise min-size", w, h, area);
     g_array_free (xt, TRUE);
     g_array_free (yt, TRUE);
-    clear_geometry (d);
-    return FALSE;
+    geometry_free (g);
+    return NULL;
   }
-  d->tilt_ofs = d->shape.has_tilted ? (int) area : 0;
-  d->sq_ofs = (int) (d->shape.has_tilted ? 2 * area : area);
+  g->total_rows = (int) rows;
+  g->total_cols = (int) cols;
+  g->total_windows = (int) windows;
+  g->pix = (int) pix;
 
-  nodes = layout_nodes (d, d->sbuf_w, d->tilt_ofs, &n_nodes);
-
-  ok = (d->levels_mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
-          d->levels, sizeof (ClvVjLevel) * d->n_levels, error))
-      && (d->xtab = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
+  ok = (g->xtab = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
           xt->data, xt->len * 8, error))
-      && (d->ytab = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
-          yt->data, yt->len * 8, error))
-      && (d->win_mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
-          d->win, sizeof (ClvVjWindows) * d->n_win, error))
-      && (d->nodes_mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
-          nodes, sizeof (ClvVjNode) * n_nodes, error))
-      && ensure_buffer (dev, &d->sbuf, &d->sbuf_bytes,
-      area * (d->shape.has_tilted ? 3 : 2) * sizeof (cl_uint), error)
-      && ensure_buffer (dev, &d->pixels, &d->pixels_bytes, pix, error)
-      && (!d->shape.has_tilted || ensure_buffer (dev, &d->diag, &d->diag_bytes,
-          (gsize) d->n_levels * 2 * d->max_level_w * sizeof (cl_uint),
-          error));
-  g_free (nodes);
+      && (g->ytab = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
+          yt->data, yt->len * 8, error));
   g_array_free (xt, TRUE);
   g_array_free (yt, TRUE);
   if (!ok)
-    clear_geometry (d);
-  return ok;
+    g_clear_pointer (&g, geometry_free);
+  return g;
+}
+
+/* The geometry for w x h with `p`, from the cache or new. */
+static ClvVjGeometry *
+get_geometry (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
+    GError ** error)
+{
+  ClvVjGeometry *g;
+
+  for (guint i = 0; i < d->geometries->len; i++) {
+    g = d->geometries->pdata[i];
+    if (g->w == w && g->h == h && same_params (&g->params, p))
+      return g;
+  }
+  g = geometry_new (d, w, h, p, error);
+  if (g == NULL)
+    return NULL;
+  /* The last batch's geometries stay: read_level uses them. */
+  if (d->geometries->len >= GEOMETRY_CACHE) {
+    for (guint i = 0; i < d->geometries->len; i++) {
+      gboolean used = FALSE;
+      for (guint k = 0; k < d->n_frames; k++)
+        used |= d->frame_geo[k] == d->geometries->pdata[i];
+      if (!used) {
+        g_ptr_array_remove_index (d->geometries, i);
+        break;
+      }
+    }
+  }
+  g_ptr_array_add (d->geometries, g);
+  return g;
+}
+
+/* Values of one plane of the packed buffer: the bands of `n` frames
+ * stacked `w` wide.  Plane sizes only grow, in steps of 256 rows, so that
+ * the node layout (which depends on them) rarely changes. */
+static gsize
+batch_plane (ClvVjGeometry ** geo, guint n, int w)
+{
+  gsize rows = 0;
+
+  for (guint i = 0; i < n; i++)
+    rows += geo[i]->band_h;
+  return (gsize) w * clv_round_up (rows, 256);
+}
+
+/* Places frames' bands, lays out the nodes and fills the per-frame level
+ * tables and the batch's window table. */
+static gboolean
+prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
+    GError ** error)
+{
+  ClvDevice *dev = d->dev;
+  const int planes = d->shape.has_tilted ? 3 : 2;
+  int w = 0, y = 0, diag_w = 0, diag_levels = 0;
+  gsize pix = 0, plane;
+
+  for (guint i = 0; i < n; i++) {
+    w = MAX (w, geo[i]->band_w);
+    pix = MAX (pix, (gsize) geo[i]->pix);
+    diag_w = MAX (diag_w, geo[i]->max_level_w);
+    diag_levels = MAX (diag_levels, geo[i]->n_levels);
+  }
+  plane = MAX (batch_plane (geo, n, w), (gsize) d->plane);
+  if (w != d->sbuf_w)
+    plane = batch_plane (geo, n, w);
+  d->sbuf_w = w;
+  d->plane = (int) plane;
+  d->tilt_ofs = d->shape.has_tilted ? (int) plane : 0;
+  d->sq_ofs = (int) (d->shape.has_tilted ? 2 * plane : plane);
+  if (d->nodes_w != w || d->nodes_plane != d->plane) {
+    int n_nodes;
+    ClvVjNode *nodes = layout_nodes (d, w, d->tilt_ofs, &n_nodes);
+    g_clear_pointer (&d->nodes_mem, clReleaseMemObject);
+    d->nodes_mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY, nodes,
+        sizeof (ClvVjNode) * n_nodes, error);
+    g_free (nodes);
+    if (d->nodes_mem == NULL)
+      return FALSE;
+    d->nodes_w = w;
+    d->nodes_plane = d->plane;
+  }
+
+  g_free (d->frame_geo);
+  g_free (d->band_y);
+  d->frame_geo = g_memdup2 (geo, sizeof (ClvVjGeometry *) * n);
+  d->band_y = g_new (int, n);
+  d->n_frames = n;
+  g_array_set_size (d->batch_levels, 0);
+  g_array_set_size (d->batch_win, 0);
+  g_array_set_size (d->win_frame, 0);
+  g_array_set_size (d->win_level, 0);
+  g_array_set_size (d->win_ny, 0);
+  if (d->levels_mem->len < n) {
+    g_ptr_array_set_size (d->levels_mem, n);
+    g_array_set_size (d->levels_mem_bytes, n);
+  }
+  for (guint i = 0, windows = 0; i < n; i++) {
+    const ClvVjGeometry *g = geo[i];
+    d->band_y[i] = y;
+    /* Band-relative offsets y' * band_w + x become batch ones. */
+    for (int l = 0; l < g->n_levels; l++) {
+      ClvVjLevel lv = g->levels[l];
+      lv.layer_ofs = (y + lv.layer_ofs / g->band_w) * w
+          + lv.layer_ofs % g->band_w;
+      g_array_append_val (d->batch_levels, lv);
+    }
+    for (int k = 0; k < g->n_win; k++) {
+      ClvVjWindows wn = g->win[k];
+      int f = (int) i;
+      wn.layer_ofs = (y + wn.layer_ofs / g->band_w) * w
+          + wn.layer_ofs % g->band_w;
+      wn.first_window = windows;
+      windows += wn.nx * g->win_ny[k];
+      g_array_append_val (d->batch_win, wn);
+      g_array_append_val (d->win_frame, f);
+      g_array_append_val (d->win_level, g->win_level[k]);
+      g_array_append_val (d->win_ny, g->win_ny[k]);
+    }
+    y += g->band_h;
+  }
+  return ensure_buffer (dev, &d->sbuf, &d->sbuf_bytes,
+      plane * planes * sizeof (cl_uint), error)
+      && ensure_buffer (dev, &d->pixels, &d->pixels_bytes, pix, error)
+      && (!d->shape.has_tilted || ensure_buffer (dev, &d->diag,
+          &d->diag_bytes, (gsize) diag_levels * 2 * diag_w * sizeof (cl_uint),
+          error))
+      && ensure_buffer (dev, &d->win_mem, &d->win_mem_bytes,
+      sizeof (ClvVjWindows) * MAX (d->batch_win->len, 1), error);
 }
 
 /* Enqueues a kernel and keeps its event for clv_vj_detector_kernel_ms. */
@@ -565,27 +729,38 @@ enqueue_1d (ClvVjDetector * d, cl_kernel kernel, size_t global, size_t local,
   return enqueue (d, kernel, 1, &global, &local, error);
 }
 
-/* Step 1: luma (packed RGB only), pyramid, integrals. */
+/* Step 1 for frame `i` of the batch: luma (packed RGB only), pyramid,
+ * integrals into its band.  `levels` is the frame's level table. */
 static gboolean
-enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvLumaImage * f,
-    GError ** error)
+enqueue_pyramid (ClvVjDetector * d, guint i, const ClvVjFrame * fr,
+    const ClvVjLevel * levels, GError ** error)
 {
-  cl_mem luma = frame;
+  const ClvVjGeometry *g = d->frame_geo[i];
+  const ClvLumaImage *f = &fr->image;
+  cl_mem frame = fr->frame, luma = frame;
+  cl_mem *levels_mem = (cl_mem *) & d->levels_mem->pdata[i];
+  const gsize levels_bytes = sizeof (ClvVjLevel) * g->n_levels;
   cl_uint luma_ofs = (cl_uint) f->image.offset;
   cl_uint luma_stride = (cl_uint) f->image.stride;
-  cl_int lw = f->image.width, lh = f->image.height, n_levels = d->n_levels;
+  cl_int lw = f->image.width, lh = f->image.height, n_levels = g->n_levels;
   cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
-  cl_int total_cols = d->total_cols, diag_w = d->max_level_w;
+  cl_int total_cols = g->total_cols, diag_w = g->max_level_w;
   size_t g2[2], l2[2];
 
+  if (!ensure_buffer (d->dev, levels_mem,
+          &g_array_index (d->levels_mem_bytes, gsize, i), levels_bytes, error))
+    return FALSE;
+  CLV_CHECK (clEnqueueWriteBuffer (d->dev->queue, *levels_mem, CL_FALSE, 0,
+          levels_bytes, levels, 0, NULL, NULL), error, fail);
+
   if (f->r >= 0) {
-    cl_uint ps = f->image.bpp, r = f->r, g = f->g, b = f->b;
+    cl_uint ps = f->image.bpp, r = f->r, gr = f->g, b = f->b;
     if (!ensure_buffer (d->dev, &d->luma, &d->luma_bytes,
             (gsize) lw * lh, error)
         || !clv_kernel_set_args (d->k_luma, error, CLV_ARG (frame),
             CLV_ARG (luma_ofs), CLV_ARG (luma_stride), CLV_ARG (ps),
-            CLV_ARG (r), CLV_ARG (g), CLV_ARG (b), CLV_ARG (lw), CLV_ARG (lh),
-            CLV_ARG (d->luma), CLV_ARGS_END))
+            CLV_ARG (r), CLV_ARG (gr), CLV_ARG (b), CLV_ARG (lw),
+            CLV_ARG (lh), CLV_ARG (d->luma), CLV_ARGS_END))
       return FALSE;
     g2[0] = lw;
     g2[1] = lh;
@@ -598,20 +773,20 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvLumaImage * f,
 
   if (!clv_kernel_set_args (d->k_rows, error, CLV_ARG (luma),
           CLV_ARG (luma_ofs), CLV_ARG (luma_stride), CLV_ARG (lw),
-          CLV_ARG (lh), CLV_ARG (d->levels_mem), CLV_ARG (n_levels),
-          CLV_ARG (d->xtab), CLV_ARG (d->ytab), CLV_ARG (d->sbuf),
+          CLV_ARG (lh), CLV_ARG (*levels_mem), CLV_ARG (n_levels),
+          CLV_ARG (g->xtab), CLV_ARG (g->ytab), CLV_ARG (d->sbuf),
           CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARG (d->pixels),
           CLV_ARGS_END))
     return FALSE;
-  if (!enqueue_1d (d, d->k_rows, (size_t) d->total_rows * d->tune.row_wg,
+  if (!enqueue_1d (d, d->k_rows, (size_t) g->total_rows * d->tune.row_wg,
           d->tune.row_wg, error))
     return FALSE;
 
-  if (!clv_kernel_set_args (d->k_cols, error, CLV_ARG (d->levels_mem),
+  if (!clv_kernel_set_args (d->k_cols, error, CLV_ARG (*levels_mem),
           CLV_ARG (n_levels), CLV_ARG (total_cols), CLV_ARG (d->sbuf),
           CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END))
     return FALSE;
-  g2[0] = clv_round_up (d->total_cols, COL_GROUP);
+  g2[0] = clv_round_up (g->total_cols, COL_GROUP);
   g2[1] = d->tune.col_segs;
   l2[0] = COL_GROUP;
   l2[1] = d->tune.col_segs;
@@ -619,19 +794,23 @@ enqueue_pyramid (ClvVjDetector * d, cl_mem frame, const ClvLumaImage * f,
     return FALSE;
 
   if (d->shape.has_tilted) {
-    if (!clv_kernel_set_args (d->k_tilted, error, CLV_ARG (d->levels_mem),
+    if (!clv_kernel_set_args (d->k_tilted, error, CLV_ARG (*levels_mem),
             CLV_ARG (d->pixels), CLV_ARG (d->sbuf), CLV_ARG (sbuf_w),
             CLV_ARG (tilt_ofs), CLV_ARG (d->diag), CLV_ARG (diag_w),
             CLV_ARGS_END))
       return FALSE;
-    if (!enqueue_1d (d, d->k_tilted, (size_t) d->n_levels * d->tune.row_wg,
+    if (!enqueue_1d (d, d->k_tilted, (size_t) g->n_levels * d->tune.row_wg,
             d->tune.row_wg, error))
       return FALSE;
   }
   return TRUE;
+
+fail:
+  return FALSE;
 }
 
-/* Steps 2-5: the detection kernel(s), writing into d->out. */
+/* Steps 2-5 over every window of the batch: the detection kernel(s),
+ * writing into d->out. */
 static gboolean
 enqueue_detect (ClvVjDetector * d, GError ** error)
 {
@@ -672,9 +851,9 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
   }
 
   if (d->tune.variant == CLV_VJ_VARIANT_SIMPLE) {
-    for (int i = 0; i < d->n_win; i++) {
-      const ClvVjWindows *w = &d->win[i];
-      cl_int si = i, wny = d->win_ny[i];
+    for (guint i = 0; i < d->batch_win->len; i++) {
+      const ClvVjWindows *w = &g_array_index (d->batch_win, ClvVjWindows, i);
+      cl_int si = i, wny = g_array_index (d->win_ny, int, i);
       arg = 10;
       CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int), &si),
           error, fail);
@@ -694,7 +873,11 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
         return FALSE;
     }
   } else {
-    cl_int n_win = d->n_win, total = d->total_windows;
+    const ClvVjWindows *last = &g_array_index (d->batch_win, ClvVjWindows,
+        d->batch_win->len - 1);
+    cl_int n_win = d->batch_win->len;
+    cl_int total = last->first_window + last->nx *
+        g_array_index (d->win_ny, int, d->batch_win->len - 1);
     arg = 10;
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
             &d->win_mem), error, fail);
@@ -712,6 +895,7 @@ fail:
   return FALSE;
 }
 
+/* A raw window: (level, y, x) sorts in OpenCV's order. */
 typedef struct
 {
   int level, x, y;
@@ -729,34 +913,35 @@ raw_window_cmp (const void *pa, const void *pb)
   return a->x - b->x;
 }
 
-GArray *
-clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
-    const ClvLumaImage * f, const ClvVjParams * p, GError ** error)
+/* Runs frames[0..n) (all with windows, fitting in one packed buffer) as
+ * one batch and fills their candidates. */
+static gboolean
+run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
+    guint n, GError ** error)
 {
-  GArray *rects = g_array_new (FALSE, FALSE, sizeof (ClvRect));
-  RawWindow *raw;
+  GArray **raw;
   guint count;
+  gboolean ok = FALSE;
 
-  /* Window corners travel as 16-bit coordinates. */
-  if (f->image.width < 1 || f->image.height < 1 || f->image.width > 65535 || f->image.height > 65535
-      || p->scale_factor <= 1.0)
-    goto invalid;
-  if (!prepare_geometry (d, f->image.width, f->image.height, p, error))
-    goto fail;
-  if (d->n_win == 0)
-    return rects;
+  if (!prepare_batch (d, geo, n, error))
+    return FALSE;
   if (d->out == NULL) {
     d->out_cap = INITIAL_CAPACITY;
     d->out = clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
         (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), error);
     if (d->out == NULL)
-      goto fail;
+      return FALSE;
     g_free (d->out_host);
     d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
   }
   g_ptr_array_set_size (d->events, 0);
-  if (!enqueue_pyramid (d, frame, f, error))
-    goto fail;
+  CLV_CHECK (clEnqueueWriteBuffer (d->dev->queue, d->win_mem, CL_FALSE, 0,
+          sizeof (ClvVjWindows) * d->batch_win->len, d->batch_win->data, 0,
+          NULL, NULL), error, fail);
+  for (guint i = 0, lv = 0; i < n; lv += geo[i]->n_levels, i++)
+    if (!enqueue_pyramid (d, i, frames[i],
+            &g_array_index (d->batch_levels, ClvVjLevel, lv), error))
+      goto fail;
   d->first_detect_event = d->events->len;
   if (!enqueue_detect (d, error))
     goto fail;
@@ -779,29 +964,113 @@ clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
       goto fail;
   }
 
-  raw = g_new (RawWindow, MAX (count, 1));
+  /* Route every window to its frame, then sort each frame's. */
+  raw = g_new0 (GArray *, n);
+  for (guint i = 0; i < n; i++)
+    raw[i] = g_array_new (FALSE, FALSE, sizeof (RawWindow));
   for (guint i = 0; i < count; i++) {
     const guint32 *e = d->out_host + 2 + 2 * i;
-    raw[i].level = d->win_level[e[0]];
-    raw[i].x = e[1] & 0xffff;
-    raw[i].y = e[1] >> 16;
+    RawWindow w = { g_array_index (d->win_level, int, e[0]), e[1] & 0xffff,
+      e[1] >> 16
+    };
+    g_array_append_val (raw[g_array_index (d->win_frame, int, e[0])], w);
   }
-  qsort (raw, count, sizeof (RawWindow), raw_window_cmp);
-  g_array_set_size (rects, count);
-  for (guint i = 0; i < count; i++)
-    g_array_index (rects, ClvRect, i) =
-        clv_vj_candidate_rect (&d->scales[raw[i].level], raw[i].x, raw[i].y);
+  for (guint i = 0; i < n; i++) {
+    GArray *rects = frames[i]->candidates;
+    qsort (raw[i]->data, raw[i]->len, sizeof (RawWindow), raw_window_cmp);
+    g_array_set_size (rects, raw[i]->len);
+    for (guint k = 0; k < raw[i]->len; k++) {
+      const RawWindow *w = &g_array_index (raw[i], RawWindow, k);
+      g_array_index (rects, ClvRect, k) =
+          clv_vj_candidate_rect (&geo[i]->scales[w->level], w->x, w->y);
+    }
+    g_array_free (raw[i], TRUE);
+  }
   g_free (raw);
-  return rects;
-
-invalid:
-  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-      "Invalid detection request: %dx%d frame (1 to 65535 pixels a side), "
-      "scale factor %g (must be > 1)",
-      f->image.width, f->image.height, p->scale_factor);
+  ok = TRUE;
 fail:
-  g_array_free (rects, TRUE);
-  return NULL;
+  return ok;
+}
+
+gboolean
+clv_vj_detector_candidates_batch (ClvVjDetector * d, ClvVjFrame * frames,
+    guint n, GError ** error)
+{
+  const int planes = d->shape.has_tilted ? 3 : 2;
+  /* The kernels index the packed buffer with ints; a quarter of the
+   * device's memory at most; the window table is __constant. */
+  const gsize max_values = MIN ((gsize) G_MAXINT,
+      d->dev->global_mem_size / 4 / sizeof (cl_uint));
+  const guint max_win = MAX_BATCH_SCALES;
+  ClvVjGeometry **geo = g_new0 (ClvVjGeometry *, MAX (n, 1));
+  ClvVjFrame **fr = g_new0 (ClvVjFrame *, MAX (n, 1));
+  guint m = 0, n_win = 0;
+  int w = 0;
+  gboolean ok = FALSE;
+
+  for (guint i = 0; i < n; i++) {
+    const ClvLumaImage *f = &frames[i].image;
+    const ClvVjParams *p = &frames[i].params;
+    ClvVjGeometry *g;
+
+    if (frames[i].candidates == NULL)
+      frames[i].candidates = g_array_new (FALSE, FALSE, sizeof (ClvRect));
+    g_array_set_size (frames[i].candidates, 0);
+    /* Window corners travel as 16-bit coordinates. */
+    if (f->image.width < 1 || f->image.height < 1
+        || f->image.width > 65535 || f->image.height > 65535
+        || p->scale_factor <= 1.0) {
+      g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+          "Invalid detection request: %dx%d frame (1 to 65535 pixels a "
+          "side), scale factor %g (must be > 1)", f->image.width,
+          f->image.height, p->scale_factor);
+      goto out;
+    }
+    if (!(g = get_geometry (d, f->image.width, f->image.height, p, error)))
+      goto out;
+    if (g->n_win == 0)
+      continue;
+    if ((gsize) g->band_w * clv_round_up (g->band_h, 256) * planes >
+        max_values) {
+      g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "A %dx%d frame is "
+          "too large for the detector (%" G_GSIZE_FORMAT " integral values "
+          "per plane); scale it down or raise min-size", f->image.width,
+          f->image.height, (gsize) g->band_w * g->band_h);
+      goto out;
+    }
+    /* Start a new batch where this frame would not fit. */
+    geo[m] = g;
+    if (m > 0 && (batch_plane (geo, m + 1, MAX (w, g->band_w))
+            * planes > max_values || n_win + g->n_win > max_win)) {
+      if (!run_batch (d, fr, geo, m, error))
+        goto out;
+      geo[0] = g;
+      m = 0;
+      n_win = 0;
+      w = 0;
+    }
+    fr[m++] = &frames[i];
+    n_win += g->n_win;
+    w = MAX (w, g->band_w);
+  }
+  ok = m == 0 || run_batch (d, fr, geo, m, error);
+out:
+  g_free (geo);
+  g_free (fr);
+  return ok;
+}
+
+GArray *
+clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
+    const ClvLumaImage * f, const ClvVjParams * p, GError ** error)
+{
+  ClvVjFrame fr = { frame, *f, *p, NULL };
+
+  if (!clv_vj_detector_candidates_batch (d, &fr, 1, error)) {
+    g_clear_pointer (&fr.candidates, g_array_unref);
+    return NULL;
+  }
+  return fr.candidates;
 }
 
 GArray *
@@ -813,7 +1082,8 @@ clv_vj_detector_detect (ClvVjDetector * d, cl_mem frame,
 
   if (raw == NULL)
     return NULL;
-  faces = clv_vj_group_faces (raw, p->min_neighbors, f->image.width, f->image.height);
+  faces = clv_vj_group_faces (raw, p->min_neighbors, f->image.width,
+      f->image.height);
   g_array_free (raw, TRUE);
   return faces;
 }
@@ -838,9 +1108,11 @@ clv_vj_detector_read_level (ClvVjDetector * d, int level, guint8 * pixels,
   const ClvVjLevel *l;
   size_t origin[3], region[3];
 
-  if (level < 0 || level >= d->n_levels)
+  /* The pixels buffer holds the last frame's levels; the integrals every
+   * frame's: the first frame is the one read. */
+  if (d->n_frames != 1 || level < 0 || level >= d->frame_geo[0]->n_levels)
     return FALSE;
-  l = &d->levels[level];
+  l = &g_array_index (d->batch_levels, ClvVjLevel, level);
   if (pixels)
     CLV_CHECK (clEnqueueReadBuffer (q, d->pixels, CL_TRUE, l->pix_ofs,
             (gsize) l->width * l->height, pixels, 0, NULL, NULL), error,

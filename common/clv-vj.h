@@ -61,6 +61,25 @@ void clv_vj_detector_free (ClvVjDetector * det);
 GArray *clv_vj_detector_candidates (ClvVjDetector * det, cl_mem frame,
     const ClvLumaImage * f, const ClvVjParams * params, GError ** error);
 
+/* One frame of a batch: the device buffer `frame` laid out as `image`
+ * says, its parameters, and (filled by the detector) its raw candidates. */
+typedef struct
+{
+  cl_mem frame;
+  ClvLumaImage image;
+  ClvVjParams params;
+  GArray *candidates;           /* ClvRect; created when NULL */
+} ClvVjFrame;
+
+/* Candidates of several frames at once (DESIGN.md, batching): their
+ * pyramids are packed into one buffer and one detection launch covers
+ * every window of every frame (the uberkernel's queue spans them all).
+ * Frames that do not fit the packed buffer's limits go into further
+ * batches.  Each frame's candidates equal clv_vj_detector_candidates'.
+ * Waits for the device. */
+gboolean clv_vj_detector_candidates_batch (ClvVjDetector * det,
+    ClvVjFrame * frames, guint n, GError ** error);
+
 /* The whole detection: candidates, grouping with eps 0.2 and clipping to
  * the frame, as clv_vj_detect_ref does (GArray of ClvVjFace). */
 GArray *clv_vj_detector_detect (ClvVjDetector * det, cl_mem frame,
@@ -75,7 +94,8 @@ void clv_vj_detector_kernel_ms (ClvVjDetector * det, double *pyramid_ms,
 /* For tests: after a run, copies level `level`'s pyramid picture (nullable,
  * width bytes per row) and integrals (sized for it, tilted one if the
  * cascade has tilted features) out of the packed device buffer.  Returns
- * FALSE when there is no such level. */
+ * FALSE when there is no such level or the last run was a batch of
+ * several frames. */
 gboolean clv_vj_detector_read_level (ClvVjDetector * det, int level,
     guint8 * pixels, ClvVjIntegrals * integrals, GError ** error);
 
