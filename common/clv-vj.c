@@ -913,6 +913,23 @@ raw_window_cmp (const void *pa, const void *pb)
   return a->x - b->x;
 }
 
+gboolean
+clv_vj_request_valid (const ClvLumaImage * f, const ClvVjParams * p,
+    GError ** error)
+{
+  /* Window corners travel as 16-bit coordinates. */
+  if (f->image.width < 1 || f->image.height < 1
+      || f->image.width > 65535 || f->image.height > 65535
+      || p->scale_factor <= 1.0) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "Invalid detection request: %dx%d frame (1 to 65535 pixels a "
+        "side), scale factor %g (must be > 1)", f->image.width,
+        f->image.height, p->scale_factor);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Runs frames[0..n) (all with windows, fitting in one packed buffer) as
  * one batch and fills their candidates. */
 static gboolean
@@ -1016,16 +1033,8 @@ clv_vj_detector_candidates_batch (ClvVjDetector * d, ClvVjFrame * frames,
     if (frames[i].candidates == NULL)
       frames[i].candidates = g_array_new (FALSE, FALSE, sizeof (ClvRect));
     g_array_set_size (frames[i].candidates, 0);
-    /* Window corners travel as 16-bit coordinates. */
-    if (f->image.width < 1 || f->image.height < 1
-        || f->image.width > 65535 || f->image.height > 65535
-        || p->scale_factor <= 1.0) {
-      g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-          "Invalid detection request: %dx%d frame (1 to 65535 pixels a "
-          "side), scale factor %g (must be > 1)", f->image.width,
-          f->image.height, p->scale_factor);
+    if (!clv_vj_request_valid (f, p, error))
       goto out;
-    }
     if (!(g = get_geometry (d, f->image.width, f->image.height, p, error)))
       goto out;
     if (g->n_win == 0)

@@ -61,6 +61,11 @@ void clv_vj_detector_free (ClvVjDetector * det);
 GArray *clv_vj_detector_candidates (ClvVjDetector * det, cl_mem frame,
     const ClvLumaImage * f, const ClvVjParams * params, GError ** error);
 
+/* Whether a frame of that size can be detected with `params` (else an
+ * error a user can act on). */
+gboolean clv_vj_request_valid (const ClvLumaImage * f,
+    const ClvVjParams * params, GError ** error);
+
 /* One frame of a batch: the device buffer `frame` laid out as `image`
  * says, its parameters, and (filled by the detector) its raw candidates. */
 typedef struct

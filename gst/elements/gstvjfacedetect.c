@@ -87,7 +87,8 @@ struct _GstVjFaceDetect
 
   /* streaming */
   ClvCascade *cascade;
-  ClvVjDetector *detector;
+  ClvVjDetector *detector;      /* without batching (VJ_BATCH=0) */
+  ClvVjService *service;        /* the device's shared batches */
   GArray *faces;                /* ClvVjFace of the last analysed frame */
   guint64 frame_count;
 };
@@ -129,6 +130,7 @@ gst_vj_face_detect_start (GstBaseTransform * trans)
   GstVjFaceDetect *self = GST_VJ_FACE_DETECT (trans);
   ClvVjParams params;
   GError *error = NULL;
+  ClvDevice *dev;
   gchar *path;
 
   if (!GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->start
@@ -144,9 +146,12 @@ gst_vj_face_detect_start (GstBaseTransform * trans)
   g_free (path);
   if (self->cascade == NULL)
     goto no_cascade;
-  self->detector = clv_vj_detector_new (gst_clv_filter_get_device
-      (GST_CLV_FILTER (self)), self->cascade, NULL, &error);
-  if (self->detector == NULL)
+  dev = gst_clv_filter_get_device (GST_CLV_FILTER (self));
+  if (clv_tune_int ("VJ_BATCH", 1))
+    self->service = clv_vj_service_get (dev, self->cascade, &error);
+  else
+    self->detector = clv_vj_detector_new (dev, self->cascade, NULL, &error);
+  if (self->detector == NULL && self->service == NULL)
     goto no_detector;
   GST_INFO_OBJECT (self, "cascade %s: %dx%d window, %d stages",
       self->cascade->path, self->cascade->window_w, self->cascade->window_h,
@@ -179,6 +184,7 @@ gst_vj_face_detect_stop (GstBaseTransform * trans)
   GstVjFaceDetect *self = GST_VJ_FACE_DETECT (trans);
 
   g_clear_pointer (&self->detector, clv_vj_detector_free);
+  g_clear_pointer (&self->service, clv_vj_service_unref);
   g_clear_pointer (&self->cascade, clv_cascade_free);
   g_clear_pointer (&self->faces, g_array_unref);
   return GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->stop
@@ -348,7 +354,11 @@ gst_vj_face_detect_analyse (GstClvFilter * filter, GstBuffer * buf,
 
   if (!get_params (self, &params, &error))
     goto bad_settings;
-  faces = clv_vj_detector_detect (self->detector, frame, &f, &params, &error);
+  if (self->service)
+    faces = clv_vj_service_detect (self->service, frame, &f, &params, &error);
+  else
+    faces = clv_vj_detector_detect (self->detector, frame, &f, &params,
+        &error);
   if (faces == NULL)
     goto failed;
   g_clear_pointer (&self->faces, g_array_unref);

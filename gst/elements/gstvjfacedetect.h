@@ -2,6 +2,7 @@
 
 #include "gstclvfilter.h"
 #include "clv-vj.h"
+#include "clv-vj-batch.h"
 
 G_BEGIN_DECLS
 
