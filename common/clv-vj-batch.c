@@ -11,6 +11,7 @@ typedef struct
 {
   ClvVjFrame frame;
   gboolean done;
+  guint batch_frames;           /* the size of the batch it ran in */
   GError *error;
 } Request;
 
@@ -49,7 +50,9 @@ ClvVjService *
 clv_vj_service_get (ClvDevice * dev, const ClvCascade * cascade,
     GError ** error)
 {
-  char *key = g_strdup_printf ("%p\n%s", (void *) dev->device,
+  /* The ClvDevice, not its cl_device_id: frames must come from the
+   * service's own context (an application may bring another). */
+  char *key = g_strdup_printf ("%p\n%s", (void *) dev,
       cascade->path ? cascade->path : "");
   ClvVjService *svc;
 
@@ -137,6 +140,7 @@ run_batch (ClvVjService * svc, guint slot)
     req[i]->frame.candidates = frames[i].candidates;
     if (!ok && req[i]->error == NULL)
       req[i]->error = g_error_copy (error);
+    req[i]->batch_frames = n;
     req[i]->done = TRUE;
   }
   svc->stats.frames += n;
@@ -160,9 +164,10 @@ free_slot (ClvVjService * svc)
 
 GArray *
 clv_vj_service_detect (ClvVjService * svc, cl_mem frame,
-    const ClvLumaImage * f, const ClvVjParams * p, GError ** error)
+    const ClvLumaImage * f, const ClvVjParams * p, guint * batch_frames,
+    GError ** error)
 {
-  Request req = { {frame, *f, *p, NULL}, FALSE, NULL };
+  Request req = { {frame, *f, *p, NULL}, FALSE, 0, NULL };
   GArray *faces = NULL;
 
   if (!clv_vj_request_valid (f, p, error))
@@ -182,6 +187,8 @@ clv_vj_service_detect (ClvVjService * svc, cl_mem frame,
   }
   g_mutex_unlock (&svc->lock);
 
+  if (batch_frames)
+    *batch_frames = req.batch_frames;
   if (req.error) {
     g_propagate_error (error, req.error);
   } else {

@@ -24,9 +24,11 @@ ClvVjService *clv_vj_service_get (ClvDevice * dev, const ClvCascade * cascade,
 void clv_vj_service_unref (ClvVjService * svc);
 
 /* Faces (GArray of ClvVjFace) of one frame, as clv_vj_detector_detect
- * would give them; blocks until its batch is done. */
+ * would give them; blocks until its batch is done.  `batch_frames`
+ * (nullable) receives the number of frames its batch held. */
 GArray *clv_vj_service_detect (ClvVjService * svc, cl_mem frame,
-    const ClvLumaImage * f, const ClvVjParams * params, GError ** error);
+    const ClvLumaImage * f, const ClvVjParams * params, guint * batch_frames,
+    GError ** error);
 
 typedef struct
 {

@@ -351,11 +351,13 @@ gst_vj_face_detect_analyse (GstClvFilter * filter, GstBuffer * buf,
   ClvVjParams params;
   GError *error = NULL;
   GArray *faces;
+  guint batch = 1;
 
   if (!get_params (self, &params, &error))
     goto bad_settings;
   if (self->service)
-    faces = clv_vj_service_detect (self->service, frame, &f, &params, &error);
+    faces = clv_vj_service_detect (self->service, frame, &f, &params, &batch,
+        &error);
   else
     faces = clv_vj_detector_detect (self->detector, frame, &f, &params,
         &error);
@@ -363,8 +365,8 @@ gst_vj_face_detect_analyse (GstClvFilter * filter, GstBuffer * buf,
     goto failed;
   g_clear_pointer (&self->faces, g_array_unref);
   self->faces = faces;
-  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": %u faces",
-      self->frame_count, faces->len);
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": %u faces, batch of %u "
+      "frames", self->frame_count, faces->len, batch);
   finish_frame (self, buf, info);
   return GST_FLOW_OK;
 

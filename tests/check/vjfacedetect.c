@@ -43,6 +43,8 @@ harness (const char *props)
   return h;
 }
 
+static GArray *buffer_faces (GstBuffer * out);
+
 /* Pushes `g` as `format` and returns the faces in the output's metas. */
 static GArray *
 push_frame (GstHarness * h, const Gray * g, const char *format,
@@ -50,13 +52,27 @@ push_frame (GstHarness * h, const Gray * g, const char *format,
 {
   GstCaps *caps;
   GstBuffer *in = frame_buffer (g, format, &caps), *out;
-  GArray *found = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
-  gpointer state = NULL;
-  GstMeta *meta;
+  GArray *found;
 
   gst_harness_set_src_caps (h, caps);
   out = gst_harness_push_and_pull (h, in);
   fail_unless (out != NULL);
+  found = buffer_faces (out);
+  if (out_buf)
+    *out_buf = out;
+  else
+    gst_buffer_unref (out);
+  return found;
+}
+
+/* The faces in a buffer's face metas. */
+static GArray *
+buffer_faces (GstBuffer * out)
+{
+  GArray *found = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
+  gpointer state = NULL;
+  GstMeta *meta;
+
   while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
@@ -70,10 +86,6 @@ push_frame (GstHarness * h, const Gray * g, const char *format,
     fail_unless (gst_structure_get_int (s, "neighbors", &f.neighbors));
     g_array_append_val (found, f);
   }
-  if (out_buf)
-    *out_buf = out;
-  else
-    gst_buffer_unref (out);
   return found;
 }
 
@@ -638,6 +650,215 @@ GST_START_TEST (test_bad_sizes_fail_start)
 
 GST_END_TEST;
 
+/* One stream of the batching tests: a harness fed one picture as one
+ * format from its own thread, each output checked against the reference
+ * faces of that picture. */
+typedef enum
+{ RUN, SEND_EOS } StreamEnd;
+
+typedef struct
+{
+  GstHarness *h;
+  Gray g;
+  GstCaps *caps;
+  const char *format;
+  GArray *ref;
+  guint target;                 /* frames to push */
+  StreamEnd end;
+  gint done;                    /* frames checked (atomic) */
+  GstFlowReturn last;           /* the last push's result */
+  GThread *thread;
+} ElementStream;
+
+static gpointer
+element_stream_thread (gpointer data)
+{
+  ElementStream *s = data;
+
+  s->last = GST_FLOW_OK;
+  for (guint i = 0; i < s->target; i++) {
+    GstBuffer *out;
+    GArray *found;
+
+    s->last = gst_harness_push (s->h, vj_check_frame_buffer (&s->g,
+            s->format, NULL));
+    if (s->last != GST_FLOW_OK)
+      break;
+    out = gst_harness_pull (s->h);
+    fail_unless (out != NULL);
+    found = buffer_faces (out);
+    vj_test_assert_faces (s->ref, found, 0, s->format);
+    g_array_free (found, TRUE);
+    gst_buffer_unref (out);
+    g_atomic_int_inc (&s->done);
+  }
+  if (s->end == SEND_EOS)
+    fail_unless (gst_harness_push_event (s->h, gst_event_new_eos ()));
+  return NULL;
+}
+
+/* A stream of `image` scaled to width x height (0: as is) as `format`. */
+static void
+element_stream_init (ElementStream * s, const ClvCascade * c,
+    const char *image, int width, int height, const char *format,
+    guint target, StreamEnd end)
+{
+  Gray full = load_gray (image);
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  GstBuffer *first;
+
+  memset (s, 0, sizeof (*s));
+  s->g = width ? scaled (&full, width, height) : full;
+  if (width)
+    g_free (full.pixels);
+  s->format = format;
+  s->target = target;
+  s->end = end;
+  s->ref = clv_vj_detect_ref (c, s->g.pixels, s->g.width, s->g.height,
+      s->g.width, &p);
+  s->h = harness (NULL);
+  first = vj_check_frame_buffer (&s->g, format, &s->caps);
+  gst_buffer_unref (first);
+  gst_harness_set_src_caps (s->h, s->caps);
+}
+
+static void
+element_stream_clear (ElementStream * s)
+{
+  gst_harness_teardown (s->h);
+  g_array_free (s->ref, TRUE);
+  g_free (s->g.pixels);
+}
+
+/* The largest "batch of N frames" vjfacedetect logged. */
+static gint max_batch_logged;
+
+static void
+batch_log (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  const char *text, *at;
+
+  if (g_strcmp0 (gst_debug_category_get_name (category), "vjfacedetect"))
+    return;
+  text = gst_debug_message_get (message);
+  if (text && (at = strstr (text, "batch of "))) {
+    gint n = atoi (at + strlen ("batch of "));
+    gint old;
+    do
+      old = g_atomic_int_get (&max_batch_logged);
+    while (n > old && !g_atomic_int_compare_and_exchange (&max_batch_logged,
+            old, n));
+  }
+}
+
+static ClvCascade *
+default_cascade (void)
+{
+  GError *error = NULL;
+  char *path = vj_test_cascade_path ("frontalface_default");
+  ClvCascade *c = clv_cascade_load (path, &error);
+
+  g_assert_no_error (error);
+  g_free (path);
+  return c;
+}
+
+static void
+start_streams (ElementStream * s, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    s[i].thread = g_thread_new ("stream", element_stream_thread, &s[i]);
+}
+
+/* Six streams of different sizes and formats at once: frames from several
+ * streams share batches, and every output carries its own frame's faces. */
+GST_START_TEST (test_streams_share_batches)
+{
+  ClvCascade *c = default_cascade ();
+  ElementStream s[6];
+
+  gst_debug_set_threshold_for_name ("vjfacedetect", GST_LEVEL_LOG);
+  gst_debug_add_log_function (batch_log, NULL, NULL);
+  g_atomic_int_set (&max_batch_logged, 0);
+  element_stream_init (&s[0], c, "grace_hopper", 0, 0, "GRAY8", 6, RUN);
+  element_stream_init (&s[1], c, "astronaut", 320, 240, "I420", 6, RUN);
+  element_stream_init (&s[2], c, "astronaut", 257, 256, "BGRx", 6, RUN);
+  element_stream_init (&s[3], c, "grace_hopper", 300, 300, "NV12", 6, RUN);
+  element_stream_init (&s[4], c, "franck-1000", 320, 240, "RGB", 6, RUN);
+  element_stream_init (&s[5], c, "grace_hopper", 200, 201, "GRAY8", 6, RUN);
+  start_streams (s, G_N_ELEMENTS (s));
+  for (guint i = 0; i < G_N_ELEMENTS (s); i++) {
+    g_thread_join (s[i].thread);
+    fail_unless_equals_int (s[i].last, GST_FLOW_OK);
+    fail_unless_equals_int (g_atomic_int_get (&s[i].done), 6);
+    element_stream_clear (&s[i]);
+  }
+  gst_debug_remove_log_function (batch_log);
+  fail_unless (g_atomic_int_get (&max_batch_logged) >= 2,
+      "frames never shared a batch (largest %d)", max_batch_logged);
+  clv_cascade_free (c);
+}
+
+GST_END_TEST;
+
+/* While their frames are in batches, one stream goes to NULL, one ends
+ * with EOS and one fails (bad min-size): the others go on to the end with
+ * their own faces, and nothing waits forever. */
+GST_START_TEST (test_stream_stops_during_batch)
+{
+  ClvCascade *c = default_cascade ();
+  ElementStream s[5];
+  GstBus *bus;
+  GstMessage *msg;
+  GError *err = NULL;
+  gint64 deadline = g_get_monotonic_time () + 300 * G_TIME_SPAN_SECOND;
+
+  element_stream_init (&s[0], c, "astronaut", 320, 240, "GRAY8", 100000, RUN);
+  element_stream_init (&s[1], c, "grace_hopper", 240, 280, "I420", 3,
+      SEND_EOS);
+  element_stream_init (&s[2], c, "astronaut", 300, 300, "BGRx", 100000, RUN);
+  element_stream_init (&s[3], c, "grace_hopper", 0, 0, "GRAY8", 12, RUN);
+  element_stream_init (&s[4], c, "franck-1000", 320, 240, "NV12", 12, RUN);
+  bus = watch_bus (s[2].h);
+  start_streams (s, G_N_ELEMENTS (s));
+  /* Act while every stream is in full flow. */
+  while (g_atomic_int_get (&s[0].done) < 2 || g_atomic_int_get (&s[2].done) < 2
+      || g_atomic_int_get (&s[3].done) < 1) {
+    fail_unless (g_get_monotonic_time () < deadline);
+    g_usleep (1000);
+  }
+  fail_unless (gst_element_set_state (s[0].h->element, GST_STATE_NULL) ==
+      GST_STATE_CHANGE_SUCCESS);
+  g_object_set (s[2].h->element, "min-size", "bogus", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (s); i++)
+    g_thread_join (s[i].thread);
+  fail_unless_equals_int (s[0].last, GST_FLOW_FLUSHING);
+  fail_unless_equals_int (s[1].last, GST_FLOW_OK);
+  fail_unless_equals_int (g_atomic_int_get (&s[1].done), 3);
+  fail_unless (gst_harness_try_pull_event (s[1].h) != NULL);
+  fail_unless_equals_int (s[2].last, GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "min-size") != NULL, "%s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  for (guint i = 3; i < G_N_ELEMENTS (s); i++) {
+    fail_unless_equals_int (s[i].last, GST_FLOW_OK);
+    fail_unless_equals_int (g_atomic_int_get (&s[i].done), 12);
+  }
+  gst_element_set_bus (s[2].h->element, NULL);
+  gst_object_unref (bus);
+  for (guint i = 0; i < G_N_ELEMENTS (s); i++)
+    element_stream_clear (&s[i]);
+  clv_cascade_free (c);
+}
+
+GST_END_TEST;
+
 static Suite *
 vjfacedetect_suite (void)
 {
@@ -661,6 +882,8 @@ vjfacedetect_suite (void)
   tcase_add_test (tc, test_tiny_frames);
   tcase_add_test (tc, test_bad_cascades_fail_start);
   tcase_add_test (tc, test_bad_sizes_fail_start);
+  tcase_add_test (tc, test_streams_share_batches);
+  tcase_add_test (tc, test_stream_stops_during_batch);
   return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include "clv-test-util.h"
 #include "clv-vj.h"
+#include "clv-vj-batch.h"
 #include "vj-test-gray.h"
 
 static ClvDevice *device;
@@ -433,6 +434,290 @@ test_tiny_frames (void)
   clv_cascade_free (c);
 }
 
+/* One frame of a batch test: a picture in one of the layouts the element
+ * hands over, its parameters, and the reference candidates of its luma. */
+typedef enum
+{ LAYOUT_GRAY, LAYOUT_PLANE, LAYOUT_BGRX } Layout;
+
+typedef struct
+{
+  const char *image;
+  int width, height;            /* 0: as is */
+  Layout layout;
+  double scale_factor;
+  int min_size;
+} BatchCase;
+
+typedef struct
+{
+  cl_mem mem;
+  ClvLumaImage image;
+  ClvVjParams params;
+  GArray *ref;
+} BatchFrame;
+
+static BatchFrame
+batch_frame (const ClvCascade * c, const BatchCase * k)
+{
+  Gray full = load_gray (k->image);
+  Gray g = k->width ? scaled (&full, k->width, k->height) : full;
+  const int w = g.width, h = g.height;
+  BatchFrame f;
+
+  f.params = (ClvVjParams) CLV_VJ_PARAMS_DEFAULT;
+  f.params.scale_factor = k->scale_factor;
+  f.params.min_width = f.params.min_height = k->min_size;
+  f.ref = clv_vj_detect_raw (c, g.pixels, w, h, w, &f.params);
+  if (k->layout == LAYOUT_GRAY) {
+    f.image = clv_luma_image_gray (w, h, 0, w);
+    f.mem = upload (g.pixels, (gsize) w * h);
+  } else if (k->layout == LAYOUT_PLANE) {
+    /* A luma plane after an offset, rows padded (YUV formats). */
+    const gsize offset = 100, stride = clv_round_up (w, 64);
+    guint8 *buf = g_malloc0 (offset + stride * h);
+    for (int y = 0; y < h; y++)
+      memcpy (buf + offset + y * stride, g.pixels + (gsize) y * w, w);
+    f.image = clv_luma_image_gray (w, h, offset, stride);
+    f.mem = upload (buf, offset + stride * h);
+    g_free (buf);
+  } else {
+    /* BGRx with equal channels: its luma is the gray picture. */
+    const gsize offset = 12, stride = (gsize) w * 4 + 8;
+    guint8 *buf = g_malloc0 (offset + stride * h);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        memset (buf + offset + y * stride + x * 4, g.pixels[y * w + x], 4);
+    f.image = (ClvLumaImage) {
+    clv_image_make (w, h, 4, stride), 2, 1, 0};
+    f.image.image.offset = offset;
+    f.mem = upload (buf, offset + stride * h);
+    g_free (buf);
+  }
+  if (k->width)
+    g_free (g.pixels);
+  g_free (full.pixels);
+  return f;
+}
+
+/* Frames of several sizes, layouts and parameters, one without windows. */
+static const BatchCase batch_cases[] = {
+  {"grace_hopper", 0, 0, LAYOUT_GRAY, 1.1, 0},
+  {"astronaut", 200, 171, LAYOUT_BGRX, 1.2, 0},
+  {"astronaut", 256, 256, LAYOUT_PLANE, 1.1, 0},
+  {"grace_hopper", 20, 20, LAYOUT_GRAY, 1.1, 0},
+  {"astronaut", 0, 0, LAYOUT_PLANE, 1.2, 60},
+  {"grace_hopper", 333, 301, LAYOUT_BGRX, 1.2, 0},
+  {"franck-1000", 320, 240, LAYOUT_GRAY, 1.1, 0},
+  {"grace_hopper", 250, 250, LAYOUT_GRAY, 1.3, 30},
+};
+
+/* Runs frames[order[0..n)] as one batch and checks that each frame's
+ * candidates equal the reference's, in order. */
+static void
+check_batch (ClvVjDetector * d, BatchFrame * frames, const guint * order,
+    guint n, const char *what)
+{
+  ClvVjFrame *batch = g_new0 (ClvVjFrame, n);
+  GError *error = NULL;
+
+  for (guint i = 0; i < n; i++) {
+    BatchFrame *f = &frames[order[i]];
+    batch[i] = (ClvVjFrame) {
+    f->mem, f->image, f->params, NULL};
+  }
+  g_assert_true (clv_vj_detector_candidates_batch (d, batch, n, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < n; i++) {
+    char *name = g_strdup_printf ("%s, batch of %u, position %u (frame %u)",
+        what, n, i, order[i]);
+    assert_rects_equal (batch[i].candidates, frames[order[i]].ref, name);
+    g_free (name);
+    g_array_free (batch[i].candidates, TRUE);
+  }
+  g_free (batch);
+}
+
+/* Batches of 1 to 8 frames in shuffled orders give every frame exactly the
+ * reference's candidates (each lands on its own frame), for both variants,
+ * also after batches of other sizes have been through the detector. */
+static void
+test_batches_match_reference (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  const guint n = G_N_ELEMENTS (batch_cases);
+  BatchFrame frames[G_N_ELEMENTS (batch_cases)];
+  GRand *rand = g_rand_new_with_seed (11);
+  guint order[G_N_ELEMENTS (batch_cases)];
+
+  for (guint i = 0; i < n; i++)
+    frames[i] = batch_frame (c, &batch_cases[i]);
+  for (int v = 0; v < 2; v++) {
+    ClvVjDetector *d = detector (c, v ? CLV_VJ_VARIANT_SIMPLE :
+        CLV_VJ_VARIANT_UBER, NULL);
+    for (guint m = v ? n : 1; m <= n; m++) {
+      for (guint i = 0; i < n; i++)
+        order[i] = i;
+      for (guint i = n - 1; i > 0; i--) {
+        guint j = g_rand_int_range (rand, 0, i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+      }
+      check_batch (d, frames, order, m, v ? "simple" : "uber");
+    }
+    clv_vj_detector_free (d);
+  }
+  for (guint i = 0; i < n; i++) {
+    clReleaseMemObject (frames[i].mem);
+    g_array_free (frames[i].ref, TRUE);
+  }
+  g_rand_free (rand);
+  clv_cascade_free (c);
+}
+
+/* A cascade with tilted features: the tilted integrals of every frame of
+ * a batch live in their own bands too. */
+static void
+test_batch_tilted (void)
+{
+  ClvCascade *c = load_cascade ("smile");
+  const BatchCase k[] = {
+    {"astronaut", 160, 160, LAYOUT_GRAY, 1.2, 0},
+    {"grace_hopper", 150, 170, LAYOUT_BGRX, 1.2, 0},
+    {"astronaut", 120, 100, LAYOUT_PLANE, 1.1, 0},
+  };
+  BatchFrame frames[G_N_ELEMENTS (k)];
+  const guint order[] = { 2, 0, 1 };
+  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (k); i++)
+    frames[i] = batch_frame (c, &k[i]);
+  check_batch (d, frames, order, G_N_ELEMENTS (k), "smile");
+  for (guint i = 0; i < G_N_ELEMENTS (k); i++) {
+    clReleaseMemObject (frames[i].mem);
+    g_array_free (frames[i].ref, TRUE);
+  }
+  clv_vj_detector_free (d);
+  clv_cascade_free (c);
+}
+
+/* Streams submitting to the per-device service from their own threads. */
+typedef struct
+{
+  ClvVjService *svc;
+  BatchFrame *frames;
+  GArray **faces;               /* expected, per frame */
+  guint first, rounds, n_frames;
+  gboolean too_large;           /* submits a frame no batch can hold */
+  GMutex *lock;
+  GCond *cond;
+  gboolean *go;
+} Stream;
+
+static gpointer
+stream_thread (gpointer data)
+{
+  Stream *s = data;
+
+  g_mutex_lock (s->lock);
+  while (!*s->go)
+    g_cond_wait (s->cond, s->lock);
+  g_mutex_unlock (s->lock);
+  for (guint r = 0; r < s->rounds; r++) {
+    GError *error = NULL;
+    GArray *got;
+
+    if (s->too_large) {
+      ClvLumaImage f = clv_luma_image_gray (40000, 40000, 0, 40000);
+      ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+      got = clv_vj_service_detect (s->svc, s->frames[0].mem, &f, &p, NULL,
+          &error);
+      g_assert_null (got);
+      g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "too large"));
+      g_clear_error (&error);
+    } else {
+      const guint k = (s->first + r) % s->n_frames;
+      BatchFrame *f = &s->frames[k];
+      got = clv_vj_service_detect (s->svc, f->mem, &f->image, &f->params,
+          NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (got->len, ==, s->faces[k]->len);
+      g_assert_cmpmem (got->data, got->len * sizeof (ClvVjFace),
+          s->faces[k]->data, got->len * sizeof (ClvVjFace));
+      g_array_free (got, TRUE);
+    }
+  }
+  return NULL;
+}
+
+/* Eight streams and one that sends a frame too large for any batch: each
+ * stream's faces are its own frame's reference faces, the bad frame's
+ * error stays with it, and frames gathered into shared batches. */
+static void
+test_service_streams (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  ClvCascade *other = load_cascade ("frontalface_alt");
+  const guint n = G_N_ELEMENTS (batch_cases), rounds = 6;
+  BatchFrame frames[G_N_ELEMENTS (batch_cases)];
+  GArray *faces[G_N_ELEMENTS (batch_cases)];
+  Stream streams[G_N_ELEMENTS (batch_cases) + 1];
+  GThread *threads[G_N_ELEMENTS (batch_cases) + 1];
+  GMutex lock;
+  GCond cond;
+  gboolean go = FALSE;
+  GError *error = NULL;
+  ClvVjService *svc = clv_vj_service_get (device, c, &error), *same, *alt;
+  ClvVjServiceStats st;
+
+  g_assert_no_error (error);
+  /* One service per device and cascade file. */
+  same = clv_vj_service_get (device, c, &error);
+  alt = clv_vj_service_get (device, other, &error);
+  g_assert_no_error (error);
+  g_assert_true (same == svc);
+  g_assert_true (alt != svc);
+  clv_vj_service_unref (same);
+  clv_vj_service_unref (alt);
+
+  g_mutex_init (&lock);
+  g_cond_init (&cond);
+  for (guint i = 0; i < n; i++) {
+    frames[i] = batch_frame (c, &batch_cases[i]);
+    faces[i] = clv_vj_group_faces (frames[i].ref, frames[i].params.min_neighbors,
+        frames[i].image.image.width, frames[i].image.image.height);
+  }
+  for (guint i = 0; i <= n; i++) {
+    streams[i] = (Stream) {
+    svc, frames, faces, i, i < n ? rounds : 2, n, i == n, &lock, &cond,
+          &go};
+    threads[i] = g_thread_new ("stream", stream_thread, &streams[i]);
+  }
+  g_mutex_lock (&lock);
+  go = TRUE;
+  g_cond_broadcast (&cond);
+  g_mutex_unlock (&lock);
+  for (guint i = 0; i <= n; i++)
+    g_thread_join (threads[i]);
+
+  clv_vj_service_stats (svc, &st);
+  g_assert_cmpuint (st.frames, ==, n * rounds + 2);
+  g_assert_cmpuint (st.batches, <, st.frames);
+  g_assert_cmpuint (st.max_batch_seen, >=, 2);
+  g_test_message ("%" G_GUINT64_FORMAT " frames in %" G_GUINT64_FORMAT
+      " batches, the largest %u", st.frames, st.batches, st.max_batch_seen);
+  clv_vj_service_unref (svc);
+  for (guint i = 0; i < n; i++) {
+    clReleaseMemObject (frames[i].mem);
+    g_array_free (frames[i].ref, TRUE);
+    g_array_free (faces[i], TRUE);
+  }
+  g_mutex_clear (&lock);
+  g_cond_clear (&cond);
+  clv_cascade_free (other);
+  clv_cascade_free (c);
+}
+
 /* Split sums are allowed for OpenCV's cascades; not when a leaf is too
  * small for its stage's sum to stay exact in double, and then the detector
  * keeps every stage per work-item and still matches. */
@@ -499,6 +784,10 @@ main (int argc, char **argv)
   g_test_add_func ("/vj-gpu/plane-with-offset-and-stride",
       test_plane_with_offset_and_stride);
   g_test_add_func ("/vj-gpu/tiny-frames", test_tiny_frames);
+  g_test_add_func ("/vj-gpu/batches-match-reference",
+      test_batches_match_reference);
+  g_test_add_func ("/vj-gpu/batch-tilted", test_batch_tilted);
+  g_test_add_func ("/vj-gpu/service-streams", test_service_streams);
   g_test_add_func ("/vj-gpu/split-sums-only-when-exact",
       test_split_sums_only_when_exact);
   g_test_add_func ("/vj-gpu/bad-tuning", test_bad_tuning);
