@@ -1,7 +1,8 @@
 /* bench-streams: many concurrent face-detection streams in one process.
  *
  *   bench-streams --image FILE [--sizes 640x480,1920x1080] [--streams 1,4,16]
- *                 [--frames 150] [--device auto] [--out FILE.json]
+ *                 [--frames 150] [--device auto] [--batching on,off]
+ *                 [--out FILE.json]
  *
  * For each frame size and stream count N, runs N pipelines at once
  *   filesrc ! decodebin ! videoconvert ! videoscale ! GRAY8 WxH !
@@ -12,7 +13,10 @@
  * of vjfacedetect per frame (time from its sink pad to its source pad),
  * p50 and p99 over every frame of every stream.  With --device auto and
  * several GPUs the pipelines spread over them (README "Choosing the OpenCL
- * device"); the JSON records which device each pipeline got. */
+ * device"); the JSON records which device each pipeline got.  --batching
+ * runs every case with cross-stream batching on (the default: frames of
+ * all streams on a device share detection launches) and off (VJ_BATCH=0:
+ * one detector per element), in the same process. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +148,7 @@ compare_doubles (const void *a, const void *b)
 /* One run of `n` streams; appends its JSON object to `json`. */
 static void
 run (GString * json, const char *image, int w, int h, int n, int frames,
-    const char *device)
+    const char *device, gboolean batching)
 {
   Stream *streams = g_new0 (Stream, n);
   GArray *all = g_array_new (FALSE, FALSE, sizeof (double));
@@ -191,13 +195,15 @@ run (GString * json, const char *image, int w, int h, int n, int frames,
         MIN (all->len - 1, (guint) (all->len * 0.99))) : 0;
 
     g_string_append_printf (json, "%s\n    {\"width\": %d, \"height\": %d, "
-        "\"streams\": %d, \"frames\": %" G_GINT64_FORMAT ", \"seconds\": %.3f, "
+        "\"streams\": %d, \"batching\": %s, \"frames\": %" G_GINT64_FORMAT
+        ", \"seconds\": %.3f, "
         "\"fps\": %.1f, \"latency_ms_p50\": %.3f, \"latency_ms_p99\": %.3f, "
         "\"devices\": [%s]}", json->str[json->len - 1] == '[' ? "" : ",",
-        w, h, n, total, seconds, total / seconds, p50 / 1000, p99 / 1000,
-        devices->str);
-    g_printerr ("%dx%d %3d streams: %8.1f frames/s, latency p50 %.2f ms, "
-        "p99 %.2f ms\n", w, h, n, total / seconds, p50 / 1000, p99 / 1000);
+        w, h, n, batching ? "true" : "false", total, seconds, total / seconds,
+        p50 / 1000, p99 / 1000, devices->str);
+    g_printerr ("%dx%d %3d streams, batching %-3s: %8.1f frames/s, latency "
+        "p50 %.2f ms, p99 %.2f ms\n", w, h, n, batching ? "on" : "off",
+        total / seconds, p50 / 1000, p99 / 1000);
   }
   for (int i = 0; i < n; i++)
     stream_free (&streams[i]);
@@ -212,6 +218,8 @@ main (int argc, char **argv)
   gchar *image = NULL, *sizes = g_strdup ("640x480,1920x1080");
   gchar *counts = g_strdup ("1,4,16"), *device = g_strdup ("auto");
   gchar *out = NULL, *command = g_strjoinv (" ", argv);
+  gchar *batching = g_strdup ("on");
+  const char *tune = g_getenv ("CLVISION_TUNE");
   gint frames = 150;
   GOptionEntry entries[] = {
     {"image", 0, 0, G_OPTION_ARG_FILENAME, &image, "Picture every stream "
@@ -221,13 +229,15 @@ main (int argc, char **argv)
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per stream", "F"},
     {"device", 0, 0, G_OPTION_ARG_STRING, &device, "vjfacedetect's device",
         "SPEC"},
+    {"batching", 0, 0, G_OPTION_ARG_STRING, &batching, "Cross-stream "
+          "batching, on and/or off", "on,off"},
     {"out", 0, 0, G_OPTION_ARG_FILENAME, &out, "JSON results", "FILE"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- concurrent detection "
       "streams");
   GError *error = NULL;
-  gchar **size_list, **count_list;
+  gchar **size_list, **count_list, **batch_list;
   GString *json = g_string_new (NULL);
   ClvDevice *dev;
 
@@ -249,6 +259,7 @@ main (int argc, char **argv)
       "fakesink sync=false\",\n  \"runs\": [", image, frames, device);
   size_list = g_strsplit (sizes, ",", -1);
   count_list = g_strsplit (counts, ",", -1);
+  batch_list = g_strsplit (batching, ",", -1);
   for (int s = 0; size_list[s]; s++) {
     int w, h;
     if (sscanf (size_list[s], "%dx%d", &w, &h) != 2 || w < 1 || h < 1)
@@ -257,7 +268,17 @@ main (int argc, char **argv)
       int n = atoi (count_list[c]);
       if (n < 1)
         g_error ("bench-streams: bad stream count %s", count_list[c]);
-      run (json, image, w, h, n, frames, device);
+      for (int b = 0; batch_list[b]; b++) {
+        gboolean on = g_str_equal (batch_list[b], "on");
+        /* vjfacedetect reads VJ_BATCH when it starts. */
+        gchar *t = g_strdup_printf ("%s%sVJ_BATCH=%d", tune ? tune : "",
+            tune && *tune ? "," : "", on);
+        if (!on && !g_str_equal (batch_list[b], "off"))
+          g_error ("bench-streams: --batching takes on and off");
+        g_setenv ("CLVISION_TUNE", t, TRUE);
+        g_free (t);
+        run (json, image, w, h, n, frames, device, on);
+      }
     }
   }
   g_string_append (json, "\n  ]\n}\n");
@@ -267,6 +288,8 @@ main (int argc, char **argv)
     g_print ("%s", json->str);
   g_strfreev (size_list);
   g_strfreev (count_list);
+  g_strfreev (batch_list);
+  g_free (batching);
   g_string_free (json, TRUE);
   g_free (image);
   g_free (sizes);
