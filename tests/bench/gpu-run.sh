@@ -59,10 +59,13 @@ for step in "$@"; do
         > "$out/bench-eigen.json" ;;
     streams)
       # Concurrent detection streams (issue 10's measurement): a real
-      # photograph at two sizes, 1 to 64 pipelines in one process.
+      # photograph at three sizes, 1 to 64 pipelines in one process, with
+      # cross-stream batching on and off.
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst $b/tests/bench/bench-streams \
-        --image tests/data/cache/astronaut.png --sizes 640x480,1920x1280 \
-        --streams 1,4,16,64 --frames 150 --out "$out/bench-streams.json" ;;
+        --image tests/data/cache/astronaut.png \
+        --sizes ${STREAM_SIZES:-640x480,1280x720,1920x1280} \
+        --streams ${STREAM_COUNTS:-1,4,16,64} --batching on,off --frames 150 \
+        --out "$out/bench-streams.json" ;;
     recognise)
       # The demo's held-out recognition, whole videos (tests/data/cache).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst CLV_BUILD_DIR=$b \
