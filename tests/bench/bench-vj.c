@@ -7,7 +7,8 @@
  *   bench-vj [--repeat N] [--warmup N] [--size WxH ...] [--no-native]
  *       [--cascade FILE] [--scale-factor F] [--min-neighbors N]
  *       [--min-size WxH] [--tune "A=1,B=2" ...] [--oracle PATH]
- *       [--threads N] [--frames-dir DIR] [--no-check] IMAGE.pgm ...
+ *       [--threads N] [--frames-dir DIR] [--no-check] [--batch N,...]
+ *       IMAGE.pgm ...
  *
  * Every IMAGE (a real photograph, gray PGM) is measured at its own size
  * and, for every --size, scaled to that size with OpenCV's bilinear resize
@@ -15,7 +16,12 @@
  * run of the uberkernel with those CLVISION_TUNE values.  With --oracle
  * (tests/oracle/oracle-detect) every frame is also timed with OpenCV,
  * --threads threads.  Unless --no-check, the faces of every variant are
- * compared with the C reference's (OpenCV-exact) on the device used. */
+ * compared with the C reference's (OpenCV-exact) on the device used.
+ * Each --batch N times N copies of every frame detected as one batch
+ * (clv_vj_detector_candidates_batch, what the per-device service runs):
+ * wall time per batch and per frame, its pyramid and detection kernels,
+ * and the host's share split into read-back plus routing (inside the
+ * batch call, outside kernels) and grouping. */
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +45,7 @@ typedef struct
   gboolean check;
   char *cascade, *oracle, *frames_dir;
   ClvVjParams params;
+  char **batches;               /* --batch sizes */
 } Options;
 
 static double
@@ -131,6 +138,86 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   g_unsetenv ("CLVISION_TUNE");
 }
 
+/* Times batches of `n` copies of one frame; appends a JSON object. */
+static void
+bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
+    GArray * ref, const Options * o, guint n, GString * out)
+{
+  GError *error = NULL;
+  ClvVjDetector *det = clv_vj_detector_new (dev, cascade, NULL, &error);
+  const gsize size = (gsize) f->width * f->height;
+  cl_mem *mem = g_new0 (cl_mem, n);
+  ClvVjFrame *batch = g_new0 (ClvVjFrame, n);
+  double *ms = g_new (double, o->repeat), *pyr = g_new (double, o->repeat);
+  double *detk = g_new (double, o->repeat), *group = g_new (double, o->repeat);
+  double *host = g_new (double, o->repeat);
+  gboolean equal = TRUE;
+
+  if (det == NULL)
+    g_error ("bench-vj: %s", error->message);
+  for (guint i = 0; i < n; i++) {
+    if (!(mem[i] = clv_buffer_new (dev, CL_MEM_READ_ONLY, size, &error)))
+      g_error ("bench-vj: %s", error->message);
+    batch[i] = (ClvVjFrame) {
+    mem[i], clv_luma_image_gray (f->width, f->height, 0, f->width),
+          o->params, NULL};
+  }
+  for (int r = -o->warmup; r < o->repeat; r++) {
+    double t0 = now_ms (), t1, t2;
+    for (guint i = 0; i < n; i++)
+      if (clEnqueueWriteBuffer (dev->queue, mem[i], CL_FALSE, 0, size,
+              f->pixels, 0, NULL, NULL) != CL_SUCCESS)
+        g_error ("bench-vj: upload failed");
+    if (!clv_vj_detector_candidates_batch (det, batch, n, &error))
+      g_error ("bench-vj: %s", error->message);
+    t1 = now_ms ();
+    for (guint i = 0; i < n; i++) {
+      GArray *faces = clv_vj_group_faces (batch[i].candidates,
+          o->params.min_neighbors, f->width, f->height);
+      if (ref && r == o->repeat - 1)
+        equal &= ref->len == faces->len && memcmp (ref->data, faces->data,
+            faces->len * sizeof (ClvVjFace)) == 0;
+      g_array_free (faces, TRUE);
+    }
+    t2 = now_ms ();
+    if (r >= 0) {
+      ms[r] = t2 - t0;
+      group[r] = t2 - t1;
+      clv_vj_detector_kernel_ms (det, &pyr[r], &detk[r]);
+      host[r] = t1 - t0 - pyr[r] - detk[r];
+    }
+  }
+  {
+    double med = bench_median (ms, o->repeat);
+    g_string_append_printf (out, "{\"implementation\": \"clvision-batch\", "
+        "\"batch\": %u, \"frame\": \"%s\", \"width\": %d, \"height\": %d, "
+        "\"repeat\": %d, \"ms_per_batch_median\": %.3f, "
+        "\"ms_per_frame\": %.3f, \"pyramid_kernels_ms_median\": %.3f, "
+        "\"detect_kernels_ms_median\": %.3f, "
+        "\"upload_readback_routing_ms_median\": %.3f, "
+        "\"group_ms_median\": %.3f", n, f->name, f->width, f->height,
+        o->repeat, med, med / n, bench_median (pyr, o->repeat),
+        bench_median (detk, o->repeat), bench_median (host, o->repeat),
+        bench_median (group, o->repeat));
+  }
+  if (ref)
+    g_string_append_printf (out, ", \"equal_to_reference\": %s",
+        equal ? "true" : "false");
+  g_string_append (out, "}");
+  for (guint i = 0; i < n; i++) {
+    g_array_free (batch[i].candidates, TRUE);
+    clReleaseMemObject (mem[i]);
+  }
+  clv_vj_detector_free (det);
+  g_free (batch);
+  g_free (mem);
+  g_free (ms);
+  g_free (pyr);
+  g_free (detk);
+  g_free (group);
+  g_free (host);
+}
+
 /* OpenCV through the oracle on the frame's PGM; its JSON object, or NULL. */
 static char *
 bench_opencv (const Frame * f, const Options * o)
@@ -184,9 +271,11 @@ json_number (const char *json, const char *key)
 int
 main (int argc, char **argv)
 {
-  char **sizes = NULL, **tunes = NULL, *min_size = NULL;
+  char **sizes = NULL, **tunes = NULL, *min_size = NULL, *batch_sizes = NULL;
   gboolean no_native = FALSE, no_check = FALSE;
-  Options o = { 20, 3, 16, TRUE, NULL, NULL, NULL, CLV_VJ_PARAMS_DEFAULT };
+  Options o = { 20, 3, 16, TRUE, NULL, NULL, NULL, CLV_VJ_PARAMS_DEFAULT,
+    NULL
+  };
   GOptionEntry entries[] = {
     {"repeat", 0, 0, G_OPTION_ARG_INT, &o.repeat, "Timed runs per frame", "N"},
     {"warmup", 0, 0, G_OPTION_ARG_INT, &o.warmup, "Untimed runs first", "N"},
@@ -213,6 +302,8 @@ main (int argc, char **argv)
         "folder)", "DIR"},
     {"no-check", 0, 0, G_OPTION_ARG_NONE, &no_check,
         "Do not compare with the C reference", NULL},
+    {"batch", 0, 0, G_OPTION_ARG_STRING, &batch_sizes,
+        "Also time batches of N copies of every frame", "N,..."},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("IMAGE.pgm... - vjfacedetect "
@@ -235,6 +326,7 @@ main (int argc, char **argv)
     return 2;
   }
   o.check = !no_check;
+  o.batches = batch_sizes ? g_strsplit (batch_sizes, ",", -1) : NULL;
   if (o.cascade == NULL)
     o.cascade = clv_cascade_default_path (NULL);
   own_dir = o.frames_dir == NULL;
@@ -333,6 +425,16 @@ main (int argc, char **argv)
       g_string_append_printf (json, "%s\n       %s", k ? "," : "", t->str);
       g_string_free (t, TRUE);
     }
+    g_string_append (json, "],\n     \"batches\": [");
+    for (int k = 0; o.batches && o.batches[k]; k++) {
+      GString *t = g_string_new (NULL);
+      int n = atoi (o.batches[k]);
+      if (n < 1)
+        g_error ("bench-vj: --batch %s is not a frame count", o.batches[k]);
+      bench_batch (dev, cascade, f, ref, &o, (guint) n, t);
+      g_string_append_printf (json, "%s\n       %s", k ? "," : "", t->str);
+      g_string_free (t, TRUE);
+    }
     g_string_append (json, "]}");
     g_string_free (uber, TRUE);
     g_string_free (simple, TRUE);
@@ -360,6 +462,8 @@ main (int argc, char **argv)
   clv_cascade_free (cascade);
   clv_device_unref (dev);
   g_option_context_free (ctx);
+  g_strfreev (o.batches);
+  g_free (batch_sizes);
   g_free (command);
   return 0;
 }

@@ -15,7 +15,9 @@
 # in the output).  OpenCV is timed with ORACLE (default: the bundle of
 # tests/oracle/bundle-oracle.sh in BUILD_DIR/oracle-bundle, which runs
 # without OpenCV installed, else BUILD_DIR/tests/oracle/oracle-detect).
-# Environment: REPEAT (20), THREADS (16), SIZES, TUNES, ORACLE.
+# Environment: REPEAT (20), THREADS (16), SIZES, TUNES, ORACLE, BATCHES
+# (frame counts: also time batches of that many copies of each frame, as
+# the per-device service runs them).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 build=${1:-build}
@@ -38,6 +40,7 @@ for t in ${TUNES-VJ_STATIC=1 VJ_COOP_STAGE=99 VJ_CHUNK=128 VJ_CHUNK=512 VJ_COOP_
     VJ_GROUPS_PER_CU=48}; do
   args+=(--tune "$t")
 done
+[ -n "${BATCHES:-}" ] && args+=(--batch "$BATCHES")
 oracle=${ORACLE:-$build/oracle-bundle/oracle-detect}
 [ -n "${ORACLE:-}" ] || [ -x "$oracle" ] || oracle=$build/tests/oracle/oracle-detect
 if [ -x "$oracle" ]; then

@@ -24,7 +24,7 @@
 #             and whether our elements' outputs equal OpenCV's
 #   vj        bench-vj.sh (uber, simple, OpenCV 16 threads, ablation tunes)
 #             over VJ_SIZES, defaults; the tuned detector at two sizes; frames
-#             with 0..16 faces on one canvas
+#             with 0..16 faces on one canvas; batches of VJ_BATCHES frames
 #   eigen     bench-eigen.sh (training vs faces, recognition; OpenCV on
 #             EIG_OPENCV_FACES)
 # Environment: STEPS (all of the above), QUICK=1 (tiny sizes: checks the
@@ -32,7 +32,8 @@
 # bundle-oracle.sh; default /tmp/oracle-bundle, unpacked from
 # .device/oracle.tar.xz), IMAGES_DIR (tests/data/cache), SAR_SIZES,
 # SAR_ITERATIONS, SAR_PEER_SIZE, CHAIN_FRAMES, TUNE_ARGS, TUNE_VJ_SIZE,
-# VJ_SIZES, VJ_IMAGES, VJ_REPEAT, VJ_TUNES, VJ_TUNED_SIZES, FACES_CANVAS (0:
+# VJ_SIZES, VJ_IMAGES, VJ_REPEAT, VJ_TUNES, VJ_TUNED_SIZES, VJ_BATCHES
+# (1,4,16: frames per batch of the cross-stream runs), FACES_CANVAS (0:
 # no faces-per-frame run), EIG_FACES, EIG_OPENCV_FACES, CLV_COMMIT
 # (recorded; default `git rev-parse HEAD`).
 set -uo pipefail
@@ -59,6 +60,7 @@ VJ_SIZES=${VJ_SIZES:-640x480 1920x1080 1920x1400 3840x2160}
 VJ_REPEAT=${VJ_REPEAT:-5}
 VJ_IMAGES=${VJ_IMAGES:-astronaut franck-2500}
 FACES_CANVAS=${FACES_CANVAS:-2048}
+VJ_BATCHES=${VJ_BATCHES-1,4,16}
 EIG_FACES=${EIG_FACES:-320,960,1920}
 EIG_OPENCV_FACES=${EIG_OPENCV_FACES:-320}
 TUNE_ARGS=${TUNE_ARGS:---iterations 10}
@@ -106,7 +108,7 @@ write_meta() {
  "cpu_threads": $(nproc), "gpu": "$gpu", "nvidia_driver": "$driver",
  "opencl_devices": "$(clinfo -l 2>/dev/null | tr '\n"' ' ' | sed 's/  */ /g')",
  "commit": "$commit", "command": "tests/bench/report.sh $b",
- "settings": "STEPS='$STEPS' SAR_SIZES='$SAR_SIZES' SAR_ITERATIONS=$SAR_ITERATIONS SAR_PEER_SIZE=$SAR_PEER_SIZE CHAIN_FRAMES=$CHAIN_FRAMES TUNE_ARGS='$TUNE_ARGS' TUNE_VJ_SIZE=$TUNE_VJ_SIZE VJ_SIZES='$VJ_SIZES' VJ_IMAGES='$VJ_IMAGES' VJ_REPEAT=$VJ_REPEAT VJ_TUNED_SIZES='$VJ_TUNED_SIZES' FACES_CANVAS=$FACES_CANVAS EIG_FACES=$EIG_FACES EIG_OPENCV_FACES=$EIG_OPENCV_FACES",
+ "settings": "STEPS='$STEPS' SAR_SIZES='$SAR_SIZES' SAR_ITERATIONS=$SAR_ITERATIONS SAR_PEER_SIZE=$SAR_PEER_SIZE CHAIN_FRAMES=$CHAIN_FRAMES TUNE_ARGS='$TUNE_ARGS' TUNE_VJ_SIZE=$TUNE_VJ_SIZE VJ_SIZES='$VJ_SIZES' VJ_IMAGES='$VJ_IMAGES' VJ_REPEAT=$VJ_REPEAT VJ_TUNED_SIZES='$VJ_TUNED_SIZES' VJ_BATCHES='$VJ_BATCHES' FACES_CANVAS=$FACES_CANVAS EIG_FACES=$EIG_FACES EIG_OPENCV_FACES=$EIG_OPENCV_FACES",
  "quick": ${QUICK:-0}, "steps": [$steps_json]}
 EOF
 }
@@ -243,7 +245,8 @@ step_vj() {
   local rc=0 imgs=() i sizes=()
   for i in $VJ_IMAGES; do imgs+=("$images/$i.pgm"); done
   CLVISION_AUTOTUNE=0 REPEAT=$VJ_REPEAT SIZES=$VJ_SIZES TUNES=$VJ_TUNES \
-    ORACLE=$oracle/oracle-detect tests/bench/bench-vj.sh "$b" "${imgs[@]}" \
+    BATCHES=$VJ_BATCHES ORACLE=$oracle/oracle-detect \
+    tests/bench/bench-vj.sh "$b" "${imgs[@]}" \
     > "$out/vj-default.json" || rc=1
   for i in $VJ_TUNED_SIZES; do sizes+=(--size "$i"); done
   "$b/tests/bench/bench-vj" --repeat "$VJ_REPEAT" --no-native "${sizes[@]}" \
@@ -252,6 +255,7 @@ step_vj() {
   mkdir -p "$work/faces"
   make_face_canvases "$work/faces" || return 1
   CLVISION_AUTOTUNE=0 "$b/tests/bench/bench-vj" --repeat "$VJ_REPEAT" \
+    ${VJ_BATCHES:+--batch "$VJ_BATCHES"} \
     --oracle "$oracle/oracle-detect" "$work"/faces/faces-*.pgm \
     > "$out/vj-faces.json" || rc=1
   return $rc
