@@ -119,9 +119,9 @@ struct _ClvVjDetector
   cl_mem luma;                  /* packed RGB frames: their luma */
   gsize luma_bytes;
   cl_mem out;                   /* count, work counter, then (scale, y<<16|x) */
-  /* Events of the last batch's launches: pyramid ones, then detection ones. */
+  /* Events of the last call's launches (every sub-batch). */
   GPtrArray *events;
-  guint first_detect_event;
+  GPtrArray *event_kernels;     /* the cl_kernel of each event (not owned) */
   guint out_cap;
   guint32 *out_host;
 };
@@ -155,7 +155,10 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   t->groups_per_cu = tune_int (dev, "VJ_GROUPS_PER_CU",
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);
   t->row_wg = tune_int (dev, "VJ_ROW_WG", gpu ? 128 : 16);
-  t->col_segs = tune_int (dev, "VJ_COL_SEGS", gpu ? 8 : 1);
+  /* 16 column segments measured best on the H100 (32 is as fast); at most
+   * what a work-group holds. */
+  t->col_segs = tune_int (dev, "VJ_COL_SEGS", !gpu ? 1 :
+      (int) MIN (16, dev->max_work_group_size / COL_GROUP));
   t->simple_wg = tune_int (dev, "VJ_SIMPLE_WG", gpu ? 64 : 8);
   t->static_schedule = tune_int (dev, "VJ_STATIC", 0) != 0;
 }
@@ -199,6 +202,8 @@ static gboolean
 check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
 {
   const gsize local_bytes = (gsize) (t->wg + t->chunk) * 12 + t->wg * 8 + 64;
+  /* vj_rows' tile and scan buffer (uint2 each). */
+  const gsize row_bytes = (gsize) t->row_wg * (ROW_PIX + 2) * 8 + 8;
 
   if (t->variant == CLV_VJ_VARIANT_INVALID) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
@@ -214,7 +219,8 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
       || (gsize) t->col_segs * COL_GROUP > dev->max_work_group_size
       || t->simple_wg < 1
       || (gsize) t->simple_wg > dev->max_work_group_size
-      || local_bytes > dev->local_mem_size) {
+      || local_bytes > dev->local_mem_size
+      || row_bytes > dev->local_mem_size) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
         "Invalid vjfacedetect tuning for %s: VJ_WG=%d VJ_CHUNK=%d "
         "VJ_COOP_WINDOWS=%d VJ_COOP_STAGE=%d VJ_GROUPS_PER_CU=%d "
@@ -301,6 +307,7 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
 
   d->dev = clv_device_ref (dev);
   d->events = g_ptr_array_new_with_free_func (release_event);
+  d->event_kernels = g_ptr_array_new ();
   d->geometries = g_ptr_array_new_with_free_func (geometry_free);
   d->batch_levels = g_array_new (FALSE, FALSE, sizeof (ClvVjLevel));
   d->levels_mem = g_ptr_array_new_with_free_func (release_mem);
@@ -376,6 +383,7 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_clear_pointer (&d->k_simple, clReleaseKernel);
   g_clear_pointer (&d->k_uber, clReleaseKernel);
   g_ptr_array_unref (d->events);
+  g_ptr_array_unref (d->event_kernels);
   g_free (d->trees);
   g_free (d->nodes);
   g_free (d->leaves);
@@ -717,6 +725,7 @@ enqueue (ClvVjDetector * d, cl_kernel kernel, cl_uint dims,
   CLV_CHECK (clEnqueueNDRangeKernel (d->dev->queue, kernel, dims, NULL,
           global, local, 0, NULL, &ev), error, fail);
   g_ptr_array_add (d->events, ev);
+  g_ptr_array_add (d->event_kernels, kernel);
   return TRUE;
 fail:
   return FALSE;
@@ -951,7 +960,6 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
     g_free (d->out_host);
     d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
   }
-  g_ptr_array_set_size (d->events, 0);
   CLV_CHECK (clEnqueueWriteBuffer (d->dev->queue, d->win_mem, CL_FALSE, 0,
           sizeof (ClvVjWindows) * d->batch_win->len, d->batch_win->data, 0,
           NULL, NULL), error, fail);
@@ -959,7 +967,6 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
     if (!enqueue_pyramid (d, i, frames[i],
             &g_array_index (d->batch_levels, ClvVjLevel, lv), error))
       goto fail;
-  d->first_detect_event = d->events->len;
   if (!enqueue_detect (d, error))
     goto fail;
   for (;;) {
@@ -976,7 +983,6 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
     d->out = clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
         (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), error);
     d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
-    d->first_detect_event = d->events->len;
     if (d->out == NULL || !enqueue_detect (d, error))
       goto fail;
   }
@@ -1024,6 +1030,9 @@ clv_vj_detector_candidates_batch (ClvVjDetector * d, ClvVjFrame * frames,
   guint m = 0, n_win = 0;
   int w = 0;
   gboolean ok = FALSE;
+
+  g_ptr_array_set_size (d->events, 0);
+  g_ptr_array_set_size (d->event_kernels, 0);
 
   for (guint i = 0; i < n; i++) {
     const ClvLumaImage *f = &frames[i].image;
@@ -1101,12 +1110,45 @@ void
 clv_vj_detector_kernel_ms (ClvVjDetector * d, double *pyramid_ms,
     double *detect_ms)
 {
-  const guint n = d->events->len, k = d->first_detect_event;
+  *pyramid_ms = *detect_ms = 0;
+  for (guint i = 0; i < d->events->len; i++) {
+    cl_kernel k = d->event_kernels->pdata[i];
+    const double ms = clv_event_seconds (d->events->pdata[i]) * 1e3;
+    if (k == d->k_uber || k == d->k_simple)
+      *detect_ms += ms;
+    else
+      *pyramid_ms += ms;
+  }
+}
 
-  *pyramid_ms = k > 0 ? clv_event_span_seconds (d->events->pdata[0],
-      d->events->pdata[k - 1]) * 1e3 : 0;
-  *detect_ms = n > k ? clv_event_span_seconds (d->events->pdata[k],
-      d->events->pdata[n - 1]) * 1e3 : 0;
+char *
+clv_vj_detector_kernel_profile (ClvVjDetector * d)
+{
+  GString *json = g_string_new ("{");
+  GHashTable *ms = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      g_free);
+  GHashTableIter it;
+  gpointer k, v;
+
+  for (guint i = 0; i < d->events->len; i++) {
+    char name[64] = "";
+    double *t;
+
+    clGetKernelInfo (d->event_kernels->pdata[i], CL_KERNEL_FUNCTION_NAME,
+        sizeof (name) - 1, name, NULL);
+    if (!(t = g_hash_table_lookup (ms, name))) {
+      t = g_new0 (double, 1);
+      g_hash_table_insert (ms, g_strdup (name), t);
+    }
+    *t += clv_event_seconds (d->events->pdata[i]) * 1e3;
+  }
+  g_hash_table_iter_init (&it, ms);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_string_append_printf (json, "%s\"%s\": %.3f", json->len > 1 ? ", " : "",
+        (char *) k, *(double *) v);
+  g_hash_table_unref (ms);
+  g_string_append (json, "}");
+  return g_string_free (json, FALSE);
 }
 
 gboolean

@@ -90,11 +90,16 @@ gboolean clv_vj_detector_candidates_batch (ClvVjDetector * det,
 GArray *clv_vj_detector_detect (ClvVjDetector * det, cl_mem frame,
     const ClvLumaImage * f, const ClvVjParams * params, GError ** error);
 
-/* For benchmarks: the device time of the last frame's pyramid launches
- * (luma, levels, integrals) and of its detection launches, in ms, from the
- * queue's profiling events (0 where the device gives none). */
+/* For benchmarks: the device time of the last call's pyramid launches
+ * (luma, levels, integrals) and of its detection launches, in ms, summed
+ * over the launches of every frame and sub-batch from the queue's
+ * profiling events (0 where the device gives none). */
 void clv_vj_detector_kernel_ms (ClvVjDetector * det, double *pyramid_ms,
     double *detect_ms);
+
+/* For benchmarks: the device time of each kernel in the last batch,
+ * summed over its launches, as a JSON object {"vj_rows": ms, ...}. */
+char *clv_vj_detector_kernel_profile (ClvVjDetector * det);
 
 /* For tests: after a run, copies level `level`'s pyramid picture (nullable,
  * width bytes per row) and integrals (sized for it, tilted one if the

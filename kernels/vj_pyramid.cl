@@ -128,7 +128,12 @@ group_exclusive_scan (uint2 v, __local uint2 * tmp, __local uint2 * tot)
 
 /* One work-group per row of every level: resizes the row and writes its
  * prefix sums (and prefix sums of squares) into integral row y + 1; column
- * 0 is zero.  vj_cols then sums the rows up. */
+ * 0 is zero.  vj_cols then sums the rows up.  Global memory is read and
+ * written coalesced (work-item lid takes pixels lid, lid + VJ_ROW_WG, ...);
+ * the scan runs on a local tile where each work-item owns VJ_ROW_PIX
+ * consecutive pixels (one pad element per chunk avoids bank conflicts). */
+#define ROW_TILE(j) ((j) + (j) / VJ_ROW_PIX)
+
 __kernel __attribute__ ((reqd_work_group_size (VJ_ROW_WG, 1, 1)))
 void
 vj_rows (const __global uchar * luma, const uint luma_ofs,
@@ -138,6 +143,7 @@ vj_rows (const __global uchar * luma, const uint luma_ofs,
     __global uint * sbuf, const int sbuf_w, const int sq_ofs,
     __global uchar * pixels)
 {
+  __local uint2 tile[VJ_ROW_WG * (VJ_ROW_PIX + 1)];
   __local uint2 tmp[VJ_ROW_WG];
   __local uint2 tot;
   const int row = get_group_id (0), lid = get_local_id (0);
@@ -152,25 +158,35 @@ vj_rows (const __global uchar * luma, const uint luma_ofs,
     out[sq_ofs] = 0;
   }
   for (int x0 = 0; x0 < w; x0 += VJ_ROW_WG * VJ_ROW_PIX) {
-    uint px[VJ_ROW_PIX];
     uint2 s = (uint2) (0, 0);
-    const int xs = x0 + lid * VJ_ROW_PIX;
 
     for (int i = 0; i < VJ_ROW_PIX; i++) {
-      const int x = xs + i;
-      px[i] = x < w ? level_pixel (luma + luma_ofs, luma_stride, luma_w,
-          luma_h, l, xtab, ytab, x, y) : 0;
-      s += (uint2) (px[i], px[i] * px[i]);
-    }
-    s = group_exclusive_scan (s, tmp, &tot) + carry;
-    for (int i = 0; i < VJ_ROW_PIX; i++) {
-      const int x = xs + i;
+      const int j = i * VJ_ROW_WG + lid, x = x0 + j;
+      uint px = 0;
       if (x < w) {
-        s += (uint2) (px[i], px[i] * px[i]);
-        out[x + 1] = s.x;
-        out[sq_ofs + x + 1] = s.y;
+        px = level_pixel (luma + luma_ofs, luma_stride, luma_w, luma_h, l,
+            xtab, ytab, x, y);
         if (pixels)
-          pixels[l->pix_ofs + (size_t) y * w + x] = (uchar) px[i];
+          pixels[l->pix_ofs + (size_t) y * w + x] = (uchar) px;
+      }
+      tile[ROW_TILE (j)] = (uint2) (px, px * px);
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < VJ_ROW_PIX; k++)
+      s += tile[ROW_TILE (lid * VJ_ROW_PIX + k)];
+    s = group_exclusive_scan (s, tmp, &tot) + carry;
+    for (int k = 0; k < VJ_ROW_PIX; k++) {
+      const int j = ROW_TILE (lid * VJ_ROW_PIX + k);
+      s += tile[j];
+      tile[j] = s;
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (int i = 0; i < VJ_ROW_PIX; i++) {
+      const int j = i * VJ_ROW_WG + lid, x = x0 + j;
+      if (x < w) {
+        const uint2 v = tile[ROW_TILE (j)];
+        out[x + 1] = v.x;
+        out[sq_ofs + x + 1] = v.y;
       }
     }
     carry += tot;

@@ -78,6 +78,7 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   double *pyr = g_new (double, o->repeat), *detk = g_new (double, o->repeat);
   GArray *faces = NULL;
   gboolean equal = TRUE;
+  char *profile;
 
   if (tune)
     g_setenv ("CLVISION_TUNE", tune, TRUE);
@@ -109,6 +110,7 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   if (ref)
     equal = ref->len == faces->len && memcmp (ref->data, faces->data,
         faces->len * sizeof (ClvVjFace)) == 0;
+  profile = clv_vj_detector_kernel_profile (det);
   g_string_append_printf (out, "{\"implementation\": \"%s\", "
       "\"tune\": \"%s\", \"wg\": %d, \"chunk\": %d, \"coop_windows\": %d, "
       "\"coop_stage\": %d, \"groups_per_cu\": %d, \"static\": %s, "
@@ -121,9 +123,11 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
     double med = bench_median (ms, o->repeat);
     g_string_append_printf (out, "\"ms_min\": %.3f, \"ms_median\": %.3f, "
         "\"ms_mean\": %.3f, \"pyramid_kernels_ms_median\": %.3f, "
-        "\"detect_kernels_ms_median\": %.3f", ms[0], med, mean,
-        bench_median (pyr, o->repeat), bench_median (detk, o->repeat));
+        "\"detect_kernels_ms_median\": %.3f, \"kernels_ms_last\": %s", ms[0],
+        med, mean, bench_median (pyr, o->repeat), bench_median (detk,
+            o->repeat), profile);
   }
+  g_free (profile);
   if (ref)
     g_string_append_printf (out, ", \"equal_to_reference\": %s",
         equal ? "true" : "false");
@@ -189,16 +193,18 @@ bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   }
   {
     double med = bench_median (ms, o->repeat);
+    char *profile = clv_vj_detector_kernel_profile (det);
     g_string_append_printf (out, "{\"implementation\": \"clvision-batch\", "
         "\"batch\": %u, \"frame\": \"%s\", \"width\": %d, \"height\": %d, "
         "\"repeat\": %d, \"ms_per_batch_median\": %.3f, "
         "\"ms_per_frame\": %.3f, \"pyramid_kernels_ms_median\": %.3f, "
         "\"detect_kernels_ms_median\": %.3f, "
         "\"upload_readback_routing_ms_median\": %.3f, "
-        "\"group_ms_median\": %.3f", n, f->name, f->width, f->height,
-        o->repeat, med, med / n, bench_median (pyr, o->repeat),
-        bench_median (detk, o->repeat), bench_median (host, o->repeat),
-        bench_median (group, o->repeat));
+        "\"group_ms_median\": %.3f, \"kernels_ms_last\": %s", n, f->name,
+        f->width, f->height, o->repeat, med, med / n, bench_median (pyr,
+            o->repeat), bench_median (detk, o->repeat), bench_median (host,
+            o->repeat), bench_median (group, o->repeat), profile);
+    g_free (profile);
   }
   if (ref)
     g_string_append_printf (out, ", \"equal_to_reference\": %s",
