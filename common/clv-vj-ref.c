@@ -525,9 +525,11 @@ partition_pairwise (const ClvRect * rects, int n, double eps, int *parent)
         unite (parent, i, j);
 }
 
+/* A rectangle with its index, for the sweep (kept in x order). */
 typedef struct
 {
-  int x, index;
+  ClvRect r;
+  int index;
 } ByX;
 
 static int
@@ -535,30 +537,39 @@ by_x_cmp (const void *pa, const void *pb)
 {
   const ByX *a = pa, *b = pb;
 
-  return a->x != b->x ? (a->x > b->x) - (a->x < b->x) : a->index - b->index;
+  return a->r.x != b->r.x ? (a->r.x > b->r.x) - (a->r.x < b->r.x)
+      : a->index - b->index;
 }
 
 /* The same classes from a sweep over x: similar rectangles are less than
- * delta <= eps * (w + h) / 2 of either apart in x, so each rectangle is
- * compared only with those that follow it within its own bound: O(n log n)
- * plus the pairs close in x (a few dozen per raw window in practice). */
+ * delta <= eps * (w + h) / 2 of either apart in x and in y, so each
+ * rectangle is compared only with those that follow it within its own
+ * bound in x (rectangles copied in x order, so the scan reads memory in
+ * order), pairs further apart in y are dropped before the full test, and
+ * pairs already in one class are not tested again: O(n log n) plus the
+ * pairs close in x. */
 static void
 partition_sweep (const ClvRect * rects, int n, double eps, int *parent)
 {
   ByX *order = g_new (ByX, MAX (n, 1));
 
   for (int i = 0; i < n; i++) {
-    order[i].x = rects[i].x;
+    order[i].r = rects[i];
     order[i].index = i;
   }
   qsort (order, n, sizeof (ByX), by_x_cmp);
   for (int p = 0; p < n; p++) {
-    const ClvRect *a = &rects[order[p].index];
+    const ClvRect *a = &order[p].r;
     /* delta's own expression with a's size: no smaller than the pair's. */
     const double bound = eps * (a->width + a->height) * 0.5;
-    for (int q = p + 1; q < n && order[q].x - a->x <= bound; q++)
-      if (similar (a, &rects[order[q].index], eps))
+    for (int q = p + 1; q < n && order[q].r.x - a->x <= bound; q++) {
+      const ClvRect *b = &order[q].r;
+      if (abs (b->y - a->y) <= bound
+          && find_root (parent, order[p].index) != find_root (parent,
+              order[q].index)
+          && similar (a, b, eps))
         unite (parent, order[p].index, order[q].index);
+    }
   }
   g_free (order);
 }
