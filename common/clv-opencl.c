@@ -513,6 +513,8 @@ device_free (ClvDevice * dev)
     g_hash_table_unref (dev->tuned);
   if (dev->queue)
     clReleaseCommandQueue (dev->queue);
+  if (dev->transfer_queue)
+    clReleaseCommandQueue (dev->transfer_queue);
   if (dev->context)
     clReleaseContext (dev->context);
   g_mutex_clear (&dev->lock);
@@ -583,6 +585,8 @@ device_create (DeviceEntry * e, GError ** error)
               &st), st), error, fail);
   CLV_CHECK ((dev->queue = clCreateCommandQueue (dev->context, e->device,
               CL_QUEUE_PROFILING_ENABLE, &st), st), error, fail);
+  CLV_CHECK ((dev->transfer_queue = clCreateCommandQueue (dev->context,
+              e->device, 0, &st), st), error, fail);
   return dev;
 
 fail:

@@ -62,6 +62,10 @@ struct _ClvDevice
   cl_device_id device;
   cl_context context;
   cl_command_queue queue;
+  /* A second in-order queue for uploads into buffers no queued kernel
+   * uses (gst_cl_upload_unordered): they need not wait for other
+   * pipelines' kernels on `queue`, and run beside them. */
+  cl_command_queue transfer_queue;
 
   guint platform_index;
   guint device_index;

@@ -64,16 +64,30 @@ gst_cl_memory_get_allocation_count (void)
 
 /* ---- Transfers ----------------------------------------------------------- */
 
-gboolean
-gst_cl_upload (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
+static gboolean
+upload_on (cl_command_queue queue, cl_mem mem, gsize offset, gsize size,
     const void *src, GError ** error)
 {
-  CLV_CHECK (clEnqueueWriteBuffer (dev->queue, mem, CL_TRUE, offset, size,
-          src, 0, NULL, NULL), error, fail);
+  CLV_CHECK (clEnqueueWriteBuffer (queue, mem, CL_TRUE, offset, size, src, 0,
+          NULL, NULL), error, fail);
   COUNT (uploads);
   return TRUE;
 fail:
   return FALSE;
+}
+
+gboolean
+gst_cl_upload (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
+    const void *src, GError ** error)
+{
+  return upload_on (dev->queue, mem, offset, size, src, error);
+}
+
+gboolean
+gst_cl_upload_unordered (ClvDevice * dev, cl_mem mem, gsize offset,
+    gsize size, const void *src, GError ** error)
+{
+  return upload_on (dev->transfer_queue, mem, offset, size, src, error);
 }
 
 gboolean

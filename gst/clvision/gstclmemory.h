@@ -91,6 +91,12 @@ GstClMemory *gst_cl_buffer_peek_device_memory (GstBuffer * buf,
 GST_CLVISION_API
 gboolean gst_cl_upload (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
     const void *src, GError ** error);
+/* gst_cl_upload on the device's transfer queue: it does not wait for the
+ * kernels queued before it (other pipelines' work), so `mem` must be a
+ * buffer no queued kernel still uses. */
+GST_CLVISION_API
+gboolean gst_cl_upload_unordered (ClvDevice * dev, cl_mem mem, gsize offset,
+    gsize size, const void *src, GError ** error);
 GST_CLVISION_API
 gboolean gst_cl_download (ClvDevice * dev, cl_mem mem, gsize offset,
     gsize size, void *dst, GError ** error);

@@ -731,10 +731,13 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     goto map_failed;
+  /* The analysers wait for their kernels (see analyse), so the staging
+   * buffer is idle: the upload need not queue behind other pipelines'
+   * kernels on the device. */
   if (!ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
           map.size, CL_MEM_READ_ONLY, &error)
-      || !gst_cl_upload (priv->device, priv->in_stage, 0, map.size, map.data,
-          &error))
+      || !gst_cl_upload_unordered (priv->device, priv->in_stage, 0, map.size,
+          map.data, &error))
     goto failed;
   gst_buffer_unmap (buf, &map);
   return klass->analyse (GST_CLV_FILTER (trans), buf, priv->in_stage, &info);

@@ -50,7 +50,9 @@ struct _GstClvFilterClass
   /* In-place analysers: `frame` is the whole buffer on the device (all
    * planes, laid out as `info` says: the buffer's video meta if it has
    * one).  Metas go on `buf`.  Don't write to `frame`: it may be the
-   * buffer's own memory. */
+   * buffer's own memory.  Every kernel reading `frame` must be done when
+   * it returns: the next frame's upload into the same staging buffer does
+   * not wait for the device queue. */
   GstFlowReturn (*analyse) (GstClvFilter * filter, GstBuffer * buf,
       cl_mem frame, const GstVideoInfo * info);
 
