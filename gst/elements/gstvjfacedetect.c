@@ -88,7 +88,7 @@ struct _GstVjFaceDetect
   /* streaming */
   ClvCascade *cascade;
   ClvVjDetector *detector;      /* without batching (VJ_BATCH=0) */
-  ClvVjService *service;        /* the device's shared batches */
+  ClvBatchService *service;        /* the device's shared batches */
   GArray *faces;                /* ClvVjFace of the last analysed frame */
   guint64 frame_count;
 };
@@ -184,7 +184,7 @@ gst_vj_face_detect_stop (GstBaseTransform * trans)
   GstVjFaceDetect *self = GST_VJ_FACE_DETECT (trans);
 
   g_clear_pointer (&self->detector, clv_vj_detector_free);
-  g_clear_pointer (&self->service, clv_vj_service_unref);
+  g_clear_pointer (&self->service, clv_batch_service_unref);
   g_clear_pointer (&self->cascade, clv_cascade_free);
   g_clear_pointer (&self->faces, g_array_unref);
   return GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->stop

@@ -603,7 +603,7 @@ test_batch_tilted (void)
 /* Streams submitting to the per-device service from their own threads. */
 typedef struct
 {
-  ClvVjService *svc;
+  ClvBatchService *svc;
   BatchFrame *frames;
   GArray **faces;               /* expected, per frame */
   guint first, rounds, n_frames;
@@ -667,8 +667,8 @@ test_service_streams (void)
   GCond cond;
   gboolean go = FALSE;
   GError *error = NULL;
-  ClvVjService *svc = clv_vj_service_get (device, c, &error), *same, *alt;
-  ClvVjServiceStats st;
+  ClvBatchService *svc = clv_vj_service_get (device, c, &error), *same, *alt;
+  ClvBatchStats st;
 
   g_assert_no_error (error);
   /* One service per device and cascade file. */
@@ -677,8 +677,8 @@ test_service_streams (void)
   g_assert_no_error (error);
   g_assert_true (same == svc);
   g_assert_true (alt != svc);
-  clv_vj_service_unref (same);
-  clv_vj_service_unref (alt);
+  clv_batch_service_unref (same);
+  clv_batch_service_unref (alt);
 
   g_mutex_init (&lock);
   g_cond_init (&cond);
@@ -700,13 +700,13 @@ test_service_streams (void)
   for (guint i = 0; i <= n; i++)
     g_thread_join (threads[i]);
 
-  clv_vj_service_stats (svc, &st);
-  g_assert_cmpuint (st.frames, ==, n * rounds + 2);
-  g_assert_cmpuint (st.batches, <, st.frames);
+  clv_batch_service_stats (svc, &st);
+  g_assert_cmpuint (st.requests, ==, n * rounds + 2);
+  g_assert_cmpuint (st.batches, <, st.requests);
   g_assert_cmpuint (st.max_batch_seen, >=, 2);
   g_test_message ("%" G_GUINT64_FORMAT " frames in %" G_GUINT64_FORMAT
-      " batches, the largest %u", st.frames, st.batches, st.max_batch_seen);
-  clv_vj_service_unref (svc);
+      " batches, the largest %u", st.requests, st.batches, st.max_batch_seen);
+  clv_batch_service_unref (svc);
   for (guint i = 0; i < n; i++) {
     clReleaseMemObject (frames[i].mem);
     g_array_free (frames[i].ref, TRUE);

@@ -1,0 +1,54 @@
+/* Per-device services that batch work from many threads (DESIGN.md, many
+ * streams): every element of a process that uses one device and one model
+ * (a cascade, an Eigenfaces model) submits its requests to one service;
+ * requests that arrive while a batch runs gather and go, all together (up
+ * to the service's maximum), into the next one.  There is no timer: a
+ * request that finds a batch slot free starts a batch at once, so a lone
+ * stream waits for nothing, and a request never waits for more than the
+ * batches already in flight plus its own.  The thread whose request starts
+ * a batch runs it for everyone.  Each slot owns what one batch in flight
+ * needs on the device (a detector, a recogniser).  GLib only. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _ClvBatchService ClvBatchService;
+
+/* Runs `n` requests (the submitters' pointers) as one batch with `slot`;
+ * sets errors[i] for the requests that failed. */
+typedef void (*ClvBatchRunFunc) (gpointer slot, gpointer * requests,
+    GError ** errors, guint n);
+
+/* Makes what a new service needs: fills slots[0..n_slots) (each freed
+ * with `slot_free` later); FALSE with `error` set on failure (the slots
+ * made so far are freed). */
+typedef gboolean (*ClvBatchSlotsNew) (gpointer data, gpointer * slots,
+    guint n_slots, GError ** error);
+
+/* The service registered under `key` (a new reference), made on first use
+ * with `n_slots` batches in flight, at most `max_batch` requests per
+ * batch. */
+ClvBatchService *clv_batch_service_get (const char *key, guint n_slots,
+    guint max_batch, ClvBatchSlotsNew slots_new, gpointer data,
+    ClvBatchRunFunc run, GDestroyNotify slot_free, GError ** error);
+void clv_batch_service_unref (ClvBatchService * svc);
+
+/* Runs `request` in a batch; blocks until that batch is done.  FALSE with
+ * the batch's error for this request.  `batch_size` (nullable) receives
+ * how many requests its batch held. */
+gboolean clv_batch_service_submit (ClvBatchService * svc, gpointer request,
+    guint * batch_size, GError ** error);
+
+typedef struct
+{
+  guint64 requests;             /* requests run */
+  guint64 batches;              /* batches run */
+  guint max_batch_seen;         /* the largest batch */
+} ClvBatchStats;
+
+/* Counters since the service was made, for tests and benchmarks. */
+void clv_batch_service_stats (ClvBatchService * svc, ClvBatchStats * stats);
+
+G_END_DECLS
