@@ -113,7 +113,11 @@ run_batch (ClvBatchService * svc, guint slot)
     requests[i] = p[i]->request;
   }
   g_mutex_unlock (&svc->lock);
-  svc->run (svc->slots[slot], requests, errors, n);
+  if (!svc->run (svc->slots[slot], requests, n, &errors[0]) && n > 1) {
+    g_clear_error (&errors[0]);
+    for (guint i = 0; i < n; i++)
+      svc->run (svc->slots[slot], &requests[i], 1, &errors[i]);
+  }
   g_mutex_lock (&svc->lock);
   for (guint i = 0; i < n; i++) {
     p[i]->error = errors[i];

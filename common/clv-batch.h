@@ -16,10 +16,12 @@ G_BEGIN_DECLS
 
 typedef struct _ClvBatchService ClvBatchService;
 
-/* Runs `n` requests (the submitters' pointers) as one batch with `slot`;
- * sets errors[i] for the requests that failed. */
-typedef void (*ClvBatchRunFunc) (gpointer slot, gpointer * requests,
-    GError ** errors, guint n);
+/* Runs `n` requests (the submitters' pointers) as one batch with `slot`.
+ * When a batch of several fails (one frame too large to share a batch,
+ * say), the service runs its requests one by one, so that only the guilty
+ * one fails. */
+typedef gboolean (*ClvBatchRunFunc) (gpointer slot, gpointer * requests,
+    guint n, GError ** error);
 
 /* Makes what a new service needs: fills slots[0..n_slots) (each freed
  * with `slot_free` later); FALSE with `error` set on failure (the slots

@@ -874,37 +874,70 @@ fill_axis (ClvEigenRecogniser * rec, int start, int src, int dst, int *tab)
     tab[i] = (start + rec->first[i]) << 9 | rec->frac[i];
 }
 
-gboolean
-clv_eigen_recogniser_run (ClvEigenRecogniser * rec, cl_mem frame,
-    const ClvLumaImage * im, const ClvEigenRoi * rois, int n,
-    double threshold, ClvEigenMatch * matches, double *seconds,
-    GError ** error)
+/* Step 0 for the faces [first, first + n) of one frame: crop, resize,
+ * subtract the mean (the face index is the kernel's second global id, so
+ * the frame's faces land at their places in the batch). */
+static gboolean
+enqueue_crop (ClvEigenRecogniser * rec, const ClvEigenFrame * fr, int first,
+    GPtrArray * events, GError ** error)
 {
-  cl_command_queue q = rec->dev->queue;
   const int w = rec->width, h = rec->height, dim = rec->dim;
+  const ClvLumaImage *im = &fr->image;
   const cl_uint offset = im->image.offset, stride = im->image.stride;
   const cl_int bpp = im->image.bpp;
   const cl_int4 rgb = {.s = {im->r, im->g, im->b, 0} };
+  size_t local[2] = { 64, 1 };
+  size_t origin[2] = { 0, first };
+  size_t global[2] = { clv_round_up (dim, 64), fr->n };
+  cl_event ev = NULL;
+
+  if (!clv_kernel_set_args (rec->k[R_CROP], error, CLV_ARG (fr->frame),
+          CLV_ARG (offset), CLV_ARG (stride), CLV_ARG (bpp), CLV_ARG (rgb),
+          CLV_ARG (rec->b[R_XTAB]), CLV_ARG (rec->b[R_YTAB]), CLV_ARG (w),
+          CLV_ARG (h), CLV_ARG (rec->b[R_MEAN]), CLV_ARG (rec->b[R_FACES]),
+          CLV_ARGS_END))
+    return FALSE;
+  CLV_CHECK (clEnqueueNDRangeKernel (rec->dev->queue, rec->k[R_CROP], 2,
+          origin, global, local, 0, NULL, &ev), error, fail);
+  g_ptr_array_add (events, ev);
+  return TRUE;
+fail:
+  return FALSE;
+}
+
+gboolean
+clv_eigen_recogniser_run_batch (ClvEigenRecogniser * rec,
+    ClvEigenFrame * frames, guint n_frames, double *seconds, GError ** error)
+{
+  cl_command_queue q = rec->dev->queue;
+  const int w = rec->width, h = rec->height;
   cl_event ev[N_REC_KERNELS] = { NULL };
+  GPtrArray *crops = g_ptr_array_new ();
   double best[2];
+  int n = 0;
 
   if (seconds)
     *seconds = 0;
-  if (n <= 0)
-    return TRUE;
+  for (guint i = 0; i < n_frames; i++)
+    n += MAX (frames[i].n, 0);
+  if (n == 0)
+    goto done;
   if (!ensure_capacity (rec, n, error))
-    return FALSE;
-  for (int f = 0; f < n; f++) {
-    ClvEigenRoi r = rois[f];
-    if (!clv_eigen_roi_clip (&r, im->image.width, im->image.height)) {
-      g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-          "Face %d (%d,%d %d×%d) lies outside the %d×%d frame", f,
-          rois[f].x, rois[f].y, rois[f].w, rois[f].h, im->image.width,
-          im->image.height);
-      return FALSE;
+    goto fail;
+  for (guint i = 0, f = 0; i < n_frames; i++) {
+    const ClvLumaImage *im = &frames[i].image;
+    for (int k = 0; k < frames[i].n; k++, f++) {
+      ClvEigenRoi r = frames[i].rois[k];
+      if (!clv_eigen_roi_clip (&r, im->image.width, im->image.height)) {
+        g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+            "Face %d (%d,%d %d×%d) lies outside the %d×%d frame", k,
+            frames[i].rois[k].x, frames[i].rois[k].y, frames[i].rois[k].w,
+            frames[i].rois[k].h, im->image.width, im->image.height);
+        goto fail;
+      }
+      fill_axis (rec, r.x, r.w, w, rec->xtab + (gsize) f * w);
+      fill_axis (rec, r.y, r.h, h, rec->ytab + (gsize) f * h);
     }
-    fill_axis (rec, r.x, r.w, w, rec->xtab + (gsize) f * w);
-    fill_axis (rec, r.y, r.h, h, rec->ytab + (gsize) f * h);
   }
   CLV_CHECK (clEnqueueWriteBuffer (q, rec->b[R_XTAB], CL_FALSE, 0,
           (gsize) n * w * sizeof (int), rec->xtab, 0, NULL, NULL), error,
@@ -913,27 +946,20 @@ clv_eigen_recogniser_run (ClvEigenRecogniser * rec, cl_mem frame,
           (gsize) n * h * sizeof (int), rec->ytab, 0, NULL, NULL), error,
       fail);
 
-  /* Step 0: crop, resize, subtract the mean. */
-  {
-    size_t local[2] = { 64, 1 };
-    size_t global[2] = { clv_round_up (dim, 64), n };
-    if (!clv_kernel_set_args (rec->k[R_CROP], error, CLV_ARG (frame),
-            CLV_ARG (offset), CLV_ARG (stride), CLV_ARG (bpp), CLV_ARG (rgb),
-            CLV_ARG (rec->b[R_XTAB]), CLV_ARG (rec->b[R_YTAB]), CLV_ARG (w),
-            CLV_ARG (h), CLV_ARG (rec->b[R_MEAN]), CLV_ARG (rec->b[R_FACES]),
-            CLV_ARGS_END))
+  /* Step 0: each frame's faces cropped into the batch. */
+  for (guint i = 0, first = 0; i < n_frames; first += MAX (frames[i].n, 0),
+      i++)
+    if (frames[i].n > 0 && !enqueue_crop (rec, &frames[i], first, crops,
+            error))
       goto fail;
-    CLV_CHECK (clEnqueueNDRangeKernel (q, rec->k[R_CROP], 2, NULL, global,
-            local, 0, NULL, &ev[R_CROP]), error, fail);
-  }
-  /* Step 1: project. */
+  /* Step 1: project every face of the batch. */
   {
     size_t local[2] = { rec->proj_wg, 1 };
     size_t global[2] = { (size_t) rec->proj_wg * rec->n_comp,
       (n + rec->proj_faces - 1) / rec->proj_faces
     };
     if (!clv_kernel_set_args (rec->k[R_PROJECT], error,
-            CLV_ARG (rec->b[R_FACES]), CLV_ARG (n), CLV_ARG (dim),
+            CLV_ARG (rec->b[R_FACES]), CLV_ARG (n), CLV_ARG (rec->dim),
             CLV_ARG (rec->b[R_UT]), CLV_ARG (rec->n_comp),
             CLV_ARG (rec->b[R_WEIGHTS]), CLV_ARGS_END))
       goto fail;
@@ -969,30 +995,52 @@ clv_eigen_recogniser_run (ClvEigenRecogniser * rec, cl_mem frame,
           rec->best_dist, error))
     goto fail;
 
-  for (int f = 0; f < n; f++) {
-    ClvEigenMatch *mt = &matches[f];
-    mt->index = rec->best_index[f];
-    best[0] = rec->best_dist[2 * f];
-    best[1] = rec->best_dist[2 * f + 1];
-    mt->distance = sqrt (best[0]);
-    mt->other_distance = isfinite (best[1]) ? sqrt (best[1]) : G_MAXDOUBLE;
-    /* OpenCV's StandardCollector takes a face only below the threshold. */
-    mt->label = mt->index >= 0 && mt->distance < threshold ?
-        rec->labels[mt->index] : CLV_EIGEN_UNKNOWN;
-    mt->confidence = clv_eigen_confidence (mt->label, mt->distance,
-        mt->other_distance);
+  for (guint i = 0, f = 0; i < n_frames; i++)
+    for (int k = 0; k < frames[i].n; k++, f++) {
+      ClvEigenMatch *mt = &frames[i].matches[k];
+      mt->index = rec->best_index[f];
+      best[0] = rec->best_dist[2 * f];
+      best[1] = rec->best_dist[2 * f + 1];
+      mt->distance = sqrt (best[0]);
+      mt->other_distance = isfinite (best[1]) ? sqrt (best[1]) : G_MAXDOUBLE;
+      /* OpenCV's StandardCollector takes a face only below the threshold. */
+      mt->label = mt->index >= 0 && mt->distance < frames[i].threshold ?
+          rec->labels[mt->index] : CLV_EIGEN_UNKNOWN;
+      mt->confidence = clv_eigen_confidence (mt->label, mt->distance,
+          mt->other_distance);
+    }
+  for (guint i = 0; i < crops->len; i++) {
+    double s = take_event_seconds ((cl_event *) & crops->pdata[i]);
+    if (seconds)
+      *seconds += s;
   }
   for (int i = 0; i < N_REC_KERNELS; i++) {
     double s = take_event_seconds (&ev[i]);
     if (seconds)
       *seconds += s;
   }
+done:
+  g_ptr_array_free (crops, TRUE);
   return TRUE;
 
   /* ERRORS */
 fail:
   clFinish (q);
+  for (guint i = 0; i < crops->len; i++)
+    clReleaseEvent (crops->pdata[i]);
+  g_ptr_array_free (crops, TRUE);
   for (int i = 0; i < N_REC_KERNELS; i++)
     g_clear_pointer (&ev[i], clReleaseEvent);
   return FALSE;
+}
+
+gboolean
+clv_eigen_recogniser_run (ClvEigenRecogniser * rec, cl_mem frame,
+    const ClvLumaImage * im, const ClvEigenRoi * rois, int n,
+    double threshold, ClvEigenMatch * matches, double *seconds,
+    GError ** error)
+{
+  ClvEigenFrame fr = { frame, *im, rois, n, threshold, matches };
+
+  return clv_eigen_recogniser_run_batch (rec, &fr, 1, seconds, error);
 }

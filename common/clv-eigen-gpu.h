@@ -77,6 +77,24 @@ gboolean clv_eigen_recogniser_run (ClvEigenRecogniser * rec, cl_mem frame,
     double threshold, ClvEigenMatch * matches, double *seconds,
     GError ** error);
 
+/* One frame of a batch: its faces and where their answers go. */
+typedef struct
+{
+  cl_mem frame;
+  ClvLumaImage image;
+  const ClvEigenRoi *rois;
+  int n;
+  double threshold;
+  ClvEigenMatch *matches;       /* n of them */
+} ClvEigenFrame;
+
+/* The faces of several frames in one batch: each frame's faces are cropped
+ * from its own buffer by their own launch, then all are projected and
+ * compared at once; each frame gets exactly the matches
+ * clv_eigen_recogniser_run would give it.  `seconds` as there. */
+gboolean clv_eigen_recogniser_run_batch (ClvEigenRecogniser * rec,
+    ClvEigenFrame * frames, guint n_frames, double *seconds, GError ** error);
+
 /* Clips a box to a width × height frame; FALSE if nothing is left. */
 gboolean clv_eigen_roi_clip (ClvEigenRoi * roi, int width, int height);
 

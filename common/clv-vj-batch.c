@@ -25,29 +25,19 @@ detectors_new (gpointer data, gpointer * slots, guint n, GError ** error)
   return TRUE;
 }
 
-/* Frames of one batch; when the batch fails (one frame too large for the
- * packed buffer, say), its frames run one by one so that only the guilty
- * one fails. */
-static void
-detect_batch (gpointer slot, gpointer * requests, GError ** errors, guint n)
+static gboolean
+detect_batch (gpointer slot, gpointer * requests, guint n, GError ** error)
 {
-  ClvVjDetector *det = slot;
   ClvVjFrame *frames = g_new (ClvVjFrame, n);
-  GError *error = NULL;
+  gboolean ok;
 
   for (guint i = 0; i < n; i++)
     frames[i] = *(ClvVjFrame *) requests[i];
-  if (!clv_vj_detector_candidates_batch (det, frames, n, &error)) {
-    for (guint i = 0; i < n; i++)
-      if (n == 1 || !clv_vj_detector_candidates_batch (det, &frames[i], 1,
-              &errors[i]))
-        if (errors[i] == NULL)
-          errors[i] = g_error_copy (error);
-    g_clear_error (&error);
-  }
+  ok = clv_vj_detector_candidates_batch (slot, frames, n, error);
   for (guint i = 0; i < n; i++)
     ((ClvVjFrame *) requests[i])->candidates = frames[i].candidates;
   g_free (frames);
+  return ok;
 }
 
 ClvBatchService *

@@ -85,7 +85,8 @@ struct _GstEigenRecognise
 
   /* streaming */
   ClvEigenModel *model;
-  ClvEigenRecogniser *rec;
+  ClvEigenRecogniser *rec;      /* without batching (EIG_BATCH=0) */
+  ClvBatchService *service;     /* the device's shared batches */
   GQuark face_quark;
 };
 
@@ -166,6 +167,7 @@ gst_eigen_recognise_start (GstBaseTransform * trans)
 {
   GstEigenRecognise *self = GST_EIGEN_RECOGNISE (trans);
   GError *error = NULL;
+  ClvDevice *dev;
 
   if (!GST_BASE_TRANSFORM_CLASS (gst_eigen_recognise_parent_class)->start
       (trans))
@@ -173,9 +175,12 @@ gst_eigen_recognise_start (GstBaseTransform * trans)
   self->model = obtain_model (self, &error);
   if (self->model == NULL)
     goto no_model;
-  self->rec = clv_eigen_recogniser_new (gst_clv_filter_get_device
-      (GST_CLV_FILTER (self)), self->model, &error);
-  if (self->rec == NULL)
+  dev = gst_clv_filter_get_device (GST_CLV_FILTER (self));
+  if (clv_tune_int ("EIG_BATCH", 1))
+    self->service = clv_eigen_service_get (dev, self->model, &error);
+  else
+    self->rec = clv_eigen_recogniser_new (dev, self->model, &error);
+  if (self->rec == NULL && self->service == NULL)
     goto no_recogniser;
   return TRUE;
 
@@ -199,6 +204,7 @@ gst_eigen_recognise_stop (GstBaseTransform * trans)
   GstEigenRecognise *self = GST_EIGEN_RECOGNISE (trans);
 
   g_clear_pointer (&self->rec, clv_eigen_recogniser_free);
+  g_clear_pointer (&self->service, clv_batch_service_unref);
   g_clear_pointer (&self->model, clv_eigen_model_free);
   return GST_BASE_TRANSFORM_CLASS (gst_eigen_recognise_parent_class)->stop
       (trans);
@@ -299,6 +305,7 @@ gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
   GstMeta *meta;
   gdouble threshold;
   gboolean post;
+  guint batch = 1;
 
   GST_OBJECT_LOCK (self);
   threshold = self->threshold;
@@ -328,10 +335,13 @@ gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
     goto done;
 
   matches = g_new0 (ClvEigenMatch, rois->len);
-  if (!clv_eigen_recogniser_run (self->rec, frame, &luma,
+  if (self->service ? !clv_eigen_service_run (self->service, frame, &luma,
+          (ClvEigenRoi *) rois->data, rois->len, threshold, matches, &batch,
+          &error) : !clv_eigen_recogniser_run (self->rec, frame, &luma,
           (ClvEigenRoi *) rois->data, rois->len, threshold, matches, NULL,
           &error))
     goto failed;
+  GST_LOG_OBJECT (self, "%u faces, batch of %u frames", rois->len, batch);
 
   if (post)
     gst_value_list_init (&faces, rois->len);

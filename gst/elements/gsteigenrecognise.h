@@ -2,7 +2,7 @@
 #pragma once
 
 #include "gstclvfilter.h"
-#include "clv-eigen-gpu.h"
+#include "clv-eigen-batch.h"
 
 G_BEGIN_DECLS
 

@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "batch-check-util.h"
 #include "clv-eigen-gpu.h"
 #include "clv-test-eigen.h"
 #include "clv-test-util.h"
@@ -646,6 +647,83 @@ GST_START_TEST (test_train_dir)
 
 GST_END_TEST;
 
+/* A stream of the batching test: its own element and boxes, fed from its
+ * own thread. */
+typedef struct
+{
+  GstHarness *h;
+  GstBus *bus;
+  ClvEigenRoi boxes[3];
+  int n;
+  int done;
+  GThread *thread;
+} RecogniseStream;
+
+static const guint8 *stream_gray;
+static ClvImage stream_im;
+
+static gpointer
+recognise_stream_thread (gpointer data)
+{
+  RecogniseStream *s = data;
+
+  for (int r = 0; r < 8; r++) {
+    GstBuffer *in = gst_buffer_new_memdup (stream_gray,
+        stream_im.stride * stream_im.height), *out;
+    for (int f = 0; f < s->n; f++)
+      add_roi (in, "face", s->boxes[f].x, s->boxes[f].y, s->boxes[f].w,
+          s->boxes[f].h, f);
+    out = gst_harness_push_and_pull (s->h, in);
+    fail_unless (out != NULL);
+    for (int f = 0; f < s->n; f++) {
+      double dist;
+      int label = expected (stream_gray, &stream_im, s->boxes[f],
+          G_MAXDOUBLE, &dist);
+      check_recognition (roi_by_id (out, f), label, dist);
+    }
+    gst_buffer_unref (out);
+    s->done++;
+  }
+  return NULL;
+}
+
+/* Five streams recognising at once: their frames share batches on the
+ * device, and every ROI gets its own face's answer. */
+GST_START_TEST (test_streams_share_batches)
+{
+  RecogniseStream s[5];
+  ClvImage im;
+  guint8 *data = gray_frame (&im);
+  gint largest;
+
+  stream_gray = data;
+  stream_im = im;
+  batch_check_watch ("eigenrecognise");
+  for (int i = 0; i < 5; i++) {
+    memset (&s[i], 0, sizeof (s[i]));
+    s[i].h = harness_for (make_element ("model", model_path, NULL), "GRAY8",
+        &s[i].bus);
+    /* Stream i takes faces i % 3 onwards, the last one scaled up. */
+    for (int f = i % 3; f < 3; f++)
+      s[i].boxes[s[i].n++] = pasted[f];
+    s[i].boxes[s[i].n - 1].w += i;
+    s[i].boxes[s[i].n - 1].h += i;
+  }
+  for (int i = 0; i < 5; i++)
+    s[i].thread = g_thread_new ("stream", recognise_stream_thread, &s[i]);
+  for (int i = 0; i < 5; i++) {
+    g_thread_join (s[i].thread);
+    fail_unless_equals_int (s[i].done, 8);
+    teardown (s[i].h, s[i].bus);
+  }
+  largest = batch_check_unwatch ();
+  fail_unless (largest >= 2, "frames never shared a batch (largest %d)",
+      largest);
+  g_free (data);
+}
+
+GST_END_TEST;
+
 static Suite *
 eigenrecognise_suite (void)
 {
@@ -661,6 +739,7 @@ eigenrecognise_suite (void)
   tcase_add_test (tc, test_yuv_and_rgb);
   tcase_add_test (tc, test_bad_models);
   tcase_add_test (tc, test_train_dir);
+  tcase_add_test (tc, test_streams_share_batches);
   return s;
 }
 

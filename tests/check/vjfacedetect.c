@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "clv-vj-ref.h"
+#include "batch-check-util.h"
 #include "vj-check-frame.h"
 
 /* A frame of `g` as `format` (vj_check_frame_buffer), at 40 ms. */
@@ -730,29 +731,6 @@ element_stream_clear (ElementStream * s)
   g_free (s->g.pixels);
 }
 
-/* The largest "batch of N frames" vjfacedetect logged. */
-static gint max_batch_logged;
-
-static void
-batch_log (GstDebugCategory * category, GstDebugLevel level,
-    const gchar * file, const gchar * function, gint line, GObject * object,
-    GstDebugMessage * message, gpointer user_data)
-{
-  const char *text, *at;
-
-  if (g_strcmp0 (gst_debug_category_get_name (category), "vjfacedetect"))
-    return;
-  text = gst_debug_message_get (message);
-  if (text && (at = strstr (text, "batch of "))) {
-    gint n = atoi (at + strlen ("batch of "));
-    gint old;
-    do
-      old = g_atomic_int_get (&max_batch_logged);
-    while (n > old && !g_atomic_int_compare_and_exchange (&max_batch_logged,
-            old, n));
-  }
-}
-
 static ClvCascade *
 default_cascade (void)
 {
@@ -778,10 +756,9 @@ GST_START_TEST (test_streams_share_batches)
 {
   ClvCascade *c = default_cascade ();
   ElementStream s[6];
+  gint largest;
 
-  gst_debug_set_threshold_for_name ("vjfacedetect", GST_LEVEL_LOG);
-  gst_debug_add_log_function (batch_log, NULL, NULL);
-  g_atomic_int_set (&max_batch_logged, 0);
+  batch_check_watch ("vjfacedetect");
   element_stream_init (&s[0], c, "grace_hopper", 0, 0, "GRAY8", 6, RUN);
   element_stream_init (&s[1], c, "astronaut", 320, 240, "I420", 6, RUN);
   element_stream_init (&s[2], c, "astronaut", 257, 256, "BGRx", 6, RUN);
@@ -795,9 +772,9 @@ GST_START_TEST (test_streams_share_batches)
     fail_unless_equals_int (g_atomic_int_get (&s[i].done), 6);
     element_stream_clear (&s[i]);
   }
-  gst_debug_remove_log_function (batch_log);
-  fail_unless (g_atomic_int_get (&max_batch_logged) >= 2,
-      "frames never shared a batch (largest %d)", max_batch_logged);
+  largest = batch_check_unwatch ();
+  fail_unless (largest >= 2, "frames never shared a batch (largest %d)",
+      largest);
   clv_cascade_free (c);
 }
 

@@ -13,6 +13,11 @@ frames=25
 gst-launch-1.0 -q filesrc location="$cache/franck.webm" ! decodebin ! \
   videoconvert ! identity eos-after=$frames ! vp8enc deadline=1 ! webmmux ! \
   filesink location="$tmp/clip.webm" || fail "cannot cut the test clip"
+# The frames the clip holds: under load identity's EOS was once late, and
+# the records must match the clip, whatever its length.
+frames=$(gst-launch-1.0 -v filesrc location="$tmp/clip.webm" ! matroskademux ! \
+  fakesink silent=false 2>&1 | grep -c 'chain   \*') || fail "cannot read the test clip"
+[ "$frames" -ge 25 ] || fail "the test clip has $frames frames"
 "$src/examples/analyse-video.sh" --out "$tmp/out" "$tmp/clip.webm" | tee "$tmp/log" \
   || fail "analyse-video.sh exited with $?"
 records=$tmp/out/clip.jsonl

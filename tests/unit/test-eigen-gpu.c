@@ -1,7 +1,7 @@
 /* Eigenfaces on the device equal the double-precision C reference:
  * training (eigenvalues, eigenvectors up to sign, projections) and batched
  * recognition (crop + resize, labels, distances), on real LFW face crops. */
-#include "clv-eigen-gpu.h"
+#include "clv-eigen-batch.h"
 #include "clv-test-util.h"
 #include "clv-test-eigen.h"
 #include "clv-vj-ref.h"
@@ -448,6 +448,34 @@ test_recognise_edges (void)
   clv_device_unref (dev);
 }
 
+/* A BGRx frame whose colours scatter around `gray`'s values, so that the
+ * luma weights matter. */
+static Frame *
+bgrx_frame (const Frame * gray)
+{
+  const int w = gray->im.image.width, h = gray->im.image.height;
+  Frame *rgb = g_new0 (Frame, 1);
+  GRand *rand = g_rand_new_with_seed (3);
+
+  rgb->im.image = clv_image_make (w, h, 4, w * 4);
+  rgb->im.b = 0;
+  rgb->im.g = 1;
+  rgb->im.r = 2;
+  rgb->size = rgb->im.image.stride * h;
+  rgb->data = g_malloc (rgb->size);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      int v = gray->data[gray->im.image.offset + y * gray->im.image.stride +
+          x];
+      guint8 *px = rgb->data + y * rgb->im.image.stride + x * 4;
+      for (int c = 0; c < 3; c++)
+        px[c] = (guint8) CLAMP (v + g_rand_int_range (rand, -40, 41), 0, 255);
+      px[3] = 0xff;
+    }
+  g_rand_free (rand);
+  return rgb;
+}
+
 /* Packed RGB (BGRx layout): the device takes OpenCV's fixed-point luma,
  * as clv_rgb_to_gray_ref (checked against cvtColor) does. */
 static void
@@ -458,35 +486,203 @@ test_recognise_rgb (void)
   FaceSet *test = load_list ("test.txt");
   const ClvEigenRoi boxes[] = { {2, 2, 25, 25}, {30, 5, 33, 31} };
   Frame *gray = frame_with_faces (test, 2, boxes, 70, 40);
-  Frame rgb = { 0 };
-  GRand *rand = g_rand_new_with_seed (3);
+  Frame *rgb = bgrx_frame (gray);
   GError *error = NULL;
   ClvEigenRecogniser *rec = clv_eigen_recogniser_new (dev, model, &error);
 
   g_assert_no_error (error);
-  /* Colours around each gray value, so the weights matter. */
-  rgb.im.image = clv_image_make (70, 40, 4, 70 * 4);
-  rgb.im.b = 0;
-  rgb.im.g = 1;
-  rgb.im.r = 2;
-  rgb.size = rgb.im.image.stride * 40;
-  rgb.data = g_malloc (rgb.size);
-  for (int y = 0; y < 40; y++)
-    for (int x = 0; x < 70; x++) {
-      int v = gray->data[gray->im.image.offset + y * gray->im.image.stride +
-          x];
-      guint8 *px = rgb.data + y * rgb.im.image.stride + x * 4;
-      for (int c = 0; c < 3; c++)
-        px[c] = (guint8) CLAMP (v + g_rand_int_range (rand, -40, 41), 0, 255);
-      px[3] = 0xff;
-    }
-  check_batch (dev, rec, model, &rgb, boxes, 2, G_MAXDOUBLE, NULL);
-  g_free (rgb.data);
-  g_rand_free (rand);
+  check_batch (dev, rec, model, rgb, boxes, 2, G_MAXDOUBLE, NULL);
+  frame_free (rgb);
   frame_free (gray);
   clv_eigen_recogniser_free (rec);
   clv_eigen_model_free (model);
   face_set_free (test);
+  clv_device_unref (dev);
+}
+
+/* Frames for the batch tests: gray and BGRx pictures of test faces, one
+ * without faces, one with a training face; each with its threshold. */
+typedef struct
+{
+  Frame *fr;
+  const ClvEigenRoi *boxes;
+  int n;
+  double threshold;
+  cl_mem mem;
+  ClvEigenMatch *alone;         /* clv_eigen_recogniser_run's answers */
+} BatchFrame;
+
+static const ClvEigenRoi batch_boxes[] = {
+  {3, 4, 25, 25}, {40, 2, 50, 50}, {100, 10, 19, 19}, {130, 60, 37, 29},
+  {5, 70, 64, 64}, {80, 90, 25, 40},
+};
+
+static void
+batch_frames_new (ClvDevice * dev, ClvEigenRecogniser * rec,
+    BatchFrame * bf, guint n)
+{
+  FaceSet *train = load_list ("train.txt"), *test = load_list ("test.txt");
+  GError *error = NULL;
+  Frame *gray;
+
+  g_assert_cmpuint (n, ==, 4);
+  bf[0] = (BatchFrame) {
+  frame_with_faces (test, 6, batch_boxes, 200, 175), batch_boxes, 6,
+        G_MAXDOUBLE};
+  gray = frame_with_faces (test, 2, batch_boxes, 120, 60);
+  bf[1] = (BatchFrame) {
+  bgrx_frame (gray), batch_boxes, 2, 2000.0};
+  frame_free (gray);
+  bf[2] = (BatchFrame) {
+  frame_with_faces (test, 0, batch_boxes, 50, 30), batch_boxes, 0,
+        G_MAXDOUBLE};
+  bf[3] = (BatchFrame) {
+  frame_with_faces (train, 1, batch_boxes, 60, 40), batch_boxes, 1,
+        G_MAXDOUBLE};
+  for (guint i = 0; i < n; i++) {
+    bf[i].mem = clv_buffer_new (dev, CL_MEM_READ_ONLY, bf[i].fr->size,
+        &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (clEnqueueWriteBuffer (dev->queue, bf[i].mem, CL_TRUE, 0,
+            bf[i].fr->size, bf[i].fr->data, 0, NULL, NULL), ==, CL_SUCCESS);
+    bf[i].alone = g_new0 (ClvEigenMatch, MAX (bf[i].n, 1));
+    g_assert_true (clv_eigen_recogniser_run (rec, bf[i].mem, &bf[i].fr->im,
+            bf[i].boxes, bf[i].n, bf[i].threshold, bf[i].alone, NULL,
+            &error));
+    g_assert_no_error (error);
+  }
+  face_set_free (train);
+  face_set_free (test);
+}
+
+static void
+batch_frames_free (BatchFrame * bf, guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    clReleaseMemObject (bf[i].mem);
+    frame_free (bf[i].fr);
+    g_free (bf[i].alone);
+  }
+}
+
+/* The faces of several frames (gray with padding and offset, BGRx, none,
+ * a training face; different thresholds) in one batch, in every order of
+ * a few: each frame gets exactly the answers it gets alone, which the
+ * tests above hold to the reference. */
+static void
+test_recognise_frames_batch (void)
+{
+  ClvDevice *dev = clv_test_device ();
+  ClvEigenModel *model = lfw_model ();
+  GError *error = NULL;
+  ClvEigenRecogniser *rec = clv_eigen_recogniser_new (dev, model, &error);
+  BatchFrame bf[4];
+  const guint orders[][4] = { {0, 1, 2, 3}, {3, 2, 1, 0}, {1, 3, 0, 2} };
+
+  g_assert_no_error (error);
+  batch_frames_new (dev, rec, bf, 4);
+  g_assert_cmpint (bf[3].alone[0].label, !=, CLV_EIGEN_UNKNOWN);
+  for (guint o = 0; o < G_N_ELEMENTS (orders); o++) {
+    ClvEigenFrame frames[4];
+    ClvEigenMatch *got[4];
+    for (guint i = 0; i < 4; i++) {
+      BatchFrame *b = &bf[orders[o][i]];
+      got[i] = g_new0 (ClvEigenMatch, MAX (b->n, 1));
+      frames[i] = (ClvEigenFrame) {
+      b->mem, b->fr->im, b->boxes, b->n, b->threshold, got[i]};
+    }
+    g_assert_true (clv_eigen_recogniser_run_batch (rec, frames, 4, NULL,
+            &error));
+    g_assert_no_error (error);
+    for (guint i = 0; i < 4; i++) {
+      BatchFrame *b = &bf[orders[o][i]];
+      g_assert_cmpmem (got[i], b->n * sizeof (ClvEigenMatch), b->alone,
+          b->n * sizeof (ClvEigenMatch));
+      g_free (got[i]);
+    }
+  }
+  batch_frames_free (bf, 4);
+  clv_eigen_recogniser_free (rec);
+  clv_eigen_model_free (model);
+  clv_device_unref (dev);
+}
+
+/* Streams submitting to the recognition service from their threads. */
+typedef struct
+{
+  ClvBatchService *svc;
+  BatchFrame *bf;
+  guint first;
+  gboolean outside;             /* submits a face outside its frame */
+} Submitter;
+
+static gpointer
+submit_thread (gpointer data)
+{
+  Submitter *s = data;
+  const ClvEigenRoi outside = { 500, 500, 10, 10 };
+
+  for (guint r = 0; r < 8; r++) {
+    BatchFrame *b = &s->bf[(s->first + r) % 4];
+    ClvEigenMatch got[8];
+    GError *error = NULL;
+
+    if (s->outside) {
+      g_assert_false (clv_eigen_service_run (s->svc, b->mem, &b->fr->im,
+              &outside, 1, G_MAXDOUBLE, got, NULL, &error));
+      g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+      g_clear_error (&error);
+      continue;
+    }
+    g_assert_true (clv_eigen_service_run (s->svc, b->mem, &b->fr->im,
+            b->boxes, b->n, b->threshold, got, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_cmpmem (got, b->n * sizeof (ClvEigenMatch), b->alone,
+        b->n * sizeof (ClvEigenMatch));
+  }
+  return NULL;
+}
+
+/* Six streams and one with a face outside its frame: every frame gets its
+ * own answers, the bad one its error alone, and frames shared batches;
+ * models with equal contents share one service. */
+static void
+test_recognise_service (void)
+{
+  ClvDevice *dev = clv_test_device ();
+  ClvEigenModel *model = lfw_model (), *same = lfw_model ();
+  GError *error = NULL;
+  ClvEigenRecogniser *rec = clv_eigen_recogniser_new (dev, model, &error);
+  ClvBatchService *svc = clv_eigen_service_get (dev, model, &error), *twin;
+  Submitter sub[7];
+  GThread *threads[7];
+  BatchFrame bf[4];
+  ClvBatchStats st;
+
+  g_assert_no_error (error);
+  twin = clv_eigen_service_get (dev, same, &error);
+  g_assert_no_error (error);
+  g_assert_true (twin == svc);
+  clv_batch_service_unref (twin);
+  batch_frames_new (dev, rec, bf, 4);
+  for (guint i = 0; i < G_N_ELEMENTS (sub); i++) {
+    sub[i] = (Submitter) {
+    svc, bf, i, i == G_N_ELEMENTS (sub) - 1};
+    threads[i] = g_thread_new ("stream", submit_thread, &sub[i]);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (sub); i++)
+    g_thread_join (threads[i]);
+  clv_batch_service_stats (svc, &st);
+  g_assert_cmpuint (st.requests, ==, 7 * 8);
+  g_assert_cmpuint (st.batches, <, st.requests);
+  g_assert_cmpuint (st.max_batch_seen, >=, 2);
+  g_test_message ("%" G_GUINT64_FORMAT " frames in %" G_GUINT64_FORMAT
+      " batches, the largest %u", st.requests, st.batches, st.max_batch_seen);
+  clv_batch_service_unref (svc);
+  batch_frames_free (bf, 4);
+  clv_eigen_recogniser_free (rec);
+  clv_eigen_model_free (model);
+  clv_eigen_model_free (same);
   clv_device_unref (dev);
 }
 
@@ -603,6 +799,9 @@ main (int argc, char **argv)
       test_train_small_and_repeated);
   g_test_add_func ("/eigen-gpu/train/errors", test_train_errors);
   g_test_add_func ("/eigen-gpu/confidence", test_confidence);
+  g_test_add_func ("/eigen-gpu/recognise/frames-batch",
+      test_recognise_frames_batch);
+  g_test_add_func ("/eigen-gpu/recognise/service", test_recognise_service);
   g_test_add_func ("/eigen-gpu/recognise/gray-batch",
       test_recognise_gray_batch);
   g_test_add_func ("/eigen-gpu/recognise/threshold", test_recognise_threshold);

@@ -1,0 +1,91 @@
+/* The per-device recognition service; see clv-eigen-batch.h. */
+#include "clv-eigen-batch.h"
+
+/* Default of EIG_MAX_BATCH: frames per batch. */
+#define DEFAULT_MAX_BATCH 32
+/* Default of EIG_BATCH_INFLIGHT: batches run at once. */
+#define DEFAULT_INFLIGHT 2
+
+typedef struct
+{
+  ClvDevice *dev;
+  const ClvEigenModel *model;
+} Model;
+
+static gboolean
+recognisers_new (gpointer data, gpointer * slots, guint n, GError ** error)
+{
+  Model *m = data;
+
+  for (guint i = 0; i < n; i++) {
+    slots[i] = clv_eigen_recogniser_new (m->dev, m->model, error);
+    if (slots[i] == NULL)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+recognise_batch (gpointer slot, gpointer * requests, guint n, GError ** error)
+{
+  ClvEigenFrame *frames = g_new (ClvEigenFrame, n);
+  gboolean ok;
+
+  for (guint i = 0; i < n; i++)
+    frames[i] = *(ClvEigenFrame *) requests[i];
+  ok = clv_eigen_recogniser_run_batch (slot, frames, n, NULL, error);
+  g_free (frames);
+  return ok;
+}
+
+/* A digest of what recognition uses: models with equal contents share a
+ * service. */
+static char *
+model_digest (const ClvEigenModel * m)
+{
+  GChecksum *sum = g_checksum_new (G_CHECKSUM_SHA256);
+  const int sizes[4] = { m->width, m->height, m->n_components, m->n_train };
+  const gsize k = (gsize) m->n_components;
+  char *digest;
+
+  g_checksum_update (sum, (const guchar *) sizes, sizeof (sizes));
+  g_checksum_update (sum, (const guchar *) m->mean, m->dim * sizeof (double));
+  g_checksum_update (sum, (const guchar *) m->eigenvectors,
+      m->dim * k * sizeof (double));
+  g_checksum_update (sum, (const guchar *) m->projections,
+      m->n_train * k * sizeof (double));
+  g_checksum_update (sum, (const guchar *) m->labels,
+      m->n_train * sizeof (int));
+  digest = g_strdup (g_checksum_get_string (sum));
+  g_checksum_free (sum);
+  return digest;
+}
+
+ClvBatchService *
+clv_eigen_service_get (ClvDevice * dev, const ClvEigenModel * model,
+    GError ** error)
+{
+  char *digest = model_digest (model);
+  char *key = g_strdup_printf ("eigen\n%p\n%s", (void *) dev, digest);
+  Model m = { dev, model };
+  ClvBatchService *svc = clv_batch_service_get (key,
+      (guint) CLAMP (clv_tune_int ("EIG_BATCH_INFLIGHT", DEFAULT_INFLIGHT), 1,
+          8), (guint) CLAMP (clv_tune_int ("EIG_MAX_BATCH",
+              DEFAULT_MAX_BATCH), 1, 4096), recognisers_new, &m,
+      recognise_batch, (GDestroyNotify) clv_eigen_recogniser_free, error);
+
+  g_free (key);
+  g_free (digest);
+  return svc;
+}
+
+gboolean
+clv_eigen_service_run (ClvBatchService * svc, cl_mem frame,
+    const ClvLumaImage * im, const ClvEigenRoi * rois, int n,
+    double threshold, ClvEigenMatch * matches, guint * batch_frames,
+    GError ** error)
+{
+  ClvEigenFrame req = { frame, *im, rois, n, threshold, matches };
+
+  return clv_batch_service_submit (svc, &req, batch_frames, error);
+}
