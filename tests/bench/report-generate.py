@@ -2,12 +2,15 @@
 """docs/PERFORMANCE.md and its plots from the raw JSON of tests/bench/report.sh.
 
     python3 tests/bench/report-generate.py GPU_DIR [--pocl DIR]
-        [--facedetect FILE] [--doc docs/PERFORMANCE.md] [--plots docs/bench/plots]
+        [--facedetect FILE] [--streams FILE] [--doc docs/PERFORMANCE.md]
+        [--plots docs/bench/plots]
 
 GPU_DIR is report.sh's output on the GPU machine; --pocl the output of a
 run here on PoCL (usually STEPS="tune vj" with small sizes); --facedetect
 the JSON of tests/bench/facedetect-cpu.sh (GStreamer's facedetect, measured
-on this machine's CPU).  The generated part of the document lies between the
+on this machine's CPU); --streams the JSON of tests/bench/bench-streams
+(`gpu-run.sh streams`: concurrent pipelines, batching on and off), plotted
+with its own command and device.  The generated part of the document lies between the
 two `report-generate` markers; everything after the end marker (earlier
 measurements written by hand) is kept as it is.  Figures missing from the
 JSON (a failed step) are reported as missing, never filled in.
@@ -82,6 +85,8 @@ class Report:
         self.plots = args.plots
         self.doc = args.doc
         self.face = load(args.facedetect) if args.facedetect else None
+        self.streams_json = load(args.streams) if args.streams else None
+        self.streams_path = args.streams
         self.meta = load(os.path.join(self.d, "report-meta.json")) or {}
         self.out = []
         os.makedirs(self.plots, exist_ok=True)
@@ -154,10 +159,12 @@ class Report:
 tests/bench/gpu-prepare.sh            # here: runtime, release build, OpenCV oracle bundle
 # GPU machine, carrying .device/ and tests/data/cache (about 3.5 minutes on an H100):
 source .device/setup.sh; tests/bench/report.sh .device/build "$OUT"
+tests/bench/gpu-run.sh streams        # concurrent pipelines: $OUT/bench-streams.json
 # here, with the JSON back (and the PoCL run and facedetect of this machine):
 STEPS="tune vj" QUICK=1 tests/bench/report.sh build pocl-out
 tests/bench/facedetect-cpu.sh > docs/bench/facedetect-cpu.json
-/usr/bin/python3 tests/bench/report-generate.py OUT --pocl pocl-out --facedetect docs/bench/facedetect-cpu.json
+/usr/bin/python3 tests/bench/report-generate.py OUT --pocl pocl-out \
+  --facedetect docs/bench/facedetect-cpu.json --streams OUT/bench-streams.json
 ```
 
 (`/usr/bin/python3`: Debian's, with python3-matplotlib.)  The run here
@@ -604,10 +611,33 @@ profiling events.
                "bandwidth, so that is what stands next to ours.\n")
         self.w(table(["kernel", "ms", "GB/s", "of copy bandwidth", "seed on Mali-T860"], rows))
 
+    def streams(self):
+        s = self.streams_json
+        if s is None:
+            return
+        self.w("## Many streams on one GPU\n")
+        self.w(f"`{s.get('command', '?')}` on {s.get('device', '?')} (driver "
+               f"{s.get('driver', '?')}), `{self.streams_path}`: N pipelines of "
+               "one photograph in one process, all frames/s of all streams, "
+               "with cross-stream batching on and off (`VJ_BATCH`).  The table "
+               "with latencies is in the hand-written part below.\n")
+        series = []
+        sizes = sorted({(r["width"], r["height"]) for r in s["runs"]})
+        for w, h in sizes:
+            for on in (True, False):
+                runs = sorted((r for r in s["runs"] if (r["width"], r["height"])
+                               == (w, h) and r.get("batching", True) == on),
+                              key=lambda r: r["streams"])
+                series.append((f"{w}x{h} batching {'on' if on else 'off'}",
+                               [r["streams"] for r in runs],
+                               [r["fps"] for r in runs]))
+        self.plot("streams.png", "vjfacedetect, N streams on one GPU",
+                  "streams", "frames/s, all streams", series, logx=True)
+
     def write(self):
         self.header()
         for section in (self.correctness, self.targets, self.peers, self.tuning,
-                        self.ablation, self.growth, self.limits):
+                        self.ablation, self.growth, self.streams, self.limits):
             try:
                 section()
             except (KeyError, IndexError, TypeError, ValueError) as e:
@@ -639,6 +669,7 @@ def main():
     p.add_argument("gpu_dir")
     p.add_argument("--pocl")
     p.add_argument("--facedetect")
+    p.add_argument("--streams")
     p.add_argument("--doc", default="docs/PERFORMANCE.md")
     p.add_argument("--plots", default="docs/bench/plots")
     args = p.parse_args()
