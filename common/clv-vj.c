@@ -1000,7 +1000,9 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
   }
   for (guint i = 0; i < n; i++) {
     GArray *rects = frames[i]->candidates;
-    qsort (raw[i]->data, raw[i]->len, sizeof (RawWindow), raw_window_cmp);
+    /* An empty GArray has no data (qsort's pointer must not be NULL). */
+    if (raw[i]->len > 1)
+      qsort (raw[i]->data, raw[i]->len, sizeof (RawWindow), raw_window_cmp);
     g_array_set_size (rects, raw[i]->len);
     for (guint k = 0; k < raw[i]->len; k++) {
       const RawWindow *w = &g_array_index (raw[i], RawWindow, k);
