@@ -37,8 +37,7 @@ typedef struct
   cl_int layer_ofs;
   cl_int ystep;
   cl_int nx;
-  cl_int ny;
-  cl_int first_window;          /* numbered in tiles, see window_slots */
+  cl_int first_window;
 } ClvVjWindows;
 
 /* kernels/vj_detect.cl's Node: a tree node with its feature as OpenCV's
@@ -149,11 +148,7 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
       CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
       CLV_VJ_VARIANT_UBER : CLV_VJ_VARIANT_INVALID;
   t->wg = tune_int (dev, "VJ_WG", gpu ? (int) dev->simd_width : 8);
-  /* Tiles of 4 window rows on GPUs: a chunk of one tile reads a 24-row
-   * band of the integrals once for 4 rows of windows. */
-  t->tile_rows = tune_int (dev, "VJ_TILE_ROWS", gpu ? 4 : 1);
-  t->chunk = tune_int (dev, "VJ_CHUNK", gpu ? t->wg * MAX (t->tile_rows,
-          1) : 64);
+  t->chunk = tune_int (dev, "VJ_CHUNK", gpu ? t->wg : 64);
   t->coop_windows = tune_int (dev, "VJ_COOP_WINDOWS",
       dev->simd_width >= 64 ? 4 : 2);
   t->coop_stage = tune_int (dev, "VJ_COOP_STAGE", 3);
@@ -217,8 +212,7 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
     return FALSE;
   }
   if (t->wg < 1 || (gsize) t->wg > dev->max_work_group_size
-      || t->chunk < 1 || t->tile_rows < 1 || t->coop_windows < 1
-      || t->coop_windows > t->wg
+      || t->chunk < 1 || t->coop_windows < 1 || t->coop_windows > t->wg
       || t->wg % t->coop_windows != 0 || !is_pow2 (t->wg / t->coop_windows)
       || t->coop_stage < 0 || t->groups_per_cu < 1 || t->row_wg < 1
       || (gsize) t->row_wg > dev->max_work_group_size || t->col_segs < 1
@@ -264,9 +258,8 @@ build_kernels (ClvVjDetector * d, GError ** error)
     return FALSE;
 
   opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
-      "-DVJ_TILE_ROWS=%d -DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d "
-      "-DVJ_STATIC=%d", d->fp64, t->wg, t->chunk, t->tile_rows,
-      t->coop_windows, d->coop_stage, t->static_schedule);
+      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d", d->fp64,
+      t->wg, t->chunk, t->coop_windows, d->coop_stage, t->static_schedule);
   prog = clv_device_get_program (d->dev, "vj_detect", opts, error);
   g_free (opts);
   if (prog == NULL)
@@ -481,16 +474,6 @@ same_params (const ClvVjParams * a, const ClvVjParams * b)
       && a->max_width == b->max_width && a->max_height == b->max_height;
 }
 
-/* Window numbers a scale of nx x ny windows takes: whole tiles of VJ_WG
- * columns by VJ_TILE_ROWS rows (the uberkernel skips the numbers past the
- * scale's edges). */
-static gint64
-window_slots (const ClvVjDetector * d, int nx, int ny)
-{
-  return (gint64) clv_round_up (nx, d->tune.wg) * clv_round_up (ny,
-      d->tune.tile_rows);
-}
-
 /* Scales, the packed layout of one frame's band (OpenCV's
  * updateScaleData) and the resize tables for frames of w x h with `p`. */
 static ClvVjGeometry *
@@ -567,11 +550,10 @@ geometry_new (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
       wn->layer_ofs = l->layer_ofs;
       wn->ystep = s->step;
       wn->nx = (s->x_end + s->step - 1) / s->step;
-      wn->ny = (s->y_end + s->step - 1) / s->step;
       wn->first_window = windows;
-      g->win_ny[g->n_win] = wn->ny;
+      g->win_ny[g->n_win] = (s->y_end + s->step - 1) / s->step;
       g->win_level[g->n_win] = i;
-      windows += window_slots (d, wn->nx, wn->ny);
+      windows += (gint64) wn->nx * g->win_ny[g->n_win];
       g->n_win++;
     }
   }
@@ -715,7 +697,7 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
       wn.layer_ofs = (y + wn.layer_ofs / g->band_w) * w
           + wn.layer_ofs % g->band_w;
       wn.first_window = windows;
-      windows += (int) window_slots (d, wn.nx, wn.ny);
+      windows += wn.nx * g->win_ny[k];
       g_array_append_val (d->batch_win, wn);
       g_array_append_val (d->win_frame, f);
       g_array_append_val (d->win_level, g->win_level[k]);
@@ -903,8 +885,8 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
     const ClvVjWindows *last = &g_array_index (d->batch_win, ClvVjWindows,
         d->batch_win->len - 1);
     cl_int n_win = d->batch_win->len;
-    cl_int total = last->first_window + (cl_int) window_slots (d, last->nx,
-        last->ny);
+    cl_int total = last->first_window + last->nx *
+        g_array_index (d->win_ny, int, d->batch_win->len - 1);
     arg = 10;
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
             &d->win_mem), error, fail);
@@ -1048,7 +1030,6 @@ clv_vj_detector_candidates_batch (ClvVjDetector * d, ClvVjFrame * frames,
   ClvVjGeometry **geo = g_new0 (ClvVjGeometry *, MAX (n, 1));
   ClvVjFrame **fr = g_new0 (ClvVjFrame *, MAX (n, 1));
   guint m = 0, n_win = 0;
-  gint64 n_windows = 0;         /* window numbers of the batch so far */
   int w = 0;
   gboolean ok = FALSE;
 
@@ -1080,19 +1061,16 @@ clv_vj_detector_candidates_batch (ClvVjDetector * d, ClvVjFrame * frames,
     /* Start a new batch where this frame would not fit. */
     geo[m] = g;
     if (m > 0 && (batch_plane (geo, m + 1, MAX (w, g->band_w))
-            * planes > max_values || n_win + g->n_win > max_win
-            || n_windows + g->total_windows > G_MAXINT)) {
+            * planes > max_values || n_win + g->n_win > max_win)) {
       if (!run_batch (d, fr, geo, m, error))
         goto out;
       geo[0] = g;
       m = 0;
       n_win = 0;
-      n_windows = 0;
       w = 0;
     }
     fr[m++] = &frames[i];
     n_win += g->n_win;
-    n_windows += g->total_windows;
     w = MAX (w, g->band_w);
   }
   ok = m == 0 || run_batch (d, fr, geo, m, error);

@@ -30,11 +30,6 @@ typedef struct
   ClvVjVariant variant;         /* [VJ_VARIANT=uber|simple] */
   int wg;                       /* [VJ_WG] work-group size: one warp */
   int chunk;                    /* [VJ_CHUNK] windows per atomic fetch (N) */
-  int tile_rows;                /* [VJ_TILE_ROWS] window rows of one tile:
-                                 * the uberkernel numbers a scale's windows
-                                 * in tiles of VJ_WG columns x this many
-                                 * rows, so a chunk's windows share their
-                                 * integral rows in the cache */
   int coop_windows;             /* [VJ_COOP_WINDOWS] windows evaluated by
                                  * the whole group at once (M) */
   int coop_stage;               /* [VJ_COOP_STAGE] first cooperative stage */

@@ -63,17 +63,12 @@ typedef struct
   float2 leaf;                  /* left, right leaf values */
 } Node;
 
-/* A scale of nx x ny windows, numbered from first_window in tiles of
- * VJ_WG columns by VJ_TILE_ROWS rows (tile after tile, row by row; inside a
- * tile row by row), numbers past the scale's edges left unused: the
- * work-items of a chunk take neighbouring columns and its later windows
- * the rows below, so one chunk reads one band of the integrals. */
+/* A scale: its windows are numbered from first_window, row by row. */
 typedef struct
 {
   int layer_ofs;
   int ystep;
   int nx;
-  int ny;
   int first_window;
 } Scale;
 
@@ -202,10 +197,7 @@ emit (__global uint * out, const uint cap, const int scale, const int x,
     vstore2 ((uint2) (scale, ((uint) y << 16) | (uint) x), k + 1, out);
 }
 
-#define VJ_TILE (VJ_WG * VJ_TILE_ROWS)
-
-/* Which scale window number `g` belongs to, and where the window is; -1
- * for a number past the scale's edges. */
+/* Which scale window `g` belongs to, and where it is. */
 inline int
 decode_window (__constant const Scale * sc, const int n_scales, const int g,
     int *x, int *y)
@@ -219,14 +211,11 @@ decode_window (__constant const Scale * sc, const int n_scales, const int g,
     else
       hi = mid - 1;
   }
-  const Scale s = sc[lo];
-  const int i = g - s.first_window, tile = i / VJ_TILE, in = i % VJ_TILE;
-  const int tiles_x = (s.nx + VJ_WG - 1) / VJ_WG;
-  const int xi = (tile % tiles_x) * VJ_WG + in % VJ_WG;
-  const int yi = (tile / tiles_x) * VJ_TILE_ROWS + in / VJ_WG;
-  *x = xi * s.ystep;
-  *y = yi * s.ystep;
-  return xi < s.nx && yi < s.ny ? lo : -1;
+  const int i = g - sc[lo].first_window;
+  const int row = i / sc[lo].nx;
+  *x = (i - row * sc[lo].nx) * sc[lo].ystep;
+  *y = row * sc[lo].ystep;
+  return lo;
 }
 
 #define CASCADE_ARGS                                                    \
@@ -305,8 +294,6 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
         if (g >= total)
           break;
         const int s = decode_window (scales, n_scales, g, &x, &y);
-        if (s < 0)
-          continue;
         const int pos = scales[s].layer_ofs + y * sbuf_w + x;
         if (!window_norm (&c, sbuf + pos, &vnf)
             || !stages_pass (&c, sbuf + pos, vnf, 0, coop))

@@ -51,11 +51,6 @@ detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
     t.coop_windows = 1;
     t.chunk = 3 * t.wg + 1;
     t.static_schedule = TRUE;
-  } else if (extra && g_str_equal (extra, "tiles")) {
-    /* Tiles of three window rows, fetched in chunks that do not line up
-     * with them. */
-    t.tile_rows = 3;
-    t.chunk = t.wg * 3 + 5;
   }
   d = clv_vj_detector_new (device, c, &t, &error);
   g_assert_no_error (error);
@@ -439,19 +434,6 @@ test_tiny_frames (void)
   clv_cascade_free (c);
 }
 
-/* Windows numbered in tiles of several rows (the GPU default) give the
- * same candidates, alone and in a batch. */
-static void test_batch_with (const char *extra);
-
-static void
-test_tiled_numbering (void)
-{
-  check_candidates (&cases[0], "tiles");
-  check_candidates (&cases[4], "tiles");
-  check_candidates (&cases[5], "tiles");
-  test_batch_with ("tiles");
-}
-
 /* One frame of a batch test: a picture in one of the layouts the element
  * hands over, its parameters, and the reference candidates of its luma. */
 typedef enum
@@ -557,10 +539,9 @@ check_batch (ClvVjDetector * d, BatchFrame * frames, const guint * order,
 
 /* Batches of 1 to 8 frames in shuffled orders give every frame exactly the
  * reference's candidates (each lands on its own frame), for both variants,
- * also after batches of other sizes have been through the detector.
- * `extra` as detector()'s. */
+ * also after batches of other sizes have been through the detector. */
 static void
-test_batch_with (const char *extra)
+test_batches_match_reference (void)
 {
   ClvCascade *c = load_cascade ("frontalface_default");
   const guint n = G_N_ELEMENTS (batch_cases);
@@ -572,7 +553,7 @@ test_batch_with (const char *extra)
     frames[i] = batch_frame (c, &batch_cases[i]);
   for (int v = 0; v < 2; v++) {
     ClvVjDetector *d = detector (c, v ? CLV_VJ_VARIANT_SIMPLE :
-        CLV_VJ_VARIANT_UBER, extra);
+        CLV_VJ_VARIANT_UBER, NULL);
     for (guint m = v ? n : 1; m <= n; m++) {
       for (guint i = 0; i < n; i++)
         order[i] = i;
@@ -591,12 +572,6 @@ test_batch_with (const char *extra)
   }
   g_rand_free (rand);
   clv_cascade_free (c);
-}
-
-static void
-test_batches_match_reference (void)
-{
-  test_batch_with (NULL);
 }
 
 /* A cascade with tilted features: the tilted integrals of every frame of
@@ -812,7 +787,6 @@ main (int argc, char **argv)
   g_test_add_func ("/vj-gpu/batches-match-reference",
       test_batches_match_reference);
   g_test_add_func ("/vj-gpu/batch-tilted", test_batch_tilted);
-  g_test_add_func ("/vj-gpu/tiled-numbering", test_tiled_numbering);
   g_test_add_func ("/vj-gpu/service-streams", test_service_streams);
   g_test_add_func ("/vj-gpu/split-sums-only-when-exact",
       test_split_sums_only_when_exact);
