@@ -201,7 +201,9 @@ is_pow2 (int v)
 static gboolean
 check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
 {
-  const gsize local_bytes = (gsize) (t->wg + t->chunk) * 12 + t->wg * 8 + 64;
+  /* vj_detect_uber's queues A and B (12 bytes a window), reduction. */
+  const gsize local_bytes = (gsize) (t->wg + t->chunk) * 12
+      + (gsize) (2 * t->wg + t->chunk) * 12 + t->wg * 8 + 64;
   /* vj_rows' tile and scan buffer (uint2 each). */
   const gsize row_bytes = (gsize) t->row_wg * (ROW_PIX + 2) * 8 + 8;
 

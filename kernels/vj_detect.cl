@@ -4,9 +4,12 @@
  * vj_detect_uber is the seeds' load-balancing framework: one persistent
  * kernel over all scales; work-groups of one warp (VJ_WG work-items) take
  * chunks of VJ_CHUNK consecutive windows from a global atomic counter until
- * none remain (dynamic mapping); a window that passes the first
- * VJ_COOP_STAGE stages, evaluated one window per work-item, goes into a
- * queue in local memory; once the queue holds a window per work-item (or
+ * none remain (dynamic mapping); a window that passes stage 0, evaluated
+ * one window per work-item, goes into a first queue in local memory; once
+ * that holds a window per work-item, the work-items take its windows
+ * through stages 1 .. VJ_COOP_STAGE - 1 (so no work-item idles behind a
+ * window stage 0 rejected) and the survivors go into a second queue; once
+ * that holds a window per work-item (or
  * the work has run out) the whole group evaluates the remaining stages
  * VJ_COOP_WINDOWS windows at a time, each window's trees shared among
  * VJ_WG / VJ_COOP_WINDOWS work-items and summed by a local reduction, and
@@ -247,6 +250,8 @@ vj_detect_simple (CASCADE_ARGS, const int scale, const int layer_ofs,
 
 #define VJ_LANES (VJ_WG / VJ_COOP_WINDOWS)
 #define VJ_QUEUE (VJ_WG + VJ_CHUNK)
+/* Queue B holds fewer than VJ_WG windows before a round adds A's. */
+#define VJ_QUEUE_B (2 * VJ_WG + VJ_CHUNK)
 
 __kernel __attribute__ ((reqd_work_group_size (VJ_WG, 1, 1)))
 void
@@ -254,51 +259,82 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
     const int n_scales, const int total)
 {
   CASCADE_INIT;
-  __local int q_pos[VJ_QUEUE];  /* window corner in sbuf */
-  __local int q_win[VJ_QUEUE];  /* window number */
-  __local float q_vnf[VJ_QUEUE];
+  /* Queue A: windows that passed stage 0; queue B: those that passed
+   * stages 1 .. VJ_COOP_STAGE - 1 too, for the cooperative stages. */
+  __local int a_pos[VJ_QUEUE];  /* window corner in sbuf */
+  __local int a_win[VJ_QUEUE];  /* window number */
+  __local float a_vnf[VJ_QUEUE];
+  __local int q_pos[VJ_QUEUE_B];
+  __local int q_win[VJ_QUEUE_B];
+  __local float q_vnf[VJ_QUEUE_B];
   __local real_t red[VJ_WG];
-  __local int l_base, l_count, l_keep;
+  __local int l_base, l_a, l_count, l_keep;
   const int lid = get_local_id (0);
   const int coop = min (VJ_COOP_STAGE, n_stages);
+  /* Stage 0 on the raw windows (none if every stage is cooperative). */
+  const int first = min (1, coop);
   bool exhausted = false;
 #if VJ_STATIC
   int fetch = 0;
 #endif
 
   for (;;) {
-    /* Fill the local queue: early stages, one window per work-item. */
     if (lid == 0)
       l_count = 0;
-    while (!exhausted) {
+    barrier (CLK_LOCAL_MEM_FENCE);
+    while (!exhausted && l_count < VJ_WG) {
+      /* Fill queue A: stage 0, one raw window per work-item. */
+      if (lid == 0)
+        l_a = 0;
+      while (!exhausted) {
 #if VJ_STATIC
-      /* For comparison: chunks dealt round-robin, as a static schedule. */
-      if (lid == 0)
-        l_base = (fetch * (int) get_num_groups (0) + (int) get_group_id (0))
-            * VJ_CHUNK;
-      fetch++;
+        /* For comparison: chunks dealt round-robin, as a static schedule. */
+        if (lid == 0)
+          l_base = (fetch * (int) get_num_groups (0) +
+              (int) get_group_id (0)) * VJ_CHUNK;
+        fetch++;
 #else
-      if (lid == 0)
-        l_base = atomic_add (out + 1, (uint) VJ_CHUNK);
+        if (lid == 0)
+          l_base = atomic_add (out + 1, (uint) VJ_CHUNK);
 #endif
-      barrier (CLK_LOCAL_MEM_FENCE);
-      const int base = l_base;
-      if (base >= total) {
-        exhausted = true;
-        break;
-      }
-      for (int j = lid; j < VJ_CHUNK; j += VJ_WG) {
-        const int g = base + j;
-        int x, y;
-        float vnf;
-        if (g >= total)
+        barrier (CLK_LOCAL_MEM_FENCE);
+        const int base = l_base;
+        if (base >= total) {
+          exhausted = true;
           break;
-        const int s = decode_window (scales, n_scales, g, &x, &y);
-        const int pos = scales[s].layer_ofs + y * sbuf_w + x;
-        if (!window_norm (&c, sbuf + pos, &vnf)
-            || !stages_pass (&c, sbuf + pos, vnf, 0, coop))
+        }
+        for (int j = lid; j < VJ_CHUNK; j += VJ_WG) {
+          const int g = base + j;
+          int x, y;
+          float vnf;
+          if (g >= total)
+            break;
+          const int s = decode_window (scales, n_scales, g, &x, &y);
+          const int pos = scales[s].layer_ofs + y * sbuf_w + x;
+          if (!window_norm (&c, sbuf + pos, &vnf)
+              || !stages_pass (&c, sbuf + pos, vnf, 0, first))
+            continue;
+          const int k = atomic_inc (&l_a);
+          a_pos[k] = pos;
+          a_win[k] = g;
+          a_vnf[k] = vnf;
+        }
+        barrier (CLK_LOCAL_MEM_FENCE);
+        if (l_a >= VJ_WG)
+          break;
+      }
+      /* Stages 1 .. coop - 1, one of A's windows per work-item: every
+       * work-item holds a window that passed stage 0, so the warp no
+       * longer carries the windows stage 0 rejected through them. */
+      const int na = l_a;
+      for (int i = lid; i < na; i += VJ_WG) {
+        const int pos = a_pos[i], g = a_win[i];
+        const float vnf = a_vnf[i];
+        if (!stages_pass (&c, sbuf + pos, vnf, first, coop))
           continue;
         if (coop == n_stages) {
+          int x, y;
+          const int s = decode_window (scales, n_scales, g, &x, &y);
           if (not_skipped (&c, scales[s].layer_ofs, x, y, scales[s].ystep))
             emit (out, out_cap, s, x, y);
         } else {
@@ -309,8 +345,6 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
         }
       }
       barrier (CLK_LOCAL_MEM_FENCE);
-      if (l_count >= VJ_WG)
-        break;
     }
     int n = l_count;
     if (n == 0 && exhausted)
