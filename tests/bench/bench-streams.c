@@ -2,7 +2,7 @@
  *
  *   bench-streams --image FILE [--sizes 640x480,1920x1080] [--streams 1,4,16]
  *                 [--frames 150] [--device auto] [--batching on,off]
- *                 [--out FILE.json]
+ *                 [--video] [--out FILE.json]
  *
  * For each frame size and stream count N, runs N pipelines at once
  *   filesrc ! decodebin ! videoconvert ! videoscale ! GRAY8 WxH !
@@ -16,7 +16,9 @@
  * device"); the JSON records which device each pipeline got.  --batching
  * runs every case with cross-stream batching on (the default: frames of
  * all streams on a device share detection launches) and off (VJ_BATCH=0:
- * one detector per element), in the same process. */
+ * one detector per element), in the same process.  With --video the FILE is
+ * a video: every stream decodes and plays its first F frames (`identity
+ * eos-after` instead of imagefreeze), the decoding on the CPU included. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,14 +80,15 @@ wait_state (Stream * s)
 }
 
 static void
-stream_start (Stream * s, const char *image, int w, int h, int frames,
-    const char *device)
+stream_start (Stream * s, const char *image, gboolean video, int w, int h,
+    int frames, const char *device)
 {
   gchar *loc = g_strescape (image, NULL);
   gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
       "videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=%d,"
-      "height=%d ! imagefreeze num-buffers=%d ! vjfacedetect name=vj "
-      "device=%s ! fakesink sync=false", loc, w, h, frames + 1, device);
+      "height=%d ! %s=%d ! vjfacedetect name=vj device=%s ! fakesink "
+      "sync=false", loc, w, h, video ? "identity eos-after" :
+      "imagefreeze num-buffers", frames + 1, device);
   GError *error = NULL;
   GstElement *vj;
   GstPad *pad;
@@ -147,8 +150,8 @@ compare_doubles (const void *a, const void *b)
 
 /* One run of `n` streams; appends its JSON object to `json`. */
 static void
-run (GString * json, const char *image, int w, int h, int n, int frames,
-    const char *device, gboolean batching)
+run (GString * json, const char *image, gboolean video, int w, int h, int n,
+    int frames, const char *device, gboolean batching)
 {
   Stream *streams = g_new0 (Stream, n);
   GArray *all = g_array_new (FALSE, FALSE, sizeof (double));
@@ -157,7 +160,7 @@ run (GString * json, const char *image, int w, int h, int n, int frames,
   GString *devices = g_string_new (NULL);
 
   for (int i = 0; i < n; i++)
-    stream_start (&streams[i], image, w, h, frames, device);
+    stream_start (&streams[i], image, video, w, h, frames, device);
   for (int i = 0; i < n; i++) {
     g_mutex_lock (&streams[i].lock);
     streams[i].timing = TRUE;
@@ -221,6 +224,7 @@ main (int argc, char **argv)
   gchar *batching = g_strdup ("on");
   const char *tune = g_getenv ("CLVISION_TUNE");
   gint frames = 150;
+  gboolean video = FALSE;
   GOptionEntry entries[] = {
     {"image", 0, 0, G_OPTION_ARG_FILENAME, &image, "Picture every stream "
           "shows (any format GStreamer decodes)", "FILE"},
@@ -231,6 +235,8 @@ main (int argc, char **argv)
         "SPEC"},
     {"batching", 0, 0, G_OPTION_ARG_STRING, &batching, "Cross-stream "
           "batching, on and/or off", "on,off"},
+    {"video", 0, 0, G_OPTION_ARG_NONE, &video, "FILE is a video: play its "
+          "first frames instead of repeating one picture", NULL},
     {"out", 0, 0, G_OPTION_ARG_FILENAME, &out, "JSON results", "FILE"},
     {NULL}
   };
@@ -253,10 +259,11 @@ main (int argc, char **argv)
     g_error ("bench-streams: %s", error->message);
   bench_json_begin (json, dev, command);
   clv_device_unref (dev);
-  g_string_append_printf (json, ",\n  \"image\": \"%s\",\n  \"frames_per_"
-      "stream\": %d,\n  \"pipeline\": \"filesrc ! decodebin ! videoconvert ! "
-      "videoscale ! GRAY8 WxH ! imagefreeze ! vjfacedetect device=%s ! "
-      "fakesink sync=false\",\n  \"runs\": [", image, frames, device);
+  g_string_append_printf (json, ",\n  \"image\": \"%s\",\n  \"video\": %s,"
+      "\n  \"frames_per_stream\": %d,\n  \"pipeline\": \"filesrc ! decodebin ! "
+      "videoconvert ! videoscale ! GRAY8 WxH ! %s ! vjfacedetect device=%s ! "
+      "fakesink sync=false\",\n  \"runs\": [", image, video ? "true" : "false",
+      frames, video ? "identity eos-after" : "imagefreeze", device);
   size_list = g_strsplit (sizes, ",", -1);
   count_list = g_strsplit (counts, ",", -1);
   batch_list = g_strsplit (batching, ",", -1);
@@ -277,7 +284,7 @@ main (int argc, char **argv)
           g_error ("bench-streams: --batching takes on and off");
         g_setenv ("CLVISION_TUNE", t, TRUE);
         g_free (t);
-        run (json, image, w, h, n, frames, device, on);
+        run (json, image, video, w, h, n, frames, device, on);
       }
     }
   }

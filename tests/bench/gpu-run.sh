@@ -4,7 +4,7 @@
 # see docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
-#                          [recognise] [streams]
+#                          [recognise] [streams] [streams-video]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
@@ -66,6 +66,13 @@ for step in "$@"; do
         --sizes ${STREAM_SIZES:-640x480,1280x720,1920x1280} \
         --streams ${STREAM_COUNTS:-1,4,16,64} --batching on,off --frames 150 \
         --out "$out/bench-streams.json" ;;
+    streams-video)
+      # The same with a real video (franck.webm, decoded by every stream).
+      GST_PLUGIN_PATH_1_0=$PWD/$b/gst $b/tests/bench/bench-streams \
+        --image tests/data/cache/franck.webm --video \
+        --sizes ${STREAM_SIZES:-640x480,1280x720,1920x1080} \
+        --streams ${STREAM_COUNTS:-1,4,16,64} --batching on,off --frames 150 \
+        --out "$out/bench-streams-video.json" ;;
     recognise)
       # The demo's held-out recognition, whole videos (tests/data/cache).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst CLV_BUILD_DIR=$b \
