@@ -45,7 +45,7 @@ service_free (ClvBatchService * svc)
 
 ClvBatchService *
 clv_batch_service_get (const char *key, guint n_slots, guint max_batch,
-    ClvBatchSlotsNew slots_new, gpointer data, ClvBatchRunFunc run,
+    ClvBatchSlotNew slot_new, gpointer data, ClvBatchRunFunc run,
     GDestroyNotify slot_free, GError ** error)
 {
   ClvBatchService *svc;
@@ -70,10 +70,12 @@ clv_batch_service_get (const char *key, guint n_slots, guint max_batch,
   g_mutex_init (&svc->lock);
   g_cond_init (&svc->cond);
   g_queue_init (&svc->pending);
-  if (!slots_new (data, svc->slots, svc->n_slots, error)) {
-    service_free (svc);
-    svc = NULL;
-    goto out;
+  for (guint i = 0; i < svc->n_slots; i++) {
+    if ((svc->slots[i] = slot_new (data, error)) == NULL) {
+      service_free (svc);
+      svc = NULL;
+      goto out;
+    }
   }
   g_hash_table_insert (services, svc->key, svc);
 out:

@@ -23,17 +23,15 @@ typedef struct _ClvBatchService ClvBatchService;
 typedef gboolean (*ClvBatchRunFunc) (gpointer slot, gpointer * requests,
     guint n, GError ** error);
 
-/* Makes what a new service needs: fills slots[0..n_slots) (each freed
- * with `slot_free` later); FALSE with `error` set on failure (the slots
- * made so far are freed). */
-typedef gboolean (*ClvBatchSlotsNew) (gpointer data, gpointer * slots,
-    guint n_slots, GError ** error);
+/* Makes what one batch in flight needs (freed with `slot_free` later), or
+ * NULL with `error` set. */
+typedef gpointer (*ClvBatchSlotNew) (gpointer data, GError ** error);
 
 /* The service registered under `key` (a new reference), made on first use
- * with `n_slots` batches in flight, at most `max_batch` requests per
- * batch. */
+ * with `n_slots` batches in flight (slot_new called for each), at most
+ * `max_batch` requests per batch. */
 ClvBatchService *clv_batch_service_get (const char *key, guint n_slots,
-    guint max_batch, ClvBatchSlotsNew slots_new, gpointer data,
+    guint max_batch, ClvBatchSlotNew slot_new, gpointer data,
     ClvBatchRunFunc run, GDestroyNotify slot_free, GError ** error);
 void clv_batch_service_unref (ClvBatchService * svc);
 

@@ -12,17 +12,12 @@ typedef struct
   const ClvEigenModel *model;
 } Model;
 
-static gboolean
-recognisers_new (gpointer data, gpointer * slots, guint n, GError ** error)
+static gpointer
+recogniser_new (gpointer data, GError ** error)
 {
   Model *m = data;
 
-  for (guint i = 0; i < n; i++) {
-    slots[i] = clv_eigen_recogniser_new (m->dev, m->model, error);
-    if (slots[i] == NULL)
-      return FALSE;
-  }
-  return TRUE;
+  return clv_eigen_recogniser_new (m->dev, m->model, error);
 }
 
 static gboolean
@@ -71,7 +66,7 @@ clv_eigen_service_get (ClvDevice * dev, const ClvEigenModel * model,
   ClvBatchService *svc = clv_batch_service_get (key,
       (guint) CLAMP (clv_tune_int ("EIG_BATCH_INFLIGHT", DEFAULT_INFLIGHT), 1,
           8), (guint) CLAMP (clv_tune_int ("EIG_MAX_BATCH",
-              DEFAULT_MAX_BATCH), 1, 4096), recognisers_new, &m,
+              DEFAULT_MAX_BATCH), 1, 4096), recogniser_new, &m,
       recognise_batch, (GDestroyNotify) clv_eigen_recogniser_free, error);
 
   g_free (key);

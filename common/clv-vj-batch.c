@@ -12,17 +12,12 @@ typedef struct
   const ClvCascade *cascade;
 } Model;
 
-static gboolean
-detectors_new (gpointer data, gpointer * slots, guint n, GError ** error)
+static gpointer
+detector_new (gpointer data, GError ** error)
 {
   Model *m = data;
 
-  for (guint i = 0; i < n; i++) {
-    slots[i] = clv_vj_detector_new (m->dev, m->cascade, NULL, error);
-    if (slots[i] == NULL)
-      return FALSE;
-  }
-  return TRUE;
+  return clv_vj_detector_new (m->dev, m->cascade, NULL, error);
 }
 
 static gboolean
@@ -52,7 +47,7 @@ clv_vj_service_get (ClvDevice * dev, const ClvCascade * cascade,
   ClvBatchService *svc = clv_batch_service_get (key,
       (guint) CLAMP (clv_tune_int ("VJ_BATCH_INFLIGHT", DEFAULT_INFLIGHT), 1,
           8), (guint) CLAMP (clv_tune_int ("VJ_MAX_BATCH", DEFAULT_MAX_BATCH),
-          1, 4096), detectors_new, &m, detect_batch,
+          1, 4096), detector_new, &m, detect_batch,
       (GDestroyNotify) clv_vj_detector_free, error);
 
   g_free (key);

@@ -96,11 +96,10 @@ struct _ClvVjDetector
 
   GPtrArray *geometries;        /* ClvVjGeometry, most recent last */
 
-  /* The last batch: its frames' geometries, bands stacked at band_y[] in
-   * one buffer `sbuf_w` wide, planes `plane` values apart. */
+  /* The last batch: its frames' geometries, bands stacked in one buffer
+   * `sbuf_w` wide, planes `plane` values apart. */
   guint n_frames;
   ClvVjGeometry **frame_geo;
-  int *band_y;
   int sbuf_w, plane, sq_ofs, tilt_ofs;
   int nodes_w, nodes_plane;     /* what nodes_mem is laid out for */
   cl_mem nodes_mem;
@@ -362,7 +361,6 @@ clv_vj_detector_free (ClvVjDetector * d)
     return;
   g_ptr_array_unref (d->geometries);
   g_free (d->frame_geo);
-  g_free (d->band_y);
   g_array_unref (d->batch_levels);
   g_ptr_array_unref (d->levels_mem);
   g_array_unref (d->levels_mem_bytes);
@@ -670,9 +668,7 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   }
 
   g_free (d->frame_geo);
-  g_free (d->band_y);
   d->frame_geo = g_memdup2 (geo, sizeof (ClvVjGeometry *) * n);
-  d->band_y = g_new (int, n);
   d->n_frames = n;
   g_array_set_size (d->batch_levels, 0);
   g_array_set_size (d->batch_win, 0);
@@ -685,7 +681,6 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   }
   for (guint i = 0, windows = 0; i < n; i++) {
     const ClvVjGeometry *g = geo[i];
-    d->band_y[i] = y;
     /* Band-relative offsets y' * band_w + x become batch ones. */
     for (int l = 0; l < g->n_levels; l++) {
       ClvVjLevel lv = g->levels[l];
