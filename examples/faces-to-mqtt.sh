@@ -8,8 +8,7 @@
 #                             [--frames N] [--out FILE] [--json FILE] [VIDEO]
 #
 # VIDEO defaults to the test video (tests/fetch-data.sh); --frames (default
-# 60) is how many of its first frames are sent (identity eos-after: behind
-# decodebin one more frame may slip through); --out keeps the messages the
+# 60) is how many of its first frames are sent; --out keeps the messages the
 # subscriber received, --json what roiexport sent (both JSON Lines).  Installs what is missing and builds, as demo.sh does, unless
 # CLV_SKIP_SETUP=1 (the tests set it, with GST_PLUGIN_PATH_1_0 already set).
 set -euo pipefail
@@ -99,8 +98,11 @@ show=$!
 sent=${sent:-$tmp/sent.jsonl}
 
 echo "Publishing the faces of $frames frames of $video to mqtt://$broker/$topic"
-gst-launch-1.0 -q filesrc location="$video" ! decodebin ! videoconvert ! \
-  identity eos-after=$((frames + 1)) ! vjfacedetect min-size=80x80 ! \
+# The first frames are cut before decoding: identity eos-after (GStreamer
+# 1.22) lets everything through once a buffer comes after its EOS, as one
+# can from decodebin's queue; parsebin's demuxer stops at the EOS.
+gst-launch-1.0 -q filesrc location="$video" ! parsebin ! \
+  identity eos-after=$((frames + 1)) ! decodebin ! videoconvert ! vjfacedetect min-size=80x80 ! \
   roiexport mqtt-broker="$broker" mqtt-topic="$topic" source-name=faces-to-mqtt \
     location="$sent" ! fakesink
 # roiexport's EOS waited until the broker took every record: the subscriber

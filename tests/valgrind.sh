@@ -40,8 +40,8 @@ run () {
 }
 
 status=0
-run faces "filesrc location=tests/data/cache/franck.webm ! decodebin ! \
-  videoconvert ! video/x-raw,format=I420 ! identity eos-after=8 ! \
+run faces "filesrc location=tests/data/cache/franck.webm ! parsebin ! \
+  identity eos-after=9 ! decodebin ! videoconvert ! video/x-raw,format=I420 ! \
   vjfacedetect ! eigenrecognise model=$tmp/model.yml $overlay ! fakesink" || status=1
 run sar "videotestsrc pattern=snow num-buffers=20 ! \
   video/x-raw,format=GRAY16_LE,width=320,height=240 ! clupload ! \

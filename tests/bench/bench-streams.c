@@ -17,8 +17,9 @@
  * runs every case with cross-stream batching on (the default: frames of
  * all streams on a device share detection launches) and off (VJ_BATCH=0:
  * one detector per element), in the same process.  With --video the FILE is
- * a video: every stream decodes and plays its first F frames (`identity
- * eos-after` instead of imagefreeze), the decoding on the CPU included. */
+ * a video: every stream decodes and plays its first F frames (cut by
+ * `identity eos-after` before decodebin, where the demuxer stops at its EOS),
+ * the decoding on the CPU included. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,11 +85,12 @@ stream_start (Stream * s, const char *image, gboolean video, int w, int h,
     int frames, const char *device)
 {
   gchar *loc = g_strescape (image, NULL);
-  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-      "videoconvert ! videoscale ! video/x-raw,format=GRAY8,width=%d,"
-      "height=%d ! %s=%d ! vjfacedetect name=vj device=%s ! fakesink "
-      "sync=false", loc, w, h, video ? "identity eos-after" :
-      "imagefreeze num-buffers", frames + 1, device);
+  gchar *cut = g_strdup_printf (video ? "parsebin ! identity eos-after=%d ! "
+      "decodebin ! videoconvert ! videoscale" : "decodebin ! videoconvert ! "
+      "videoscale ! imagefreeze num-buffers=%d", frames + 1);
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! %s ! "
+      "video/x-raw,format=GRAY8,width=%d,height=%d ! vjfacedetect name=vj "
+      "device=%s ! fakesink sync=false", loc, cut, w, h, device);
   GError *error = NULL;
   GstElement *vj;
   GstPad *pad;
@@ -100,6 +102,7 @@ stream_start (Stream * s, const char *image, gboolean video, int w, int h,
     g_error ("bench-streams: %s: %s", desc, error ? error->message : "?");
   g_free (desc);
   g_free (loc);
+  g_free (cut);
   g_mutex_init (&s->lock);
   g_queue_init (&s->entered);
   s->latency_us = g_array_new (FALSE, FALSE, sizeof (double));
@@ -260,10 +263,11 @@ main (int argc, char **argv)
   bench_json_begin (json, dev, command);
   clv_device_unref (dev);
   g_string_append_printf (json, ",\n  \"image\": \"%s\",\n  \"video\": %s,"
-      "\n  \"frames_per_stream\": %d,\n  \"pipeline\": \"filesrc ! decodebin ! "
-      "videoconvert ! videoscale ! GRAY8 WxH ! %s ! vjfacedetect device=%s ! "
-      "fakesink sync=false\",\n  \"runs\": [", image, video ? "true" : "false",
-      frames, video ? "identity eos-after" : "imagefreeze", device);
+      "\n  \"frames_per_stream\": %d,\n  \"pipeline\": \"filesrc ! %s ! "
+      "GRAY8 WxH ! vjfacedetect device=%s ! fakesink sync=false\",\n"
+      "  \"runs\": [", image, video ? "true" : "false", frames, video ?
+      "parsebin ! identity eos-after ! decodebin ! videoconvert ! videoscale" :
+      "decodebin ! videoconvert ! videoscale ! imagefreeze", device);
   size_list = g_strsplit (sizes, ",", -1);
   count_list = g_strsplit (counts, ",", -1);
   batch_list = g_strsplit (batching, ",", -1);
