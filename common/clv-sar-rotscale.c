@@ -145,7 +145,6 @@ struct _ClvRotscale
   cl_kernel kernel;
   size_t local[2];
   int per_item;                 /* output pixels per work-item along x */
-  int tile;                     /* local pixels for a group's input, or 0 */
 };
 
 ClvRotscale *
@@ -168,19 +167,12 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
       simd > 1 ? 32 : 1);
   rs->per_item = (int) CLAMP (clv_device_tune_int (dev, "SAR_RS_X",
           simd > 1 ? 4 : 1), 1, 16);
-  /* GPUs stage each group's input rectangle in local memory (a 32x32 tile
-   * at 30 degrees, x1.5 reads about 31x31 pixels), where the gathers of a
-   * rotation cost less than in the cache; CPUs read the cache directly. */
-  rs->tile = (int) clv_device_tune_int (dev, "SAR_RS_TILE",
-      simd > 1 ? 4096 : 0);
   if (rs->local[0] < 1 || rs->local[1] < 1 || rs->local[0] > 4096
       || rs->local[1] > 4096
-      || rs->local[0] * rs->local[1] > dev->max_work_group_size
-      || rs->tile < 0 || (guint64) rs->tile * bpp > dev->local_mem_size / 2)
+      || rs->local[0] * rs->local[1] > dev->max_work_group_size)
     goto bad_tuning;
-  opts = g_strdup_printf ("-DPIX_BYTES=%d -DBILINEAR=%d -DRS_X=%d "
-      "-DRS_TILE=%d", bpp, interp == CLV_INTERP_BILINEAR, rs->per_item,
-      rs->tile);
+  opts = g_strdup_printf ("-DPIX_BYTES=%d -DBILINEAR=%d -DRS_X=%d", bpp,
+      interp == CLV_INTERP_BILINEAR, rs->per_item);
   prog = clv_device_get_program (dev, "sar_rotscale", opts, error);
   g_free (opts);
   if (prog == NULL)
@@ -194,9 +186,8 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
 bad_tuning:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "CLVISION_TUNE for "
       "sarrotscale out of range: SAR_RS_WG_X=%zu x SAR_RS_WG_Y=%zu must be "
-      "a work-group of 1..%zu work-items, SAR_RS_TILE=%d at most %"
-      G_GUINT64_FORMAT " pixels", rs->local[0], rs->local[1],
-      dev->max_work_group_size, rs->tile, dev->local_mem_size / 2 / bpp);
+      "a work-group of 1..%zu work-items", rs->local[0], rs->local[1],
+      dev->max_work_group_size);
 fail:
   clv_rotscale_free (rs);
   return NULL;

@@ -146,23 +146,6 @@ store_bytes (const ucharv v, __global uchar * p, const int x, const int width,
     p[x + i] = t[i];
 }
 
-/* Row r of a band in pass 1: its Q_K vectors feed the column accumulators
- * and the work-item's row sum (in local memory, row r). */
-inline void
-sum_row (const __global pix_t * row, const int x0, const int width,
-    const int aligned, uintv * col, __local uint * rsum, const int r,
-    const int lid)
-{
-  uintv rs = 0;
-#pragma unroll
-  for (int k = 0; k < Q_K; k++) {
-    const uintv v = load_pixels (row, x0 + k * Q_WG * Q_VEC, width, aligned);
-    col[k] += v;
-    rs += v;
-  }
-  rsum[r * (Q_WG + 1) + lid] = HSUM (rs);
-}
-
 /* Pass 1: rowpart[y][group] and colpart[band][x]: a work-group takes Q_BAND
  * rows of Q_WG * Q_K * Q_VEC columns; its row partials are added up in local
  * memory so that pass 2 reads few, contiguous ones.  `aligned`: the source's
@@ -181,18 +164,18 @@ sar_quantize_sums (const __global pix_t * src, const uint src_offset,
 
   for (int k = 0; k < Q_K; k++)
     col[k] = 0;
-  src += src_offset + (size_t) y0 * src_stride;
-  if (y1 - y0 == Q_BAND) {
-    /* A whole band: a constant trip count, so that the compiler can issue
-     * the band's loads together instead of one row's at a time. */
+  src += src_offset;
+  for (int y = y0; y < y1; y++) {
+    const __global pix_t *row = src + (size_t) y * src_stride;
+    uintv rs = 0;
 #pragma unroll
-    for (int r = 0; r < Q_BAND; r++)
-      sum_row (src + (size_t) r * src_stride, x0, width, aligned, col, rsum,
-          r, lid);
-  } else {
-    for (int r = 0; r < y1 - y0; r++)
-      sum_row (src + (size_t) r * src_stride, x0, width, aligned, col, rsum,
-          r, lid);
+    for (int k = 0; k < Q_K; k++) {
+      const uintv v = load_pixels (row, x0 + k * Q_WG * Q_VEC, width,
+          aligned);
+      col[k] += v;
+      rs += v;
+    }
+    rsum[(y - y0) * (Q_WG + 1) + lid] = HSUM (rs);
   }
   colpart += (size_t) band * width;
   for (int k = 0; k < Q_K; k++)
