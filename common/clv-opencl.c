@@ -511,6 +511,8 @@ device_free (ClvDevice * dev)
     g_hash_table_unref (dev->programs);
   if (dev->tuned)
     g_hash_table_unref (dev->tuned);
+  if (dev->busy)
+    g_array_unref (dev->busy);
   if (dev->queue)
     clReleaseCommandQueue (dev->queue);
   if (dev->transfer_queue)
@@ -1151,6 +1153,87 @@ clv_buffer_new_with_data (ClvDevice * dev, cl_mem_flags flags,
 out:
   g_free (copy);
   return m;
+}
+
+void
+clv_device_busy_start (ClvDevice * dev)
+{
+  g_mutex_lock (&dev->lock);
+  if (dev->busy)
+    g_array_set_size (dev->busy, 0);
+  else
+    dev->busy = g_array_new (FALSE, FALSE, sizeof (ClvSpan));
+  g_mutex_unlock (&dev->lock);
+}
+
+void
+clv_device_busy_note (ClvDevice * dev, GPtrArray * events)
+{
+  g_mutex_lock (&dev->lock);
+  for (guint i = 0; dev->busy && i < events->len; i++) {
+    ClvSpan s;
+
+    if (clGetEventProfilingInfo (events->pdata[i], CL_PROFILING_COMMAND_START,
+            sizeof (s.start), &s.start, NULL) == CL_SUCCESS
+        && clGetEventProfilingInfo (events->pdata[i],
+            CL_PROFILING_COMMAND_END, sizeof (s.end), &s.end,
+            NULL) == CL_SUCCESS && s.end >= s.start)
+      g_array_append_val (dev->busy, s);
+  }
+  g_mutex_unlock (&dev->lock);
+}
+
+double
+clv_device_busy_stop (ClvDevice * dev, double *span_seconds)
+{
+  GArray *spans;
+  double fraction;
+
+  g_mutex_lock (&dev->lock);
+  spans = dev->busy;
+  dev->busy = NULL;
+  g_mutex_unlock (&dev->lock);
+  if (spans == NULL) {
+    *span_seconds = 0;
+    return 0;
+  }
+  fraction = clv_spans_busy_fraction ((ClvSpan *) spans->data, spans->len,
+      span_seconds);
+  g_array_unref (spans);
+  return fraction;
+}
+
+static int
+compare_span_starts (const void *a, const void *b)
+{
+  const cl_ulong x = ((const ClvSpan *) a)->start;
+  const cl_ulong y = ((const ClvSpan *) b)->start;
+
+  return (x > y) - (x < y);
+}
+
+double
+clv_spans_busy_fraction (ClvSpan * spans, guint n, double *span_seconds)
+{
+  cl_ulong busy = 0, first, start, end;
+
+  *span_seconds = 0;
+  if (n == 0)
+    return 0;
+  qsort (spans, n, sizeof (ClvSpan), compare_span_starts);
+  /* Sorted by start: [start, end] grows while the next span overlaps it. */
+  first = start = spans[0].start;
+  end = spans[0].end;
+  for (guint i = 1; i < n; i++) {
+    if (spans[i].start > end) {
+      busy += end - start;
+      start = spans[i].start;
+    }
+    end = MAX (end, spans[i].end);
+  }
+  busy += end - start;
+  *span_seconds = (end - first) * 1e-9;
+  return end > first ? (double) busy / (end - first) : 0;
 }
 
 double

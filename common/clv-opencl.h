@@ -88,6 +88,7 @@ struct _ClvDevice
   GMutex lock;
   GHashTable *programs;         /* "name\noptions" -> cl_program */
   GHashTable *tuned;            /* "MACRO" -> value, from the tuning file */
+  GArray *busy;                 /* ClvSpan of kernels, while recording */
 };
 
 /* Whether one buffer of `size` bytes fits the device's
@@ -242,6 +243,30 @@ clv_round_up (gsize n, gsize m)
 {
   return (n + m - 1) / m * m;
 }
+
+/* An interval of device time, in the device's profiling nanoseconds. */
+typedef struct
+{
+  cl_ulong start, end;
+} ClvSpan;
+
+/* How busy the device is (the benchmarks' busy fraction): between
+ * clv_device_busy_start() and clv_device_busy_stop(), the detectors note
+ * the device time of the kernels they ran (clv_device_busy_note(), with
+ * finished events of the profiling queue).  clv_device_busy_stop() returns
+ * the fraction of the span, from the first kernel's start to the last one's
+ * end, during which at least one of them ran, and the span in seconds (0
+ * and 0 if none ran).  Uploads on the transfer queue are not counted. */
+CLV_API
+void clv_device_busy_start (ClvDevice * dev);
+CLV_API
+void clv_device_busy_note (ClvDevice * dev, GPtrArray * events);
+CLV_API
+double clv_device_busy_stop (ClvDevice * dev, double *span_seconds);
+/* The same for `n` spans in any order, overlapping or not (sorts them). */
+CLV_API
+double clv_spans_busy_fraction (ClvSpan * spans, guint n,
+    double *span_seconds);
 
 /* Seconds a finished event spent executing (needs the profiling queue). */
 CLV_API

@@ -1071,6 +1071,8 @@ clv_vj_detector_candidates_batch (ClvVjDetector * d, ClvVjFrame * frames,
     w = MAX (w, g->band_w);
   }
   ok = m == 0 || run_batch (d, fr, geo, m, error);
+  if (ok)                       /* the batches have been read back */
+    clv_device_busy_note (d->dev, d->events);
 out:
   g_free (geo);
   g_free (fr);

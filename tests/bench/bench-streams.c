@@ -1,7 +1,7 @@
 /* bench-streams: many concurrent face-detection streams in one process.
  *
  *   bench-streams --image FILE [--sizes 640x480,1920x1080] [--streams 1,4,16]
- *                 [--frames 150] [--device auto] [--batching on,off]
+ *                 [--frames 150] [--devices auto,first] [--batching on,off]
  *                 [--video] [--out FILE.json]
  *
  * For each frame size and stream count N, runs N pipelines at once
@@ -11,9 +11,14 @@
  * (kernels built, first frame analysed), then lets them run as fast as they
  * can and reports the aggregate frames/s over the N streams and the latency
  * of vjfacedetect per frame (time from its sink pad to its source pad),
- * p50 and p99 over every frame of every stream.  With --device auto and
- * several GPUs the pipelines spread over them (README "Choosing the OpenCL
- * device"); the JSON records which device each pipeline got.  --batching
+ * p50 and p99 over every frame of every stream, and each device's busy
+ * fraction: the share of the run's device time (first kernel start to last
+ * kernel end) during which a detection kernel ran, from the profiling events
+ * (clv_device_busy_start()).  --devices runs every case with each
+ * vjfacedetect device setting given: with several GPUs, "auto" spreads the
+ * pipelines over them (README "Choosing the OpenCL device") and "first" puts
+ * them all on the first, so "--devices first,auto" measures the gain of
+ * spreading; the JSON records which device each pipeline got.  --batching
  * runs every case with cross-stream batching on (the default: frames of
  * all streams on a device share detection launches) and off (VJ_BATCH=0:
  * one detector per element), in the same process.  With --video the FILE is
@@ -36,8 +41,7 @@ typedef struct
   GArray *latency_us;           /* of the frames while timing */
   gint64 frames;                /* leaving vjfacedetect while timing */
   gboolean timing;
-  guint device_index;
-  guint platform_index;
+  ClvDevice *dev;                /* the one its context names */
 } Stream;
 
 static GstPadProbeReturn
@@ -124,9 +128,8 @@ stream_start (Stream * s, const char *image, gboolean video, int w, int h,
 
     gst_message_parse_have_context (msg, &context);
     if ((dev = gst_clv_context_get_device (context))) {
-      s->platform_index = dev->platform_index;
-      s->device_index = dev->device_index;
-      clv_device_unref (dev);
+      g_clear_pointer (&s->dev, clv_device_unref);
+      s->dev = dev;
     }
     gst_context_unref (context);
     gst_message_unref (msg);
@@ -141,6 +144,7 @@ stream_free (Stream * s)
   gst_object_unref (s->pipeline);
   g_queue_clear_full (&s->entered, g_free);
   g_array_unref (s->latency_us);
+  g_clear_pointer (&s->dev, clv_device_unref);
   g_mutex_clear (&s->lock);
 }
 
@@ -160,7 +164,8 @@ run (GString * json, const char *image, gboolean video, int w, int h, int n,
   GArray *all = g_array_new (FALSE, FALSE, sizeof (double));
   gint64 t0, t1, total = 0;
   double seconds;
-  GString *devices = g_string_new (NULL);
+  GString *devices = g_string_new (NULL), *busy = g_string_new (NULL);
+  GPtrArray *used = g_ptr_array_new ();   /* distinct devices, borrowed */
 
   for (int i = 0; i < n; i++)
     stream_start (&streams[i], image, video, w, h, frames, device);
@@ -168,6 +173,12 @@ run (GString * json, const char *image, gboolean video, int w, int h, int n,
     g_mutex_lock (&streams[i].lock);
     streams[i].timing = TRUE;
     g_mutex_unlock (&streams[i].lock);
+    if (streams[i].dev == NULL)
+      g_error ("bench-streams: stream %d posted no OpenCL context", i);
+    if (!g_ptr_array_find (used, streams[i].dev, NULL)) {
+      g_ptr_array_add (used, streams[i].dev);
+      clv_device_busy_start (streams[i].dev);
+    }
   }
   t0 = g_get_monotonic_time ();
   for (int i = 0; i < n; i++)
@@ -187,12 +198,19 @@ run (GString * json, const char *image, gboolean video, int w, int h, int n,
   }
   t1 = g_get_monotonic_time ();
   seconds = (t1 - t0) / 1e6;
+  for (guint i = 0; i < used->len; i++) {
+    ClvDevice *dev = used->pdata[i];
+    double span, fraction = clv_device_busy_stop (dev, &span);
+
+    g_string_append_printf (busy, "%s\"%u:%u\": %.3f", i ? ", " : "",
+        dev->platform_index, dev->device_index, fraction);
+  }
   for (int i = 0; i < n; i++) {
     total += streams[i].frames;
     g_array_append_vals (all, streams[i].latency_us->data,
         streams[i].latency_us->len);
     g_string_append_printf (devices, "%s\"%u:%u\"", i ? ", " : "",
-        streams[i].platform_index, streams[i].device_index);
+        streams[i].dev->platform_index, streams[i].dev->device_index);
   }
   qsort (all->data, all->len, sizeof (double), compare_doubles);
   {
@@ -201,28 +219,32 @@ run (GString * json, const char *image, gboolean video, int w, int h, int n,
         MIN (all->len - 1, (guint) (all->len * 0.99))) : 0;
 
     g_string_append_printf (json, "%s\n    {\"width\": %d, \"height\": %d, "
-        "\"streams\": %d, \"batching\": %s, \"frames\": %" G_GINT64_FORMAT
-        ", \"seconds\": %.3f, "
+        "\"streams\": %d, \"device\": \"%s\", \"batching\": %s, "
+        "\"frames\": %" G_GINT64_FORMAT ", \"seconds\": %.3f, "
         "\"fps\": %.1f, \"latency_ms_p50\": %.3f, \"latency_ms_p99\": %.3f, "
-        "\"devices\": [%s]}", json->str[json->len - 1] == '[' ? "" : ",",
-        w, h, n, batching ? "true" : "false", total, seconds, total / seconds,
-        p50 / 1000, p99 / 1000, devices->str);
-    g_printerr ("%dx%d %3d streams, batching %-3s: %8.1f frames/s, latency "
-        "p50 %.2f ms, p99 %.2f ms\n", w, h, n, batching ? "on" : "off",
-        total / seconds, p50 / 1000, p99 / 1000);
+        "\"busy\": {%s}, \"devices\": [%s]}",
+        json->str[json->len - 1] == '[' ? "" : ",", w, h, n, device,
+        batching ? "true" : "false", total, seconds, total / seconds,
+        p50 / 1000, p99 / 1000, busy->str, devices->str);
+    g_printerr ("%dx%d %3d streams, device %s, batching %-3s: %8.1f frames/s, "
+        "latency p50 %.2f ms, p99 %.2f ms, busy %s\n", w, h, n, device,
+        batching ? "on" : "off", total / seconds, p50 / 1000, p99 / 1000,
+        busy->str);
   }
   for (int i = 0; i < n; i++)
     stream_free (&streams[i]);
   g_free (streams);
   g_array_unref (all);
+  g_ptr_array_unref (used);
   g_string_free (devices, TRUE);
+  g_string_free (busy, TRUE);
 }
 
 int
 main (int argc, char **argv)
 {
   gchar *image = NULL, *sizes = g_strdup ("640x480,1920x1080");
-  gchar *counts = g_strdup ("1,4,16"), *device = g_strdup ("auto");
+  gchar *counts = g_strdup ("1,4,16"), *device_specs = g_strdup ("auto");
   gchar *out = NULL, *command = g_strjoinv (" ", argv);
   gchar *batching = g_strdup ("on");
   const char *tune = g_getenv ("CLVISION_TUNE");
@@ -234,8 +256,8 @@ main (int argc, char **argv)
     {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes, "Frame sizes", "WxH,..."},
     {"streams", 0, 0, G_OPTION_ARG_STRING, &counts, "Stream counts", "N,..."},
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames per stream", "F"},
-    {"device", 0, 0, G_OPTION_ARG_STRING, &device, "vjfacedetect's device",
-        "SPEC"},
+    {"devices", 0, 0, G_OPTION_ARG_STRING, &device_specs, "vjfacedetect's "
+          "device settings, each case run with each", "SPEC,..."},
     {"batching", 0, 0, G_OPTION_ARG_STRING, &batching, "Cross-stream "
           "batching, on and/or off", "on,off"},
     {"video", 0, 0, G_OPTION_ARG_NONE, &video, "FILE is a video: play its "
@@ -246,7 +268,7 @@ main (int argc, char **argv)
   GOptionContext *ctx = g_option_context_new ("- concurrent detection "
       "streams");
   GError *error = NULL;
-  gchar **size_list, **count_list, **batch_list;
+  gchar **size_list, **count_list, **batch_list, **device_list;
   GString *json = g_string_new (NULL);
   ClvDevice *dev;
 
@@ -257,17 +279,19 @@ main (int argc, char **argv)
         "--image FILE is needed, --frames at least 1");
   g_option_context_free (ctx);
   gst_init (NULL, NULL);
-  dev = clv_device_open (device, &error);
+  device_list = g_strsplit (device_specs, ",", -1);
+  /* The JSON's device: the first setting's. */
+  dev = clv_device_open (device_list[0], &error);
   if (dev == NULL)
     g_error ("bench-streams: %s", error->message);
   bench_json_begin (json, dev, command);
   clv_device_unref (dev);
   g_string_append_printf (json, ",\n  \"image\": \"%s\",\n  \"video\": %s,"
       "\n  \"frames_per_stream\": %d,\n  \"pipeline\": \"filesrc ! %s ! "
-      "GRAY8 WxH ! vjfacedetect device=%s ! fakesink sync=false\",\n"
+      "GRAY8 WxH ! vjfacedetect device=D ! fakesink sync=false\",\n"
       "  \"runs\": [", image, video ? "true" : "false", frames, video ?
       "parsebin ! identity eos-after ! decodebin ! videoconvert ! videoscale" :
-      "decodebin ! videoconvert ! videoscale ! imagefreeze", device);
+      "decodebin ! videoconvert ! videoscale ! imagefreeze");
   size_list = g_strsplit (sizes, ",", -1);
   count_list = g_strsplit (counts, ",", -1);
   batch_list = g_strsplit (batching, ",", -1);
@@ -279,17 +303,18 @@ main (int argc, char **argv)
       int n = atoi (count_list[c]);
       if (n < 1)
         g_error ("bench-streams: bad stream count %s", count_list[c]);
-      for (int b = 0; batch_list[b]; b++) {
-        gboolean on = g_str_equal (batch_list[b], "on");
-        /* vjfacedetect reads VJ_BATCH when it starts. */
-        gchar *t = g_strdup_printf ("%s%sVJ_BATCH=%d", tune ? tune : "",
-            tune && *tune ? "," : "", on);
-        if (!on && !g_str_equal (batch_list[b], "off"))
-          g_error ("bench-streams: --batching takes on and off");
-        g_setenv ("CLVISION_TUNE", t, TRUE);
-        g_free (t);
-        run (json, image, video, w, h, n, frames, device, on);
-      }
+      for (int d = 0; device_list[d]; d++)
+        for (int b = 0; batch_list[b]; b++) {
+          gboolean on = g_str_equal (batch_list[b], "on");
+          /* vjfacedetect reads VJ_BATCH when it starts. */
+          gchar *t = g_strdup_printf ("%s%sVJ_BATCH=%d", tune ? tune : "",
+              tune && *tune ? "," : "", on);
+          if (!on && !g_str_equal (batch_list[b], "off"))
+            g_error ("bench-streams: --batching takes on and off");
+          g_setenv ("CLVISION_TUNE", t, TRUE);
+          g_free (t);
+          run (json, image, video, w, h, n, frames, device_list[d], on);
+        }
     }
   }
   g_string_append (json, "\n  ]\n}\n");
@@ -300,12 +325,13 @@ main (int argc, char **argv)
   g_strfreev (size_list);
   g_strfreev (count_list);
   g_strfreev (batch_list);
+  g_strfreev (device_list);
   g_free (batching);
   g_string_free (json, TRUE);
   g_free (image);
   g_free (sizes);
   g_free (counts);
-  g_free (device);
+  g_free (device_specs);
   g_free (out);
   g_free (command);
   return 0;

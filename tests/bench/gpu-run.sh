@@ -60,19 +60,20 @@ for step in "$@"; do
     streams)
       # Concurrent detection streams (issue 10's measurement): a real
       # photograph at three sizes, 1 to 64 pipelines in one process, with
-      # cross-stream batching on and off.
+      # cross-stream batching on and off (STREAM_DEVICES=first,auto on a
+      # machine of several GPUs: all on one against spread).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst $b/tests/bench/bench-streams \
         --image tests/data/cache/astronaut.png \
         --sizes ${STREAM_SIZES:-640x480,1280x720,1920x1280} \
         --streams ${STREAM_COUNTS:-1,4,16,64} --batching on,off --frames 150 \
-        --out "$out/bench-streams.json" ;;
+        --devices ${STREAM_DEVICES:-auto} --out "$out/bench-streams.json" ;;
     streams-video)
       # The same with a real video (franck.webm, decoded by every stream).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst $b/tests/bench/bench-streams \
         --image tests/data/cache/franck.webm --video \
         --sizes ${STREAM_SIZES:-640x480,1280x720,1920x1080} \
         --streams ${STREAM_COUNTS:-1,4,16,64} --batching on,off --frames 150 \
-        --out "$out/bench-streams-video.json" ;;
+        --devices ${STREAM_DEVICES:-auto} --out "$out/bench-streams-video.json" ;;
     recognise)
       # The demo's held-out recognition, whole videos (tests/data/cache).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst CLV_BUILD_DIR=$b \

@@ -619,20 +619,36 @@ profiling events.
         self.w(f"`{s.get('command', '?')}` on {s.get('device', '?')} (driver "
                f"{s.get('driver', '?')}), `{self.streams_path}`: N pipelines of "
                "one photograph in one process, all frames/s of all streams, "
-               "with cross-stream batching on and off (`VJ_BATCH`).  The table "
-               "with latencies is in the hand-written part below.\n")
-        series = []
+               "with cross-stream batching on and off (`VJ_BATCH`); busy: the "
+               "share of the run's device time in which a detection kernel "
+               "ran (profiling events).\n")
+        series, rows = [], []
         sizes = sorted({(r["width"], r["height"]) for r in s["runs"]})
+        devices = sorted({r.get("device", "auto") for r in s["runs"]})
         for w, h in sizes:
-            for on in (True, False):
-                runs = sorted((r for r in s["runs"] if (r["width"], r["height"])
-                               == (w, h) and r.get("batching", True) == on),
-                              key=lambda r: r["streams"])
-                series.append((f"{w}x{h} batching {'on' if on else 'off'}",
-                               [r["streams"] for r in runs],
-                               [r["fps"] for r in runs]))
+            for dev in devices:
+                for on in (True, False):
+                    runs = sorted((r for r in s["runs"]
+                                   if (r["width"], r["height"]) == (w, h)
+                                   and r.get("device", "auto") == dev
+                                   and r.get("batching", True) == on),
+                                  key=lambda r: r["streams"])
+                    label = f"{w}x{h} batching {'on' if on else 'off'}"
+                    if len(devices) > 1:
+                        label += f" device={dev}"
+                    series.append((label, [r["streams"] for r in runs],
+                                   [r["fps"] for r in runs]))
+                    rows += [[f"{w}x{h}", r["streams"], dev,
+                              "on" if on else "off", f"{r['fps']:,.0f}",
+                              f"{r['latency_ms_p50']:.2f}",
+                              f"{r['latency_ms_p99']:.2f}",
+                              ", ".join(f"{k} {v:.0%}" for k, v in
+                                        r.get("busy", {}).items()) or "–"]
+                             for r in runs]
         self.plot("streams.png", "vjfacedetect, N streams on one GPU",
                   "streams", "frames/s, all streams", series, logx=True)
+        self.w(table(["frame", "streams", "device", "batching", "frames/s",
+                      "p50 ms", "p99 ms", "busy"], rows))
 
     def write(self):
         self.header()

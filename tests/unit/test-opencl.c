@@ -392,6 +392,27 @@ test_too_large_buffer_named (void)
 }
 
 /* Device strings: auto, "P:D" within guint, anything else a name. */
+/* The busy fraction: the union of the spans over the whole span, with
+ * overlapping, touching, nested, unsorted and empty spans. */
+static void
+test_spans_busy_fraction (void)
+{
+  ClvSpan spans[] = { {100, 100}, {40, 50}, {15, 30}, {10, 20}, {50, 60},
+    {42, 45}
+  };
+  ClvSpan one = { 5, 9 };
+  double span = -1;
+
+  /* Busy [10, 30] and [40, 60] of [10, 100]. */
+  g_assert_cmpfloat_with_epsilon (clv_spans_busy_fraction (spans,
+          G_N_ELEMENTS (spans), &span), 40.0 / 90.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (span, 90e-9, 1e-15);
+  g_assert_cmpfloat (clv_spans_busy_fraction (&one, 1, &span), ==, 1);
+  g_assert_cmpfloat_with_epsilon (span, 4e-9, 1e-15);
+  g_assert_cmpfloat (clv_spans_busy_fraction (spans, 0, &span), ==, 0);
+  g_assert_cmpfloat (span, ==, 0);
+}
+
 static void
 test_device_spec_parse (void)
 {
@@ -603,6 +624,7 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/too-large-buffer-named",
       test_too_large_buffer_named);
   g_test_add_func ("/opencl/device-spec-parse", test_device_spec_parse);
+  g_test_add_func ("/opencl/spans-busy-fraction", test_spans_busy_fraction);
   g_test_add_func ("/opencl/tune-lookup", test_tune_lookup);
   g_test_add_func ("/opencl/stored-tuning-used", test_stored_tuning_used);
   g_test_add_data_func ("/opencl/corrupt-tuning/garbage",

@@ -290,6 +290,45 @@ test_faces_match_reference (void)
   clv_cascade_free (c);
 }
 
+/* The device's busy record (the benchmarks' busy fraction) holds the
+ * detection kernels run between start and stop, and nothing outside. */
+static void
+test_busy_record (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_alt2");
+  Gray g = load_gray ("astronaut");
+  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  cl_mem m = upload (g.pixels, (gsize) g.width * g.height);
+  ClvLumaImage f = clv_luma_image_gray (g.width, g.height, 0, g.width);
+  GError *error = NULL;
+  double span = -1, fraction;
+
+  for (int run = 0; run < 3; run++) {
+    GArray *faces;
+
+    if (run == 1)
+      clv_device_busy_start (device);
+    faces = clv_vj_detector_detect (d, m, &f, &p, &error);
+    g_assert_no_error (error);
+    g_array_free (faces, TRUE);
+    if (run == 0) {
+      g_assert_cmpfloat (clv_device_busy_stop (device, &span), ==, 0);
+      g_assert_cmpfloat (span, ==, 0);
+    }
+  }
+  fraction = clv_device_busy_stop (device, &span);
+  g_assert_cmpfloat (span, >, 0);
+  g_assert_cmpfloat (fraction, >, 0);
+  g_assert_cmpfloat (fraction, <=, 1);
+  /* Stopping ended the record. */
+  g_assert_cmpfloat (clv_device_busy_stop (device, &span), ==, 0);
+  clReleaseMemObject (m);
+  clv_vj_detector_free (d);
+  g_free (g.pixels);
+  clv_cascade_free (c);
+}
+
 /* Packed RGB(x) with an offset and a padded stride: the device luma equals
  * OpenCV's RGB->GRAY, so the candidates equal the reference's on it. */
 static void
@@ -780,6 +819,7 @@ main (int argc, char **argv)
       test_skip_rule_and_many_candidates);
   g_test_add_func ("/vj-gpu/faces-match-reference",
       test_faces_match_reference);
+  g_test_add_func ("/vj-gpu/busy-record", test_busy_record);
   g_test_add_func ("/vj-gpu/packed-rgb", test_packed_rgb);
   g_test_add_func ("/vj-gpu/plane-with-offset-and-stride",
       test_plane_with_offset_and_stride);
