@@ -41,7 +41,7 @@ typedef struct
   GArray *latency_us;           /* of the frames while timing */
   gint64 frames;                /* leaving vjfacedetect while timing */
   gboolean timing;
-  ClvDevice *dev;                /* the one its context names */
+  ClvDevice *dev;               /* the one its context names */
 } Stream;
 
 static GstPadProbeReturn
