@@ -99,9 +99,11 @@ sent=${sent:-$tmp/sent.jsonl}
 
 echo "Publishing the faces of $frames frames of $video to mqtt://$broker/$topic"
 # The first frames are cut before decoding: identity eos-after (GStreamer
-# 1.22) lets everything through once a buffer comes after its EOS, as one
-# can from decodebin's queue; parsebin's demuxer stops at the EOS.
-gst-launch-1.0 -q filesrc location="$video" ! parsebin ! \
+# 1.22) lets everything through once a buffer comes after its EOS, as one can
+# from a decoder or a queue; parsebin's demuxer stops at the EOS.  The caps
+# keep the video stream (not a sound track) for identity.
+coded="video/x-vp8;video/x-vp9;video/x-h264;video/x-h265;video/x-av1;video/mpeg;video/x-theora;image/jpeg"
+gst-launch-1.0 -q filesrc location="$video" ! parsebin ! capsfilter caps="$coded" ! \
   identity eos-after=$((frames + 1)) ! decodebin ! videoconvert ! vjfacedetect min-size=80x80 ! \
   roiexport mqtt-broker="$broker" mqtt-topic="$topic" source-name=faces-to-mqtt \
     location="$sent" ! fakesink

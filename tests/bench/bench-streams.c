@@ -23,8 +23,9 @@
  * all streams on a device share detection launches) and off (VJ_BATCH=0:
  * one detector per element), in the same process.  With --video the FILE is
  * a video: every stream decodes and plays its first F frames (cut by
- * `identity eos-after` before decodebin, where the demuxer stops at its EOS),
- * the decoding on the CPU included. */
+ * `identity eos-after` before decodebin, where the demuxer stops at its EOS;
+ * a decoder or a queue may push one more buffer, which identity lets
+ * through with all that follow), the decoding on the CPU included. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
