@@ -43,3 +43,26 @@ batch_check_unwatch (void)
   g_clear_pointer (&watched, g_free);
   return g_atomic_int_get (&max_batch);
 }
+
+cl_event
+batch_check_hold (ClvDevice * dev)
+{
+  cl_int st;
+  cl_event hold = clCreateUserEvent (dev->context, &st);
+
+  g_assert_cmpint (st, ==, CL_SUCCESS);
+  g_assert_cmpint (clEnqueueMarkerWithWaitList (dev->queue, 1, &hold, NULL),
+      ==, CL_SUCCESS);
+  g_assert_cmpint (clFlush (dev->queue), ==, CL_SUCCESS);
+  return hold;
+}
+
+void
+batch_check_release (cl_event hold, gint * started, gint streams)
+{
+  while (g_atomic_int_get (started) < streams)
+    g_usleep (1000);
+  g_usleep (G_USEC_PER_SEC / 2);
+  g_assert_cmpint (clSetUserEventStatus (hold, CL_COMPLETE), ==, CL_SUCCESS);
+  clReleaseEvent (hold);
+}

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gst/gst.h>
+#include "clv-opencl.h"
 
 G_BEGIN_DECLS
 
@@ -12,5 +13,17 @@ void batch_check_watch (const char *category);
 
 /* Stops, and returns the largest batch logged since batch_check_watch. */
 gint batch_check_unwatch (void);
+
+/* Holds `dev`'s queue (a marker waiting on a user event, returned): the
+ * batches that start wait on the device, and the frames that come
+ * meanwhile gather in the service, however the streams' threads are
+ * scheduled (a batch of recognition is over in a moment, before another
+ * thread runs). */
+cl_event batch_check_hold (ClvDevice * dev);
+
+/* Lets the queue go once `*started` (counted by the stream threads before
+ * their first frame) reaches `streams`, and half a second more for the
+ * frames to reach the service. */
+void batch_check_release (cl_event hold, gint * started, gint streams);
 
 G_END_DECLS

@@ -661,12 +661,14 @@ typedef struct
 
 static const guint8 *stream_gray;
 static ClvImage stream_im;
+static gint streams_started;
 
 static gpointer
 recognise_stream_thread (gpointer data)
 {
   RecogniseStream *s = data;
 
+  g_atomic_int_inc (&streams_started);
   for (int r = 0; r < 8; r++) {
     GstBuffer *in = gst_buffer_new_memdup (stream_gray,
         stream_im.stride * stream_im.height), *out;
@@ -688,14 +690,19 @@ recognise_stream_thread (gpointer data)
 }
 
 /* Five streams recognising at once: their frames share batches on the
- * device, and every ROI gets its own face's answer. */
+ * device, and every ROI gets its own face's answer.  The device is held
+ * while the streams start, so that their frames meet in the service. */
 GST_START_TEST (test_streams_share_batches)
 {
   RecogniseStream s[5];
   ClvImage im;
   guint8 *data = gray_frame (&im);
+  GError *error = NULL;
+  ClvDevice *dev = clv_device_open (NULL, &error);
+  cl_event hold;
   gint largest;
 
+  g_assert_no_error (error);
   stream_gray = data;
   stream_im = im;
   batch_check_watch ("eigenrecognise");
@@ -709,8 +716,11 @@ GST_START_TEST (test_streams_share_batches)
     s[i].boxes[s[i].n - 1].w += i;
     s[i].boxes[s[i].n - 1].h += i;
   }
+  streams_started = 0;
+  hold = batch_check_hold (dev);
   for (int i = 0; i < 5; i++)
     s[i].thread = g_thread_new ("stream", recognise_stream_thread, &s[i]);
+  batch_check_release (hold, &streams_started, 5);
   for (int i = 0; i < 5; i++) {
     g_thread_join (s[i].thread);
     fail_unless_equals_int (s[i].done, 8);
@@ -719,6 +729,7 @@ GST_START_TEST (test_streams_share_batches)
   largest = batch_check_unwatch ();
   fail_unless (largest >= 2, "frames never shared a batch (largest %d)",
       largest);
+  clv_device_unref (dev);
   g_free (data);
 }
 

@@ -671,11 +671,15 @@ typedef struct
   GThread *thread;
 } ElementStream;
 
+/* Streams whose thread has begun (see batch_check_release). */
+static gint streams_started;
+
 static gpointer
 element_stream_thread (gpointer data)
 {
   ElementStream *s = data;
 
+  g_atomic_int_inc (&streams_started);
   s->last = GST_FLOW_OK;
   for (guint i = 0; i < s->target; i++) {
     GstBuffer *out;
@@ -765,11 +769,16 @@ pulled_eos (GstHarness * h)
 }
 
 /* Six streams of different sizes and formats at once: frames from several
- * streams share batches, and every output carries its own frame's faces. */
+ * streams share batches, and every output carries its own frame's faces.
+ * The device is held while the streams start, so that their frames meet
+ * in the service however fast a batch is. */
 GST_START_TEST (test_streams_share_batches)
 {
   ClvCascade *c = default_cascade ();
   ElementStream s[6];
+  GError *error = NULL;
+  ClvDevice *dev = clv_device_open (NULL, &error);
+  cl_event hold;
   gint largest;
 
   batch_check_watch ("vjfacedetect");
@@ -779,7 +788,11 @@ GST_START_TEST (test_streams_share_batches)
   element_stream_init (&s[3], c, "grace_hopper", 300, 300, "NV12", 6, RUN);
   element_stream_init (&s[4], c, "franck-1000", 320, 240, "RGB", 6, RUN);
   element_stream_init (&s[5], c, "grace_hopper", 200, 201, "GRAY8", 6, RUN);
+  g_assert_no_error (error);
+  streams_started = 0;
+  hold = batch_check_hold (dev);
   start_streams (s, G_N_ELEMENTS (s));
+  batch_check_release (hold, &streams_started, G_N_ELEMENTS (s));
   for (guint i = 0; i < G_N_ELEMENTS (s); i++) {
     g_thread_join (s[i].thread);
     fail_unless_equals_int (s[i].last, GST_FLOW_OK);
@@ -789,6 +802,7 @@ GST_START_TEST (test_streams_share_batches)
   largest = batch_check_unwatch ();
   fail_unless (largest >= 2, "frames never shared a batch (largest %d)",
       largest);
+  clv_device_unref (dev);
   clv_cascade_free (c);
 }
 
