@@ -541,17 +541,49 @@ by_x_cmp (const void *pa, const void *pb)
       : a->index - b->index;
 }
 
-/* The same classes from a sweep over x: similar rectangles are less than
- * delta <= eps * (w + h) / 2 of either apart in x and in y, so each
- * rectangle is compared only with those that follow it within its own
- * bound in x (rectangles copied in x order, so the scan reads memory in
- * order), pairs further apart in y are dropped before the full test, and
- * pairs already in one class are not tested again: O(n log n) plus the
- * pairs close in x. */
+/* A class while sweeping (indexed by its root): its members still in
+ * reach, a list through `next` (positions in x order), the y range of every
+ * member it ever had, and the largest x any member reaches. */
+typedef struct
+{
+  int head, tail;
+  int y_lo, y_hi;
+  double reach;
+  gboolean listed;              /* in the sweep's list of live classes */
+} SweepClass;
+
+/* Unites the classes of roots a != b with their members and ranges. */
+static void
+join_classes (int *parent, SweepClass * cls, int *next, int a, int b)
+{
+  SweepClass *r = &cls[MIN (a, b)], *o = &cls[MAX (a, b)];
+
+  parent[MAX (a, b)] = MIN (a, b);
+  next[r->tail] = o->head;
+  r->tail = o->tail;
+  r->y_lo = MIN (r->y_lo, o->y_lo);
+  r->y_hi = MAX (r->y_hi, o->y_hi);
+  r->reach = MAX (r->reach, o->reach);
+}
+
+/* The same classes from a sweep over x.  Similar rectangles are at most
+ * delta <= eps * (w + h) / 2 of either apart in x and in y, so when a
+ * rectangle comes (in x order) it can only be similar to earlier ones whose
+ * bound still reaches it.  It is compared class by class, not rectangle by
+ * rectangle: a class out of reach or outside its y bound is passed over at
+ * once, and the rectangle stops testing a class at its first similar
+ * member, which puts it in that class; members found out of reach leave
+ * their class's list for good.  In a cluster of raw windows that is a few
+ * tests per window, where comparing every pair close in x grew with the
+ * square of the cluster's size. */
 static void
 partition_sweep (const ClvRect * rects, int n, double eps, int *parent)
 {
   ByX *order = g_new (ByX, MAX (n, 1));
+  double *reach = g_new (double, MAX (n, 1));   /* by position */
+  int *next = g_new (int, MAX (n, 1));  /* by position, -1 at the end */
+  SweepClass *cls = g_new0 (SweepClass, MAX (n, 1));    /* by root */
+  GArray *live = g_array_new (FALSE, FALSE, sizeof (int));
 
   for (int i = 0; i < n; i++) {
     order[i].r = rects[i];
@@ -560,17 +592,59 @@ partition_sweep (const ClvRect * rects, int n, double eps, int *parent)
   qsort (order, n, sizeof (ByX), by_x_cmp);
   for (int p = 0; p < n; p++) {
     const ClvRect *a = &order[p].r;
+    const int i = order[p].index;
     /* delta's own expression with a's size: no smaller than the pair's. */
     const double bound = eps * (a->width + a->height) * 0.5;
-    for (int q = p + 1; q < n && order[q].r.x - a->x <= bound; q++) {
-      const ClvRect *b = &order[q].r;
-      if (abs (b->y - a->y) <= bound
-          && find_root (parent, order[p].index) != find_root (parent,
-              order[q].index)
-          && similar (a, b, eps))
-        unite (parent, order[p].index, order[q].index);
+    int root;
+
+    reach[p] = a->x + bound;
+    next[p] = -1;
+    cls[i] = (SweepClass) {
+    p, p, a->y, a->y, reach[p], FALSE};
+    for (guint k = 0; k < live->len;) {
+      const int c = g_array_index (live, int, k);
+      SweepClass *cl = &cls[c];
+
+      if (parent[c] != c || cl->reach < a->x) {
+        /* Joined to another class, or out of reach for good. */
+        cl->listed = FALSE;
+        g_array_remove_index_fast (live, k);
+        continue;
+      }
+      k++;
+      if (c == find_root (parent, i) || cl->y_lo > a->y + bound
+          || cl->y_hi < a->y - bound)
+        continue;
+      for (int q = cl->head, prev = -1; q >= 0; q = next[q]) {
+        const ClvRect *b = &order[q].r;
+
+        if (reach[q] < a->x) {
+          /* Out of reach for this and every later rectangle. */
+          if (prev < 0)
+            cl->head = next[q];
+          else
+            next[prev] = next[q];
+          if (cl->tail == q)
+            cl->tail = prev;
+          continue;
+        }
+        if (abs (b->y - a->y) <= bound && similar (a, b, eps)) {
+          join_classes (parent, cls, next, find_root (parent, i), c);
+          break;
+        }
+        prev = q;
+      }
+    }
+    root = find_root (parent, i);
+    if (!cls[root].listed) {
+      cls[root].listed = TRUE;
+      g_array_append_val (live, root);
     }
   }
+  g_array_unref (live);
+  g_free (cls);
+  g_free (next);
+  g_free (reach);
   g_free (order);
 }
 

@@ -141,8 +141,9 @@ GArray *clv_vj_detect_raw (const ClvCascade * cascade, const guint8 * gray,
  * `rects` in place and returns how many remain; `neighbors` (nullable,
  * n_rects long) receives each one's count.  group_threshold <= 0 leaves the
  * rectangles as they are with 1 neighbour each.  The classes come from a
- * sweep over x (O(n log n) plus close pairs), not cv::partition's O(n^2)
- * pairs; they are the same classes, in the same order. */
+ * sweep over x that compares each rectangle with the classes within its
+ * reach, not cv::partition's O(n^2) pairs; they are the same classes, in
+ * the same order. */
 int clv_vj_group_rectangles (ClvRect * rects, int n_rects,
     int group_threshold, double eps, int *neighbors);
 
