@@ -584,6 +584,57 @@ test_group_sweep_equals_pairwise (void)
   }
 }
 
+/* The same on random walks: each rectangle a step from the one before, of
+ * about the similarity bound, so that classes grow as chains joined by
+ * later rectangles, windows leave reach while their class goes on, and
+ * rectangles repeat; every eps from 0 to 0.6 and sizes down to 1. */
+static void
+test_group_sweep_chains_equal_pairwise (void)
+{
+  for (guint32 seed = 1; seed <= 200; seed++) {
+    GRand *rand = g_rand_new_with_seed (seed);
+    const int n = g_rand_int_range (rand, 1, 400);
+    const double eps = seed % 10 == 0 ? 0 : g_rand_double_range (rand, 0.02,
+        0.6);
+    ClvRect *r = g_new (ClvRect, n);
+    int walks = g_rand_int_range (rand, 1, 6);
+
+    for (int i = 0; i < n; i++) {
+      if (i < walks || g_rand_int_range (rand, 0, 20) == 0) {
+        int w = g_rand_int_range (rand, 1, 120);
+        r[i] = (ClvRect) { g_rand_int_range (rand, -100, 500),
+          g_rand_int_range (rand, -100, 500), w,
+          MAX (1, w + g_rand_int_range (rand, -3, 4)) };
+      } else {
+        /* A step from an earlier rectangle of the same walk. */
+        ClvRect p = r[i - walks];
+        int d = (int) (eps * (p.width + p.height) * 0.5) + 1;
+        r[i] = (ClvRect) { p.x + g_rand_int_range (rand, -d, d + 1),
+          p.y + g_rand_int_range (rand, -d, d + 1),
+          MAX (1, p.width + g_rand_int_range (rand, -1, 2)),
+          MAX (1, p.height + g_rand_int_range (rand, -1, 2)) };
+      }
+    }
+    for (int thr = 0; thr <= 3; thr++) {
+      ClvRect *a = g_memdup2 (r, sizeof (ClvRect) * n);
+      ClvRect *b = g_memdup2 (r, sizeof (ClvRect) * n);
+      int *na = g_new (int, n), *nb = g_new (int, n);
+      int ka = clv_vj_group_rectangles (a, n, thr, eps, na);
+      int kb = clv_vj_group_rectangles_pairwise (b, n, thr, eps, nb);
+
+      g_assert_cmpint (ka, ==, kb);
+      g_assert_cmpmem (a, sizeof (ClvRect) * ka, b, sizeof (ClvRect) * kb);
+      g_assert_cmpmem (na, sizeof (int) * ka, nb, sizeof (int) * kb);
+      g_free (a);
+      g_free (b);
+      g_free (na);
+      g_free (nb);
+    }
+    g_free (r);
+    g_rand_free (rand);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -593,6 +644,8 @@ main (int argc, char **argv)
   g_test_add_func ("/vj-ref/integrals", test_integrals);
   g_test_add_func ("/vj-ref/gray", test_gray);
   g_test_add_func ("/vj-ref/group-rectangles", test_group_rectangles);
+  g_test_add_func ("/vj-ref/group-sweep-chains-equal-pairwise",
+      test_group_sweep_chains_equal_pairwise);
   g_test_add_func ("/vj-ref/group-sweep-equals-pairwise",
       test_group_sweep_equals_pairwise);
   g_test_add_func ("/vj-ref/group-faces-clips", test_group_faces_clips);
