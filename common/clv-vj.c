@@ -103,11 +103,13 @@ struct _ClvVjDetector
   int sbuf_w, plane, sq_ofs, tilt_ofs;
   int nodes_w, nodes_plane;     /* what nodes_mem is laid out for */
   cl_mem nodes_mem;
-  /* Per frame of the batch: its levels with batch offsets (host copies stay
-   * until the next batch: the writes are not blocking). */
-  GArray *batch_levels;         /* ClvVjLevel, frame after frame */
-  GPtrArray *levels_mem;        /* cl_mem per frame position */
-  GArray *levels_mem_bytes;     /* gsize per frame position */
+  /* Every frame's levels with batch offsets, frame after frame (the host
+   * copy stays until the next batch: the write is not blocking). */
+  GArray *batch_levels;         /* ClvVjLevel */
+  guint *first_level;           /* per frame: its first in batch_levels */
+  cl_mem levels_mem;
+  gsize levels_mem_bytes;
+  int total_cols;               /* vj_cols' columns over the batch */
   GArray *batch_win;            /* ClvVjWindows of every frame */
   GArray *win_frame, *win_level, *win_ny;       /* int per batch_win */
   cl_mem win_mem;
@@ -279,13 +281,6 @@ release_event (gpointer ev)
 }
 
 static void
-release_mem (gpointer mem)
-{
-  if (mem)
-    clReleaseMemObject (mem);
-}
-
-static void
 geometry_free (gpointer data)
 {
   ClvVjGeometry *g = data;
@@ -311,8 +306,6 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
   d->event_kernels = g_ptr_array_new ();
   d->geometries = g_ptr_array_new_with_free_func (geometry_free);
   d->batch_levels = g_array_new (FALSE, FALSE, sizeof (ClvVjLevel));
-  d->levels_mem = g_ptr_array_new_with_free_func (release_mem);
-  d->levels_mem_bytes = g_array_new (FALSE, TRUE, sizeof (gsize));
   d->batch_win = g_array_new (FALSE, FALSE, sizeof (ClvVjWindows));
   d->win_frame = g_array_new (FALSE, FALSE, sizeof (int));
   d->win_level = g_array_new (FALSE, FALSE, sizeof (int));
@@ -362,8 +355,8 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_ptr_array_unref (d->geometries);
   g_free (d->frame_geo);
   g_array_unref (d->batch_levels);
-  g_ptr_array_unref (d->levels_mem);
-  g_array_unref (d->levels_mem_bytes);
+  g_free (d->first_level);
+  g_clear_pointer (&d->levels_mem, clReleaseMemObject);
   g_array_unref (d->batch_win);
   g_array_unref (d->win_frame);
   g_array_unref (d->win_level);
@@ -669,25 +662,28 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
 
   g_free (d->frame_geo);
   d->frame_geo = g_memdup2 (geo, sizeof (ClvVjGeometry *) * n);
+  g_free (d->first_level);
+  d->first_level = g_new (guint, n);
   d->n_frames = n;
   g_array_set_size (d->batch_levels, 0);
   g_array_set_size (d->batch_win, 0);
   g_array_set_size (d->win_frame, 0);
   g_array_set_size (d->win_level, 0);
   g_array_set_size (d->win_ny, 0);
-  if (d->levels_mem->len < n) {
-    g_ptr_array_set_size (d->levels_mem, n);
-    g_array_set_size (d->levels_mem_bytes, n);
-  }
+  d->total_cols = 0;
   for (guint i = 0, windows = 0; i < n; i++) {
     const ClvVjGeometry *g = geo[i];
-    /* Band-relative offsets y' * band_w + x become batch ones. */
+    /* Band-relative offsets y' * band_w + x become batch ones; vj_cols
+     * numbers the columns of all frames. */
+    d->first_level[i] = d->batch_levels->len;
     for (int l = 0; l < g->n_levels; l++) {
       ClvVjLevel lv = g->levels[l];
       lv.layer_ofs = (y + lv.layer_ofs / g->band_w) * w
           + lv.layer_ofs % g->band_w;
+      lv.first_col += d->total_cols;
       g_array_append_val (d->batch_levels, lv);
     }
+    d->total_cols += g->total_cols;
     for (int k = 0; k < g->n_win; k++) {
       ClvVjWindows wn = g->win[k];
       int f = (int) i;
@@ -709,7 +705,9 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
           &d->diag_bytes, (gsize) diag_levels * 2 * diag_w * sizeof (cl_uint),
           error))
       && ensure_buffer (dev, &d->win_mem, &d->win_mem_bytes,
-      sizeof (ClvVjWindows) * MAX (d->batch_win->len, 1), error);
+      sizeof (ClvVjWindows) * MAX (d->batch_win->len, 1), error)
+      && ensure_buffer (dev, &d->levels_mem, &d->levels_mem_bytes,
+      sizeof (ClvVjLevel) * d->batch_levels->len, error);
 }
 
 /* Enqueues a kernel and keeps its event for clv_vj_detector_kernel_ms. */
@@ -735,29 +733,24 @@ enqueue_1d (ClvVjDetector * d, cl_kernel kernel, size_t global, size_t local,
   return enqueue (d, kernel, 1, &global, &local, error);
 }
 
-/* Step 1 for frame `i` of the batch: luma (packed RGB only), pyramid,
- * integrals into its band.  `levels` is the frame's level table. */
+/* Step 1 for frame `i` of the batch: luma (packed RGB only), its levels'
+ * rows (and tilted integrals) into its band.  A kernel cannot take a
+ * varying number of frame buffers, so these are launched per frame;
+ * enqueue_integrals finishes every frame's integrals in one launch. */
 static gboolean
 enqueue_pyramid (ClvVjDetector * d, guint i, const ClvVjFrame * fr,
-    const ClvVjLevel * levels, GError ** error)
+    GError ** error)
 {
   const ClvVjGeometry *g = d->frame_geo[i];
   const ClvLumaImage *f = &fr->image;
   cl_mem frame = fr->frame, luma = frame;
-  cl_mem *levels_mem = (cl_mem *) & d->levels_mem->pdata[i];
-  const gsize levels_bytes = sizeof (ClvVjLevel) * g->n_levels;
   cl_uint luma_ofs = (cl_uint) f->image.offset;
   cl_uint luma_stride = (cl_uint) f->image.stride;
   cl_int lw = f->image.width, lh = f->image.height, n_levels = g->n_levels;
+  cl_int first_level = (cl_int) d->first_level[i];
   cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
-  cl_int total_cols = g->total_cols, diag_w = g->max_level_w;
-  size_t g2[2], l2[2];
-
-  if (!ensure_buffer (d->dev, levels_mem,
-          &g_array_index (d->levels_mem_bytes, gsize, i), levels_bytes, error))
-    return FALSE;
-  CLV_CHECK (clEnqueueWriteBuffer (d->dev->queue, *levels_mem, CL_FALSE, 0,
-          levels_bytes, levels, 0, NULL, NULL), error, fail);
+  cl_int diag_w = g->max_level_w;
+  size_t g2[2];
 
   if (f->r >= 0) {
     cl_uint ps = f->image.bpp, r = f->r, gr = f->g, b = f->b;
@@ -779,40 +772,45 @@ enqueue_pyramid (ClvVjDetector * d, guint i, const ClvVjFrame * fr,
 
   if (!clv_kernel_set_args (d->k_rows, error, CLV_ARG (luma),
           CLV_ARG (luma_ofs), CLV_ARG (luma_stride), CLV_ARG (lw),
-          CLV_ARG (lh), CLV_ARG (*levels_mem), CLV_ARG (n_levels),
-          CLV_ARG (g->xtab), CLV_ARG (g->ytab), CLV_ARG (d->sbuf),
-          CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARG (d->pixels),
-          CLV_ARGS_END))
+          CLV_ARG (lh), CLV_ARG (d->levels_mem), CLV_ARG (first_level),
+          CLV_ARG (n_levels), CLV_ARG (g->xtab), CLV_ARG (g->ytab),
+          CLV_ARG (d->sbuf), CLV_ARG (sbuf_w), CLV_ARG (sq_ofs),
+          CLV_ARG (d->pixels), CLV_ARGS_END))
     return FALSE;
   if (!enqueue_1d (d, d->k_rows, (size_t) g->total_rows * d->tune.row_wg,
           d->tune.row_wg, error))
     return FALSE;
 
-  if (!clv_kernel_set_args (d->k_cols, error, CLV_ARG (*levels_mem),
+  /* The tilted integrals read the frame's level pixels, which the next
+   * frame's rows overwrite. */
+  if (d->shape.has_tilted
+      && (!clv_kernel_set_args (d->k_tilted, error, CLV_ARG (d->levels_mem),
+              CLV_ARG (first_level), CLV_ARG (d->pixels), CLV_ARG (d->sbuf),
+              CLV_ARG (sbuf_w), CLV_ARG (tilt_ofs), CLV_ARG (d->diag),
+              CLV_ARG (diag_w), CLV_ARGS_END)
+          || !enqueue_1d (d, d->k_tilted, (size_t) g->n_levels *
+              d->tune.row_wg, d->tune.row_wg, error)))
+    return FALSE;
+  return TRUE;
+}
+
+/* The column pass of every frame's integrals, one launch for the batch. */
+static gboolean
+enqueue_integrals (ClvVjDetector * d, GError ** error)
+{
+  cl_int n_levels = d->batch_levels->len, total_cols = d->total_cols;
+  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs;
+  size_t g2[2], l2[2];
+
+  if (!clv_kernel_set_args (d->k_cols, error, CLV_ARG (d->levels_mem),
           CLV_ARG (n_levels), CLV_ARG (total_cols), CLV_ARG (d->sbuf),
           CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END))
     return FALSE;
-  g2[0] = clv_round_up (g->total_cols, COL_GROUP);
+  g2[0] = clv_round_up (total_cols, COL_GROUP);
   g2[1] = d->tune.col_segs;
   l2[0] = COL_GROUP;
   l2[1] = d->tune.col_segs;
-  if (!enqueue (d, d->k_cols, 2, g2, l2, error))
-    return FALSE;
-
-  if (d->shape.has_tilted) {
-    if (!clv_kernel_set_args (d->k_tilted, error, CLV_ARG (*levels_mem),
-            CLV_ARG (d->pixels), CLV_ARG (d->sbuf), CLV_ARG (sbuf_w),
-            CLV_ARG (tilt_ofs), CLV_ARG (d->diag), CLV_ARG (diag_w),
-            CLV_ARGS_END))
-      return FALSE;
-    if (!enqueue_1d (d, d->k_tilted, (size_t) g->n_levels * d->tune.row_wg,
-            d->tune.row_wg, error))
-      return FALSE;
-  }
-  return TRUE;
-
-fail:
-  return FALSE;
+  return enqueue (d, d->k_cols, 2, g2, l2, error);
 }
 
 /* Steps 2-5 over every window of the batch: the detection kernel(s),
@@ -960,11 +958,13 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
   CLV_CHECK (clEnqueueWriteBuffer (d->dev->queue, d->win_mem, CL_FALSE, 0,
           sizeof (ClvVjWindows) * d->batch_win->len, d->batch_win->data, 0,
           NULL, NULL), error, fail);
-  for (guint i = 0, lv = 0; i < n; lv += geo[i]->n_levels, i++)
-    if (!enqueue_pyramid (d, i, frames[i],
-            &g_array_index (d->batch_levels, ClvVjLevel, lv), error))
+  CLV_CHECK (clEnqueueWriteBuffer (d->dev->queue, d->levels_mem, CL_FALSE, 0,
+          sizeof (ClvVjLevel) * d->batch_levels->len, d->batch_levels->data,
+          0, NULL, NULL), error, fail);
+  for (guint i = 0; i < n; i++)
+    if (!enqueue_pyramid (d, i, frames[i], error))
       goto fail;
-  if (!enqueue_detect (d, error))
+  if (!enqueue_integrals (d, error) || !enqueue_detect (d, error))
     goto fail;
   for (;;) {
     CLV_CHECK (clEnqueueReadBuffer (d->dev->queue, d->out, CL_TRUE, 0,

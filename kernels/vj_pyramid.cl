@@ -16,6 +16,12 @@
  * fixed point, then vertically with rounding; outputs left of / above the
  * first source centre or right of / below the last take the edge pixel.
  *
+ * The level table is the whole batch's, in global memory (a batch's table
+ * can outgrow __constant memory): vj_rows and vj_tilted take one frame's
+ * levels from `first_level` on (first_row counts within the frame); vj_cols
+ * runs once over every level of the batch (first_col counts over it).  Each
+ * work-item copies its level into private memory once.
+ *
  * Build macros: VJ_ROW_WG (work-group size of vj_rows), VJ_ROW_PIX (pixels
  * per work-item per pass of a row), VJ_COL_SEGS (work-items sharing a
  * column in vj_cols). */
@@ -56,7 +62,7 @@ vj_luma (const __global uchar * src, const uint offset, const uint stride,
 
 /* The level that `pos` (a row or column index over all levels) falls in. */
 inline int
-find_level (__constant const Level * lv, const int n_levels, const int pos,
+find_level (const __global Level * lv, const int n_levels, const int pos,
     const int by_col)
 {
   int lo = 0, hi = n_levels - 1;
@@ -73,7 +79,7 @@ find_level (__constant const Level * lv, const int n_levels, const int pos,
 
 /* A source row blended horizontally at output column x, 8.8 fixed point. */
 inline uint
-hblend (const __global uchar * row, __constant const Level * l,
+hblend (const __global uchar * row, const Level * l,
     const __global int2 * xtab, const int luma_w, const int x)
 {
   if (x < l->xfirst)
@@ -87,7 +93,7 @@ hblend (const __global uchar * row, __constant const Level * l,
 /* Pixel (x, y) of a level. */
 inline uint
 level_pixel (const __global uchar * luma, const uint luma_stride,
-    const int luma_w, const int luma_h, __constant const Level * l,
+    const int luma_w, const int luma_h, const Level * l,
     const __global int2 * xtab, const __global int2 * ytab, const int x,
     const int y)
 {
@@ -138,7 +144,7 @@ __kernel __attribute__ ((reqd_work_group_size (VJ_ROW_WG, 1, 1)))
 void
 vj_rows (const __global uchar * luma, const uint luma_ofs,
     const uint luma_stride, const int luma_w, const int luma_h,
-    __constant const Level * levels, const int n_levels,
+    const __global Level * levels, const int first_level, const int n_levels,
     const __global int2 * xtab, const __global int2 * ytab,
     __global uint * sbuf, const int sbuf_w, const int sq_ofs,
     __global uchar * pixels)
@@ -147,8 +153,9 @@ vj_rows (const __global uchar * luma, const uint luma_ofs,
   __local uint2 tmp[VJ_ROW_WG];
   __local uint2 tot;
   const int row = get_group_id (0), lid = get_local_id (0);
-  const int li = find_level (levels, n_levels, row, 0);
-  __constant const Level *l = levels + li;
+  const Level lv = levels[first_level + find_level (levels + first_level,
+          n_levels, row, 0)];
+  const Level *l = &lv;
   const int y = row - l->first_row, w = l->width;
   __global uint *out = sbuf + l->layer_ofs + (size_t) (y + 1) * sbuf_w;
   uint2 carry = (uint2) (0, 0);
@@ -237,7 +244,7 @@ col_segment (__global uint * p, const int sbuf_w, const int sq_ofs,
 
 __kernel __attribute__ ((reqd_work_group_size (COL_GROUP, VJ_COL_SEGS, 1)))
 void
-vj_cols (__constant const Level * levels, const int n_levels,
+vj_cols (const __global Level * levels, const int n_levels,
     const int total_cols, __global uint * sbuf, const int sbuf_w,
     const int sq_ofs)
 {
@@ -248,9 +255,9 @@ vj_cols (__constant const Level * levels, const int n_levels,
   int h = 0;
 
   if (col < total_cols) {
-    __constant const Level *l = levels + find_level (levels, n_levels, col, 1);
-    p = sbuf + l->layer_ofs + (col - l->first_col);
-    h = l->height;
+    const Level l = levels[find_level (levels, n_levels, col, 1)];
+    p = sbuf + l.layer_ofs + (col - l.first_col);
+    h = l.height;
   }
   /* Rows [y0, y1) of the integral, from 1 to h. */
   const int seg = (h + VJ_COL_SEGS - 1) / VJ_COL_SEGS;
@@ -276,11 +283,13 @@ vj_cols (__constant const Level * levels, const int n_levels,
  * above, two rows of `diag_w` so a row reads the old one and writes the
  * new one.  Needs the level's pixels (vj_rows with `pixels`). */
 __kernel void
-vj_tilted (__constant const Level * levels, const __global uchar * pixels,
+vj_tilted (const __global Level * levels, const int first_level,
+    const __global uchar * pixels,
     __global uint * sbuf, const int sbuf_w, const int tilt_ofs,
     __global uint * diag, const int diag_w)
 {
-  __constant const Level *l = levels + get_group_id (0);
+  const Level lv = levels[first_level + get_group_id (0)];
+  const Level *l = &lv;
   const int w = l->width, h = l->height;
   const int lid = get_local_id (0), n = get_local_size (0);
   const __global uchar *pix = pixels + l->pix_ofs;
