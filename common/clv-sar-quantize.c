@@ -53,12 +53,15 @@ struct _ClvQuantize
 {
   ClvDevice *dev;
   gboolean fused;               /* else the unfused one-line-per-item sums */
+  gboolean finish_atomic;       /* SAR_Q_FINISH=atomic: two launches */
   int vec, k, wg, band, fwg;
-  cl_kernel sums, row_sums, col_sums, finish, apply;
+  cl_kernel sums, sums_total, row_sums, col_sums, finish, apply;
 
   /* Scratch for the frame size below. */
   int width, height;
-  cl_mem colpart, rowpart, cinv, rinv, gpart;
+  /* With finish_atomic, colpart and rowpart hold the totals (zero between
+   * frames) and `done` counts pass 1's finished work-groups. */
+  cl_mem colpart, rowpart, cinv, rinv, gpart, done;
 };
 
 static int
@@ -95,6 +98,7 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
   ClvQuantize *q = g_new0 (ClvQuantize, 1);
   const gboolean gpu = dev->simd_width > 1;
   const char *variant = clv_device_tune_string (dev, "SAR_Q_VARIANT", "fused");
+  const char *finish = clv_device_tune_string (dev, "SAR_Q_FINISH", "launch");
   cl_program prog;
   char *opts;
 
@@ -102,6 +106,9 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
   if (g_strcmp0 (variant, "fused") != 0 && g_strcmp0 (variant, "naive") != 0)
     goto bad_variant;
   q->fused = g_strcmp0 (variant, "fused") == 0;
+  if (g_strcmp0 (finish, "launch") != 0 && g_strcmp0 (finish, "atomic") != 0)
+    goto bad_finish;
+  q->finish_atomic = q->fused && g_strcmp0 (finish, "atomic") == 0;
   /* 16-byte loads on GPUs; on CPUs 8 lanes, one AVX2 register of sums.
    * Bands short enough on GPUs to keep every core busy; one load per row
    * per work-item there (the H200 sweep: 50 us at K=1, 72 us at K=4). */
@@ -115,7 +122,8 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
       || (gsize) q->wg > dev->max_work_group_size || q->band < 1
       || q->band > (int) MAX_UINT_TERMS
       || (gint64) q->wg * q->k * q->vec > (gint64) MAX_UINT_TERMS
-      || (guint64) q->band * (q->wg + 1) * 4 > dev->local_mem_size)
+      || (guint64) q->band * (q->wg + 1) * 4 + (guint64) q->wg * 8 >
+      dev->local_mem_size)
     goto bad_tuning;
 
   opts = g_strdup_printf ("-DPIX_BYTES=%d -DQ_VEC=%d -DQ_K=%d -DQ_WG=%d "
@@ -126,6 +134,8 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
   if (prog == NULL)
     goto fail;
   if (!(q->sums = clv_kernel_new (prog, "sar_quantize_sums", error))
+      || !(q->sums_total = clv_kernel_new (prog, "sar_quantize_sums_total",
+              error))
       || !(q->row_sums = clv_kernel_new (prog, "sar_quantize_row_sums", error))
       || !(q->col_sums = clv_kernel_new (prog, "sar_quantize_col_sums", error))
       || !(q->finish = clv_kernel_new (prog, "sar_quantize_finish", error))
@@ -140,12 +150,16 @@ bad_variant:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
       "CLVISION_TUNE SAR_Q_VARIANT=%s: expected fused or naive", variant);
   goto fail;
+bad_finish:
+  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+      "CLVISION_TUNE SAR_Q_FINISH=%s: expected launch or atomic", finish);
+  goto fail;
 bad_tuning:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "CLVISION_TUNE for "
       "sarquantize out of range: SAR_Q_VEC=%d (1, 2, 4, 8, 16), SAR_Q_K=%d "
       "(1..64), SAR_Q_WG=%d (1..%" G_GSIZE_FORMAT "), SAR_Q_BAND=%d (1..%u); "
       "SAR_Q_WG * SAR_Q_K * SAR_Q_VEC at most %u, SAR_Q_BAND * (SAR_Q_WG + 1) "
-      "uints in local memory", q->vec, q->k, q->wg,
+      "uints and SAR_Q_WG ulongs in local memory", q->vec, q->k, q->wg,
       dev->max_work_group_size, q->band, MAX_UINT_TERMS, MAX_UINT_TERMS);
 fail:
   clv_quantize_free (q);
@@ -160,6 +174,7 @@ release_scratch (ClvQuantize * q)
   g_clear_pointer (&q->cinv, clReleaseMemObject);
   g_clear_pointer (&q->rinv, clReleaseMemObject);
   g_clear_pointer (&q->gpart, clReleaseMemObject);
+  g_clear_pointer (&q->done, clReleaseMemObject);
   q->width = q->height = 0;
 }
 
@@ -183,6 +198,19 @@ n_bands (ClvQuantize * q, int height)
 }
 
 static gboolean
+zero_buffer (ClvDevice * dev, cl_mem mem, gsize size, GError ** error)
+{
+  static const cl_uint zero = 0;
+
+  CLV_CHECK (clEnqueueFillBuffer (dev->queue, mem, &zero, sizeof (zero), 0,
+          size, 0, NULL, NULL), error, fail);
+  return TRUE;
+
+fail:
+  return FALSE;
+}
+
+static gboolean
 ensure_scratch (ClvQuantize * q, int w, int h, GError ** error)
 {
   const cl_mem_flags rw = CL_MEM_READ_WRITE;
@@ -199,7 +227,14 @@ ensure_scratch (ClvQuantize * q, int w, int h, GError ** error)
       || !(q->rinv = clv_buffer_new (q->dev, rw, h * sizeof (cl_float),
               error))
       || !(q->gpart = clv_buffer_new (q->dev, rw,
-              div_up (w, q->fwg) * sizeof (cl_ulong), error))) {
+              div_up (w, q->fwg) * sizeof (cl_ulong), error))
+      || !(q->done = clv_buffer_new (q->dev, rw, sizeof (cl_uint), error))
+      || (q->finish_atomic && (!zero_buffer (q->dev, q->colpart,
+                  w * sizeof (cl_uint), error)
+              || !zero_buffer (q->dev, q->rowpart, h * sizeof (cl_uint),
+                  error)
+              || !zero_buffer (q->dev, q->done, sizeof (cl_uint),
+                  error)))) {
     release_scratch (q);
     return FALSE;
   }
@@ -239,7 +274,10 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
     di->offset, di->stride
   };
   const cl_int parts = n_parts (q, w), bands = n_bands (q, h);
-  const cl_int gparts = div_up (w, q->fwg);
+  /* Line totals must fit the atomics' uints. */
+  const gboolean atomic = q->finish_atomic && MAX (w, h) <=
+      (int) MAX_UINT_TERMS;
+  const cl_int gparts = atomic ? 1 : div_up (w, q->fwg);
   const cl_float coef_f = coef;
   const size_t wg = q->wg, fwg = q->fwg;
 
@@ -252,7 +290,16 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
   if (!ensure_scratch (q, w, h, error))
     return FALSE;
 
-  if (q->fused) {
+  if (atomic) {
+    const size_t global[2] = { parts * wg, bands }, local[2] = { wg, 1 };
+    if (!clv_kernel_set_args (q->sums_total, error, CLV_ARG (src),
+            CLV_ARG (a[0]), CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h),
+            CLV_ARG (q->colpart), CLV_ARG (q->rowpart),
+            CLV_ARG (src_aligned), CLV_ARG (q->cinv), CLV_ARG (q->rinv),
+            CLV_ARG (q->gpart), CLV_ARG (q->done), CLV_ARGS_END)
+        || !launch (q, q->sums_total, 2, global, local, ev, error))
+      return FALSE;
+  } else if (q->fused) {
     const size_t global[2] = { parts * wg, bands }, local[2] = { wg, 1 };
     if (!clv_kernel_set_args (q->sums, error, CLV_ARG (src), CLV_ARG (a[0]),
             CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h), CLV_ARG (q->colpart),
@@ -272,7 +319,7 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
       return FALSE;
   }
 
-  {
+  if (!atomic) {
     const size_t global = clv_round_up (w + h, fwg);
     if (!clv_kernel_set_args (q->finish, error, CLV_ARG (q->colpart),
             CLV_ARG (bands), CLV_ARG (q->rowpart), CLV_ARG (parts),
@@ -321,6 +368,7 @@ clv_quantize_free (ClvQuantize * q)
     return;
   release_scratch (q);
   g_clear_pointer (&q->sums, clReleaseKernel);
+  g_clear_pointer (&q->sums_total, clReleaseKernel);
   g_clear_pointer (&q->row_sums, clReleaseKernel);
   g_clear_pointer (&q->col_sums, clReleaseKernel);
   g_clear_pointer (&q->finish, clReleaseKernel);

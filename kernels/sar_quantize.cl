@@ -1,6 +1,7 @@
 /* SAR quantization to GRAY8 (see common/clv-sar.h for the formula).
  *
- * Three launches per frame:
+ * Three launches per frame (two with SAR_Q_FINISH=atomic, where pass 1
+ * finishes the sums itself: sar_quantize_sums_total):
  *  1. sar_quantize_sums, one fused pass over the image: a work-item reads
  *     Q_K vectors of Q_VEC consecutive pixels per row (interleaved with its
  *     neighbours', so a work-group reads contiguous spans) down a band of
@@ -146,25 +147,31 @@ store_bytes (const ucharv v, __global uchar * p, const int x, const int width,
     p[x + i] = t[i];
 }
 
-/* Pass 1: rowpart[y][group] and colpart[band][x]: a work-group takes Q_BAND
- * rows of Q_WG * Q_K * Q_VEC columns; its row partials are added up in local
- * memory so that pass 2 reads few, contiguous ones.  `aligned`: the source's
- * offset and stride are multiples of Q_VEC pixels. */
-__kernel void
-sar_quantize_sums (const __global pix_t * src, const uint src_offset,
-    const uint src_stride, const int width, const int height,
-    __global uint * colpart, __global uint * rowpart, const int aligned)
+/* The correctly rounded float reciprocal of (float) s; 0 for s = 0. */
+inline float
+reciprocal (const ulong s)
 {
-  /* Padded rows: the summing work-items read different banks. */
-  __local uint rsum[Q_BAND * (Q_WG + 1)];
-  const int lid = get_local_id (0), band = get_global_id (1);
-  const int x0 = get_group_id (0) * (Q_WG * Q_K * Q_VEC) + lid * Q_VEC;
-  const int y0 = band * Q_BAND, y1 = min (y0 + Q_BAND, height);
-  uintv col[Q_K];
+#if DIV_FP64
+  /* Double then float rounding of a quotient of floats is exact rounding. */
+  return s ? (float) (1.0 / (double) (float) s) : 0.0f;
+#else
+  return s ? 1.0f / (float) s : 0.0f;
+#endif
+}
+
+/* Pass 1's loads for one work-group: Q_BAND rows from y0 of Q_WG * Q_K *
+ * Q_VEC columns; the column sums of this work-item's vectors into col[],
+ * each row's sum of its pixels into rsum (Q_WG + 1 apart: the summing
+ * work-items then read different banks). */
+inline void
+band_sums (const __global pix_t * src, const uint src_stride,
+    const int width, const int x0, const int y0, const int y1,
+    const int aligned, uintv * col, __local uint * rsum)
+{
+  const int lid = get_local_id (0);
 
   for (int k = 0; k < Q_K; k++)
     col[k] = 0;
-  src += src_offset;
   for (int y = y0; y < y1; y++) {
     const __global pix_t *row = src + (size_t) y * src_stride;
     uintv rs = 0;
@@ -177,15 +184,140 @@ sar_quantize_sums (const __global pix_t * src, const uint src_offset,
     }
     rsum[(y - y0) * (Q_WG + 1) + lid] = HSUM (rs);
   }
+  barrier (CLK_LOCAL_MEM_FENCE);
+}
+
+/* Row y0 + r's sum over the work-group (after band_sums). */
+inline uint
+row_partial (__local const uint * rsum, const int r)
+{
+  uint s = 0;
+
+  for (int i = 0; i < Q_WG; i++)
+    s += rsum[r * (Q_WG + 1) + i];
+  return s;
+}
+
+/* The total of `v` over the n work-items of the group (`tmp` n long). */
+inline ulong
+group_total (ulong v, __local ulong * tmp, const int n)
+{
+  const int lid = get_local_id (0);
+  int m = 1;
+
+  while (m < n)
+    m *= 2;
+  tmp[lid] = v;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (m /= 2; m > 0; m /= 2) {
+    if (lid < m && lid + m < n)
+      tmp[lid] += tmp[lid + m];
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  return tmp[0];
+}
+
+#define PASS1_PLACE                                                     \
+  const int lid = get_local_id (0), band = get_global_id (1);          \
+  const int x0 = get_group_id (0) * (Q_WG * Q_K * Q_VEC) + lid * Q_VEC; \
+  const int y0 = band * Q_BAND, y1 = min (y0 + Q_BAND, height)
+
+/* Pass 1: rowpart[y][group] and colpart[band][x]: a work-group takes Q_BAND
+ * rows of Q_WG * Q_K * Q_VEC columns; its row partials are added up in local
+ * memory so that pass 2 reads few, contiguous ones.  `aligned`: the source's
+ * offset and stride are multiples of Q_VEC pixels. */
+__kernel void
+sar_quantize_sums (const __global pix_t * src, const uint src_offset,
+    const uint src_stride, const int width, const int height,
+    __global uint * colpart, __global uint * rowpart, const int aligned)
+{
+  __local uint rsum[Q_BAND * (Q_WG + 1)];
+  PASS1_PLACE;
+  uintv col[Q_K];
+
+  band_sums (src + src_offset, src_stride, width, x0, y0, y1, aligned, col,
+      rsum);
   colpart += (size_t) band * width;
   for (int k = 0; k < Q_K; k++)
     store_uints (col[k], colpart, x0 + k * Q_WG * Q_VEC, width);
+  for (int r = lid; r < y1 - y0; r += Q_WG)
+    rowpart[(size_t) (y0 + r) * get_num_groups (0) + get_group_id (0)] =
+        row_partial (rsum, r);
+}
+
+/* Totals read per round by each work-item of the last work-group, so that
+ * their loads are in flight together. */
+#define FINISH_UNROLL 8
+
+/* The last work-group of sar_quantize_sums_total: inv[i] = the reciprocal
+ * of sum[i] for i < n, sum[] zeroed; returns this work-item's part of the
+ * sum of sum[]. */
+inline ulong
+finish_totals (volatile __global uint * sum, __global float * inv,
+    const int n)
+{
+  const int lid = get_local_id (0);
+  ulong t = 0;
+
+  for (int i0 = lid; i0 < n; i0 += Q_WG * FINISH_UNROLL) {
+    uint s[FINISH_UNROLL];
+    for (int u = 0; u < FINISH_UNROLL; u++)
+      s[u] = i0 + u * Q_WG < n ? sum[i0 + u * Q_WG] : 0;
+    for (int u = 0; u < FINISH_UNROLL && i0 + u * Q_WG < n; u++) {
+      inv[i0 + u * Q_WG] = reciprocal (s[u]);
+      sum[i0 + u * Q_WG] = 0;
+      t += s[u];
+    }
+  }
+  return t;
+}
+
+/* Pass 1 with pass 2 folded in (SAR_Q_FINISH=atomic): the work-groups add
+ * their column and row sums straight into colsum[x] and rowsum[y] (integer
+ * atomics: the same totals in any order), and the work-group that finishes
+ * last, as the counter `done` tells, turns them into the reciprocals and T
+ * (gpart[0]) and zeroes them and the counter for the next frame (the host
+ * zeroes them once, when it makes them).  A uint holds a line's total of up
+ * to 65537 pixels; the host runs the three passes on larger frames. */
+__kernel void
+sar_quantize_sums_total (const __global pix_t * src, const uint src_offset,
+    const uint src_stride, const int width, const int height,
+    volatile __global uint * colsum, volatile __global uint * rowsum,
+    const int aligned, __global float * cinv, __global float * rinv,
+    __global ulong * gpart, volatile __global uint * done)
+{
+  __local uint rsum[Q_BAND * (Q_WG + 1)];
+  __local ulong tmp[Q_WG];
+  __local int last;
+  PASS1_PLACE;
+  uintv col[Q_K];
+
+  band_sums (src + src_offset, src_stride, width, x0, y0, y1, aligned, col,
+      rsum);
+  for (int k = 0; k < Q_K; k++) {
+    const int x = x0 + k * Q_WG * Q_VEC;
+    uint c[Q_VEC];
+    VSTORE (col[k], c);
+    for (int i = 0; i < Q_VEC && x + i < width; i++)
+      atomic_add (colsum + x + i, c[i]);
+  }
+  for (int r = lid; r < y1 - y0; r += Q_WG)
+    atomic_add (rowsum + y0 + r, row_partial (rsum, r));
+  /* This group's additions land before it counts itself done. */
+  mem_fence (CLK_GLOBAL_MEM_FENCE);
+  barrier (CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if (lid == 0)
+    last = atomic_inc (done) == get_num_groups (0) * get_num_groups (1) - 1;
   barrier (CLK_LOCAL_MEM_FENCE);
-  for (int r = lid; r < y1 - y0; r += Q_WG) {
-    uint s = 0;
-    for (int i = 0; i < Q_WG; i++)
-      s += rsum[r * (Q_WG + 1) + i];
-    rowpart[(size_t) (y0 + r) * get_num_groups (0) + get_group_id (0)] = s;
+  if (!last)
+    return;
+  mem_fence (CLK_GLOBAL_MEM_FENCE);
+  const ulong t = group_total (finish_totals (colsum, cinv, width), tmp,
+      Q_WG);
+  finish_totals (rowsum, rinv, height);
+  if (lid == 0) {
+    gpart[0] = t;
+    *done = 0;
   }
 }
 
@@ -223,18 +355,6 @@ sar_quantize_col_sums (const __global pix_t * src, const uint src_offset,
   colpart[x] = s;
 }
 
-/* The correctly rounded float reciprocal of (float) s; 0 for s = 0. */
-inline float
-reciprocal (const ulong s)
-{
-#if DIV_FP64
-  /* Double then float rounding of a quotient of floats is exact rounding. */
-  return s ? (float) (1.0 / (double) (float) s) : 0.0f;
-#else
-  return s ? 1.0f / (float) s : 0.0f;
-#endif
-}
-
 /* Pass 2: work-items [0, width) finish columns, [width, width + height)
  * rows; gpart[group] = the sum of the group's column sums. */
 __kernel void
@@ -243,8 +363,8 @@ sar_quantize_finish (const __global uint * colpart, const int n_bands,
     const int height, __global float * cinv, __global float * rinv,
     __global ulong * gpart)
 {
-  __local ulong lsum[Q_FWG];
-  const int i = get_global_id (0), lid = get_local_id (0);
+  __local ulong tmp[Q_FWG];
+  const int i = get_global_id (0);
   ulong s = 0;
 
   if (i < width) {
@@ -258,15 +378,9 @@ sar_quantize_finish (const __global uint * colpart, const int n_bands,
       r += p[j];
     rinv[i - width] = reciprocal (r);
   }
-  lsum[lid] = s;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int n = Q_FWG / 2; n > 0; n /= 2) {
-    if (lid < n)
-      lsum[lid] += lsum[lid + n];
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  if (lid == 0 && get_group_id (0) * Q_FWG < width)
-    gpart[get_group_id (0)] = lsum[0];
+  s = group_total (s, tmp, Q_FWG);
+  if (get_local_id (0) == 0 && get_group_id (0) * Q_FWG < width)
+    gpart[get_group_id (0)] = s;
 }
 
 /* Pass 3: Q_VEC output pixels of row y per work-item.  The `aligned` flags

@@ -102,6 +102,8 @@ test_variants (void)
   static const char *tunings[] = {
     "SAR_Q_VARIANT=naive",
     "SAR_Q_VEC=1,SAR_Q_K=3,SAR_Q_WG=4,SAR_Q_BAND=5",
+    "SAR_Q_FINISH=atomic",
+    "SAR_Q_FINISH=atomic,SAR_Q_VEC=2,SAR_Q_K=3,SAR_Q_WG=6,SAR_Q_BAND=5",
   };
 
   for (guint t = 0; t < G_N_ELEMENTS (tunings); t++) {
@@ -122,6 +124,37 @@ test_variants (void)
   }
 }
 
+/* SAR_Q_FINISH=atomic: pass 1's last work-group leaves the totals zero for
+ * the next frame of the same size (frames of other sizes get new ones), and
+ * a frame wider than a uint total allows goes through the three passes. */
+static void
+test_atomic_finish_frame_after_frame (void)
+{
+  GError *error = NULL;
+  ClvQuantize *q;
+  ClvImage si;
+  guint8 *src;
+
+  g_setenv ("CLVISION_TUNE", "SAR_Q_FINISH=atomic", TRUE);
+  q = clv_quantize_new (dev, 2, &error);
+  g_unsetenv ("CLVISION_TUNE");
+  g_assert_no_error (error);
+  for (guint32 seed = 1; seed <= 3; seed++) {
+    src = textured_image (&si, 300, 200, 2, seed);
+    g_free (checked_kernel_output (q, src, &si, 35));
+    g_free (src);
+  }
+  /* 65538 pixels of 65535 per row: more than a uint row total holds. */
+  si = clv_image_make (65538, 2, 2, 65538 * 2);
+  src = g_malloc (si.stride * si.height);
+  for (int y = 0; y < si.height; y++)
+    for (int x = 0; x < si.width; x++)
+      clv_image_set (src, &si, x, y, x ? 65535 : 65534 + y);
+  g_free (checked_kernel_output (q, src, &si, 35));
+  g_free (src);
+  clv_quantize_free (q);
+}
+
 static void
 test_bad_tuning (void)
 {
@@ -134,6 +167,11 @@ test_bad_tuning (void)
   g_setenv ("CLVISION_TUNE", "SAR_Q_VEC=3", TRUE);
   g_assert_null (clv_quantize_new (dev, 1, &error));
   g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_clear_error (&error);
+  g_setenv ("CLVISION_TUNE", "SAR_Q_FINISH=grid", TRUE);
+  g_assert_null (clv_quantize_new (dev, 1, &error));
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "SAR_Q_FINISH=grid"));
   g_clear_error (&error);
   g_unsetenv ("CLVISION_TUNE");
 }
@@ -256,6 +294,8 @@ main (int argc, char **argv)
       test_kernel_matches_reference);
   g_test_add_func ("/quantize/offset-and-stride", test_offset_and_stride);
   g_test_add_func ("/quantize/variants", test_variants);
+  g_test_add_func ("/quantize/atomic-finish-frame-after-frame",
+      test_atomic_finish_frame_after_frame);
   g_test_add_func ("/quantize/bad-tuning", test_bad_tuning);
   ret = g_test_run ();
   clv_device_unref (dev);
