@@ -53,7 +53,7 @@ struct _ClvQuantize
 {
   ClvDevice *dev;
   gboolean fused;               /* else the unfused one-line-per-item sums */
-  gboolean finish_atomic;       /* SAR_Q_FINISH=atomic: two launches */
+  gboolean finish_atomic;       /* SAR_Q_ATOMIC=1: two launches */
   int vec, k, wg, band, fwg;
   cl_kernel sums, sums_total, row_sums, col_sums, finish, apply;
 
@@ -98,7 +98,6 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
   ClvQuantize *q = g_new0 (ClvQuantize, 1);
   const gboolean gpu = dev->simd_width > 1;
   const char *variant = clv_device_tune_string (dev, "SAR_Q_VARIANT", "fused");
-  const char *finish = clv_device_tune_string (dev, "SAR_Q_FINISH", "launch");
   cl_program prog;
   char *opts;
 
@@ -106,9 +105,8 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
   if (g_strcmp0 (variant, "fused") != 0 && g_strcmp0 (variant, "naive") != 0)
     goto bad_variant;
   q->fused = g_strcmp0 (variant, "fused") == 0;
-  if (g_strcmp0 (finish, "launch") != 0 && g_strcmp0 (finish, "atomic") != 0)
-    goto bad_finish;
-  q->finish_atomic = q->fused && g_strcmp0 (finish, "atomic") == 0;
+  q->finish_atomic = q->fused
+      && clv_device_tune_int (dev, "SAR_Q_ATOMIC", 0) != 0;
   /* 16-byte loads on GPUs; on CPUs 8 lanes, one AVX2 register of sums.
    * Bands short enough on GPUs to keep every core busy; one load per row
    * per work-item there (the H200 sweep: 50 us at K=1, 72 us at K=4). */
@@ -149,10 +147,6 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
 bad_variant:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
       "CLVISION_TUNE SAR_Q_VARIANT=%s: expected fused or naive", variant);
-  goto fail;
-bad_finish:
-  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-      "CLVISION_TUNE SAR_Q_FINISH=%s: expected launch or atomic", finish);
   goto fail;
 bad_tuning:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "CLVISION_TUNE for "

@@ -1,6 +1,6 @@
 /* SAR quantization to GRAY8 (see common/clv-sar.h for the formula).
  *
- * Three launches per frame (two with SAR_Q_FINISH=atomic, where pass 1
+ * Three launches per frame (two with SAR_Q_ATOMIC=1, where pass 1
  * finishes the sums itself: sar_quantize_sums_total):
  *  1. sar_quantize_sums, one fused pass over the image: a work-item reads
  *     Q_K vectors of Q_VEC consecutive pixels per row (interleaved with its
@@ -272,7 +272,7 @@ finish_totals (volatile __global uint * sum, __global float * inv,
   return t;
 }
 
-/* Pass 1 with pass 2 folded in (SAR_Q_FINISH=atomic): the work-groups add
+/* Pass 1 with pass 2 folded in (SAR_Q_ATOMIC=1): the work-groups add
  * their column and row sums straight into colsum[x] and rowsum[y] (integer
  * atomics: the same totals in any order), and the work-group that finishes
  * last, as the counter `done` tells, turns them into the reciprocals and T

@@ -335,7 +335,7 @@ static const Kernel kernels[] = {
           {"SAR_Q_K", "1,2,4"},
           {"SAR_Q_WG", "64,128,256"},
           {"SAR_Q_BAND", "8,16,32,64"},
-          {"SAR_Q_FINISH", "launch,atomic"}}},
+          {"SAR_Q_ATOMIC", "0,1"}}},
   {"vj", measure_vj, {
           {"VJ_CHUNK", "32,64,128,256"},
           {"VJ_COOP_WINDOWS", "1,2,4"},

@@ -293,8 +293,8 @@ main (int argc, char **argv)
   char *rs_tunes = g_strdup ("SAR_RS_X=2;SAR_RS_X=4;SAR_RS_X=8;"
       "SAR_RS_X=4,SAR_RS_WG_X=8,SAR_RS_WG_Y=32;SAR_RS_WG_X=16,SAR_RS_WG_Y=16;"
       "SAR_RS_WG_X=8,SAR_RS_WG_Y=32");
-  char *q_tunes = g_strdup ("SAR_Q_FINISH=atomic;"
-      "SAR_Q_FINISH=atomic,SAR_Q_BAND=32;SAR_Q_FINISH=atomic,SAR_Q_BAND=64;"
+  char *q_tunes = g_strdup ("SAR_Q_ATOMIC=1;"
+      "SAR_Q_ATOMIC=1,SAR_Q_BAND=32;SAR_Q_ATOMIC=1,SAR_Q_BAND=64;"
       "SAR_Q_BAND=8;SAR_Q_BAND=32;SAR_Q_BAND=64;"
       "SAR_Q_K=2;SAR_Q_K=8;SAR_Q_WG=256;SAR_Q_WG=64");
   GOptionEntry entries[] = {
