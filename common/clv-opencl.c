@@ -942,10 +942,14 @@ build_log (ClvDevice * dev, cl_program prog)
 static char *
 full_options (ClvDevice * dev, const char *options)
 {
+  /* CLVISION_CL_OPTIONS last, so that it can override (a compiler's
+   * diagnostics or register limit, say, as in -cl-nv-verbose). */
+  const char *extra = g_getenv ("CLVISION_CL_OPTIONS");
+
   return g_strdup_printf ("-cl-std=CL1.2 -DCLV_SIMD_WIDTH=%u "
-      "-DCLV_COMPUTE_UNITS=%u -DCLV_LOCAL_MEM_SIZE=%" G_GUINT64_FORMAT " %s",
+      "-DCLV_COMPUTE_UNITS=%u -DCLV_LOCAL_MEM_SIZE=%" G_GUINT64_FORMAT " %s%s%s",
       dev->simd_width, dev->compute_units, dev->local_mem_size,
-      options ? options : "");
+      options ? options : "", extra ? " " : "", extra ? extra : "");
 }
 
 static cl_program

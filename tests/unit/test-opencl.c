@@ -238,6 +238,46 @@ test_binary_cache (void)
   clv_device_unref (dev);
 }
 
+/* CLVISION_CL_OPTIONS reaches the compiler after the program's own options,
+ * keys the cache (another value builds anew), and a bad one fails the build
+ * with a message that names it. */
+static void
+test_extra_build_options (void)
+{
+  ClvDevice *dev = clv_test_device ();
+  char *dir = fresh_cache_dir ("extra");
+  ClvProgramStats s0, s1;
+  GError *error = NULL;
+  cl_program prog;
+
+  g_setenv ("CLVISION_CL_OPTIONS", "-DADD=3", TRUE);
+  prog = clv_program_build (dev, "cachetest", good_source, NULL, &error);
+  g_assert_no_error (error);
+  assert_program_runs (dev, prog, 3);
+  clReleaseProgram (prog);
+
+  clv_program_stats (&s0);
+  g_setenv ("CLVISION_CL_OPTIONS", "-DADD=4", TRUE);
+  prog = clv_program_build (dev, "cachetest", good_source, NULL, &error);
+  g_assert_no_error (error);
+  assert_program_runs (dev, prog, 4);
+  clReleaseProgram (prog);
+  clv_program_stats (&s1);
+  g_assert_cmpuint (s1.builds_from_source, ==, s0.builds_from_source + 1);
+
+  g_setenv ("CLVISION_CL_OPTIONS", "-cl-no-such-option-here", TRUE);
+  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=1", &error);
+  g_assert_null (prog);
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_BUILD);
+  g_assert_nonnull (strstr (error->message, "-cl-no-such-option-here"));
+  g_clear_error (&error);
+  g_unsetenv ("CLVISION_CL_OPTIONS");
+
+  remove_tree (dir);
+  g_free (dir);
+  clv_device_unref (dev);
+}
+
 /* Overwrites every cache file with `contents` (NULL: truncate to half). */
 static void
 damage_cache (const char *cache_home, const char *contents)
@@ -613,6 +653,7 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/build-failure-reports-log",
       test_build_failure_reports_log);
   g_test_add_func ("/opencl/binary-cache", test_binary_cache);
+  g_test_add_func ("/opencl/extra-build-options", test_extra_build_options);
   g_test_add_data_func ("/opencl/corrupt-cache/garbage",
       "not a program binary", test_corrupt_cache_is_rebuilt);
   g_test_add_data_func ("/opencl/corrupt-cache/truncated", NULL,
