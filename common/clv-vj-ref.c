@@ -366,28 +366,36 @@ feature_value (const ClvCascadeFeature * f, const ClvVjIntegrals * in,
   return v * vnf;
 }
 
-int
-clv_vj_eval_window (const ClvCascade * c, const ClvVjIntegrals * in, int x,
-    int y)
+gboolean
+clv_vj_window_norm (const ClvCascade * c, const ClvVjIntegrals * in, int x,
+    int y, float *vnf)
 {
   const int nw = c->window_w - 2, nh = c->window_h - 2;
   const double area = (double) nw * nh;
   gint32 s;
   guint32 q;
   double nf;
-  float vnf;
 
   if (x < 0 || y < 0 || x + c->window_w >= in->width + 1
       || y + c->window_h >= in->height + 1)
-    return -1;
+    return FALSE;
   s = (gint32) rect_sum ((const guint32 *) in->sum, in->stride, x + 1, y + 1,
       nw, nh);
   q = rect_sum (in->sqsum, in->stride, x + 1, y + 1, nw, nh);
   nf = area * q - (double) s * s;
   if (!(nf > 0.))
-    return -1;
-  vnf = (float) (1. / sqrt (nf));
-  if (!(area * vnf < 1e-1))
+    return FALSE;
+  *vnf = (float) (1. / sqrt (nf));
+  return area * *vnf < 1e-1;
+}
+
+int
+clv_vj_eval_window (const ClvCascade * c, const ClvVjIntegrals * in, int x,
+    int y)
+{
+  float vnf;
+
+  if (!clv_vj_window_norm (c, in, x, y, &vnf))
     return -1;
 
   for (int si = 0; si < c->n_stages; si++) {

@@ -121,6 +121,12 @@ void clv_vj_integrals_free (ClvVjIntegrals * in);
 void clv_vj_integrals_compute (ClvVjIntegrals * in, const guint8 * img,
     int width, int height, gsize img_stride);
 
+/* HaarEvaluator::setWindow for the window at (x, y): FALSE where OpenCV
+ * does not evaluate it (outside the level, or too little variance); else
+ * *vnf receives its variance normalisation factor. */
+gboolean clv_vj_window_norm (const ClvCascade * cascade,
+    const ClvVjIntegrals * in, int x, int y, float *vnf);
+
 /* OpenCV's runAt for the window whose top-left corner is (x, y) in the
  * level: 1 accepted; 0 rejected by stage 0; -k rejected by stage k (k >= 1);
  * -1 also for a window rejected by its variance or outside the level. */

@@ -21,7 +21,12 @@
  * (clv_vj_detector_candidates_batch, what the per-device service runs):
  * wall time per batch and per frame, its pyramid and detection kernels,
  * and the host's share split into read-back plus routing (inside the
- * batch call, outside kernels) and grouping. */
+ * batch call, outside kernels) and grouping.  Unless --no-check, "work"
+ * gives what the detection kernel does on each frame, counted with the C
+ * reference (the same on every device): every window, those past the
+ * variance test, and per stage the windows that reach it and the trees
+ * they evaluate (the kernel evaluates every window; OpenCV's skip after a
+ * stage-0 rejection is applied to the few that pass every stage). */
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +229,59 @@ bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   g_free (host);
 }
 
+/* The cascade's work on `f` (see the top comment), as a JSON object. */
+static char *
+reference_work (const ClvCascade * c, const Frame * f, const ClvVjParams * p)
+{
+  ClvVjScale *sc;
+  const int n = clv_vj_scales (f->width, f->height, c->window_w, c->window_h,
+      p, &sc);
+  guint8 *level = g_malloc ((gsize) f->width * f->height);
+  ClvVjIntegrals *in = clv_vj_integrals_new (f->width, f->height,
+      c->has_tilted);
+  guint64 windows = 0, evaluated = 0, trees = 0;
+  guint64 *reach = g_new0 (guint64, c->n_stages);
+  GString *json = g_string_new (NULL);
+
+  for (int i = 0; i < n; i++) {
+    const ClvVjScale *s = &sc[i];
+    clv_vj_resize (f->pixels, f->width, f->height, f->width, level,
+        s->width, s->height, f->width);
+    clv_vj_integrals_compute (in, level, s->width, s->height, f->width);
+    for (int y = 0; y < s->y_end; y += s->step)
+      for (int x = 0; x < s->x_end; x += s->step) {
+        /* 0 or -si: rejected by stage si; 1: passed (every window, as the
+         * kernel evaluates them). */
+        const int r = clv_vj_eval_window (c, in, x, y);
+        float vnf;
+        windows++;
+        if (clv_vj_window_norm (c, in, x, y, &vnf)) {
+          const int last = r > 0 ? c->n_stages - 1 : -r;
+          evaluated++;
+          for (int si = 0; si <= last; si++)
+            reach[si]++;
+        }
+      }
+  }
+  g_string_append_printf (json, "{\"windows\": %" G_GUINT64_FORMAT ", "
+      "\"past_variance_test\": %" G_GUINT64_FORMAT ", \"stages\": [",
+      windows, evaluated);
+  for (int si = 0; si < c->n_stages && reach[si] > 0; si++) {
+    trees += reach[si] * c->stages[si].n_trees;
+    g_string_append_printf (json, "%s{\"stage\": %d, \"trees\": %d, "
+        "\"windows\": %" G_GUINT64_FORMAT ", \"tree_evaluations\": %"
+        G_GUINT64_FORMAT "}", si ? ", " : "", si, c->stages[si].n_trees,
+        reach[si], reach[si] * c->stages[si].n_trees);
+  }
+  g_string_append_printf (json, "], \"tree_evaluations\": %" G_GUINT64_FORMAT
+      "}", trees);
+  g_free (reach);
+  clv_vj_integrals_free (in);
+  g_free (level);
+  g_free (sc);
+  return g_string_free (json, FALSE);
+}
+
 /* OpenCV through the oracle on the frame's PGM; its JSON object, or NULL. */
 static char *
 bench_opencv (const Frame * f, const Options * o)
@@ -322,6 +380,8 @@ main (int argc, char **argv)
   GString *json = g_string_new (NULL);
   gboolean own_dir;
 
+  /* stdout is the JSON document: debug messages (build logs) go to stderr. */
+  g_log_writer_default_set_use_stderr (TRUE);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc < 2
       || o.repeat < 1 || o.warmup < 0 || o.params.scale_factor <= 1.0
@@ -398,15 +458,18 @@ main (int argc, char **argv)
     GString *uber = g_string_new (NULL), *simple = g_string_new (NULL);
     char *ocv = NULL, *path = g_build_filename (o.frames_dir, f->name, NULL);
     GArray *ref = NULL;
+    char *work = NULL;
     double u, s, c;
 
     if (!clv_pgm_write (path, f->pixels, f->width, f->height, f->width,
             &error))
       g_error ("bench-vj: %s", error->message);
     g_printerr ("bench-vj: %s %dx%d\n", f->name, f->width, f->height);
-    if (o.check)
+    if (o.check) {
       ref = clv_vj_detect_ref (cascade, f->pixels, f->width, f->height,
           f->width, &o.params);
+      work = reference_work (cascade, f, &o.params);
+    }
     bench_variant (dev, cascade, f, ref, &o, "clvision-uber", NULL, uber);
     bench_variant (dev, cascade, f, ref, &o, "clvision-simple", NULL, simple);
     if (o.oracle)
@@ -424,6 +487,8 @@ main (int argc, char **argv)
     if (ocv)
       g_string_append_printf (json, ", \"uber_vs_opencv\": %.2f, "
           "\"simple_vs_opencv\": %.2f", u > 0 ? c / u : 0, s > 0 ? c / s : 0);
+    if (work)
+      g_string_append_printf (json, ",\n     \"work\": %s", work);
     g_string_append (json, ",\n     \"tunings\": [");
     for (int k = 0; tunes && tunes[k]; k++) {
       GString *t = g_string_new (NULL);
@@ -447,6 +512,7 @@ main (int argc, char **argv)
     if (ref)
       g_array_free (ref, TRUE);
     g_free (ocv);
+    g_free (work);
     if (own_dir)
       g_unlink (path);
     g_free (path);

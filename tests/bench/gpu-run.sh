@@ -4,7 +4,7 @@
 # see docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
-#                          [recognise] [streams] [streams-video]
+#                          [vj-registers] [recognise] [streams] [streams-video]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
@@ -52,6 +52,23 @@ for step in "$@"; do
     vj)
       ORACLE=$oracle/oracle-detect tests/bench/bench-vj.sh $b \
         > "$out/bench-vj.json" ;;
+    vj-registers)
+      # What limits the detection kernel's resident warps (NVIDIA's OpenCL
+      # compiler options, through CLVISION_CL_OPTIONS): ptxas' register
+      # report in each build log (the .log files), and the kernels timed
+      # under register caps, with 32- and 64-wide work-groups.  A fresh
+      # program cache, so that every program is built (and logged).
+      rc=0
+      for cap in "" 32 40 48 64 96; do
+        XDG_CACHE_HOME=$(mktemp -d) G_MESSAGES_DEBUG=clvision CLVISION_AUTOTUNE=0 \
+          CLVISION_CL_OPTIONS="-cl-nv-verbose${cap:+ -cl-nv-maxrregcount=$cap}" \
+          $b/tests/bench/bench-vj --repeat 20 --no-native --size 1920x1280 \
+          --size 640x480 --batch 16 --tune VJ_WG=64,VJ_COOP_WINDOWS=4 \
+          tests/data/cache/astronaut.pgm \
+          > "$out/vj-registers-${cap:-none}.json" \
+          2> "$out/vj-registers-${cap:-none}.log" || rc=1
+      done
+      [ $rc = 0 ] ;;
     eigen)
       # OpenCV's training of 1920 faces takes minutes: three sizes of it.
       EIG_BENCH_OPENCV_FACES=${EIG_BENCH_OPENCV_FACES:-320,960,1920} \

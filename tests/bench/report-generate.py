@@ -503,6 +503,21 @@ profiling events.
                     series.append((f"{impl} {n}", [p[0] for p in pts], [p[1] for p in pts]))
             self.plot("vj-vs-size.png", f"Detection vs frame size ({self.device})",
                       "megapixels", "ms per frame", series, logy=True)
+        rows = []
+        for name in ("vj-default.json", "vj-faces.json"):
+            for f in (self.j(name) or {}).get("frames", []):
+                w, u = f.get("work"), f.get("uber") or {}
+                if w and u.get("detect_kernels_ms_median"):
+                    ms = u["detect_kernels_ms_median"]
+                    rows.append((f"{f['frame'].replace('.pgm', '')} {f['width']}×{f['height']}",
+                                 w["windows"], w["past_variance_test"], w["tree_evaluations"],
+                                 ms, w["tree_evaluations"] / ms / 1e6 if ms else None))
+        if rows:
+            self.w("What the detection kernel does (counted with the C reference: every window, "
+                   "those past the variance test, the trees evaluated by every stage they reach) "
+                   "against its time, one frame:\n")
+            self.w(table(["frame", "windows", "past the variance test", "tree evaluations",
+                          "detection kernel ms", "G tree evaluations/s"], rows))
         vf = self.j("vj-faces.json")
         if vf:
             pts = []
