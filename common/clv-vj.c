@@ -162,6 +162,7 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
       (int) MIN (16, dev->max_work_group_size / COL_GROUP));
   t->simple_wg = tune_int (dev, "VJ_SIMPLE_WG", gpu ? 64 : 8);
   t->static_schedule = tune_int (dev, "VJ_STATIC", 0) != 0;
+  t->max_registers = tune_int (dev, "VJ_MAX_REGISTERS", 0);
 }
 
 gboolean
@@ -199,6 +200,24 @@ is_pow2 (int v)
   return v > 0 && (v & (v - 1)) == 0;
 }
 
+/* Whether the device's OpenCL compiler takes NVIDIA's -cl-nv-* options. */
+static gboolean
+has_nv_compiler_options (ClvDevice * dev)
+{
+  size_t n = 0;
+  char *ext;
+  gboolean found;
+
+  if (clGetDeviceInfo (dev->device, CL_DEVICE_EXTENSIONS, 0, NULL, &n)
+      != CL_SUCCESS || n == 0)
+    return FALSE;
+  ext = g_malloc0 (n + 1);
+  clGetDeviceInfo (dev->device, CL_DEVICE_EXTENSIONS, n, ext, NULL);
+  found = strstr (ext, "cl_nv_compiler_options") != NULL;
+  g_free (ext);
+  return found;
+}
+
 static gboolean
 check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
 {
@@ -212,6 +231,15 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
         "Invalid VJ_VARIANT=%s in CLVISION_TUNE: uber or simple",
         clv_device_tune_string (dev, "VJ_VARIANT", ""));
+    return FALSE;
+  }
+  if (t->max_registers != 0 && (t->max_registers < 0
+          || !has_nv_compiler_options (dev))) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "Invalid VJ_MAX_REGISTERS=%d in CLVISION_TUNE: a register count for "
+        "NVIDIA's OpenCL compiler (cl_nv_compiler_options), which %s %s",
+        t->max_registers, dev->device_name, has_nv_compiler_options (dev) ?
+        "has" : "does not have");
     return FALSE;
   }
   if (t->wg < 1 || (gsize) t->wg > dev->max_work_group_size
@@ -243,7 +271,7 @@ static gboolean
 build_kernels (ClvVjDetector * d, GError ** error)
 {
   const ClvVjTuning *t = &d->tune;
-  char *opts;
+  char *opts, *regs;
   cl_program prog;
 
   opts = g_strdup_printf ("-DVJ_ROW_WG=%d -DVJ_ROW_PIX=%d -DVJ_COL_SEGS=%d",
@@ -260,9 +288,13 @@ build_kernels (ClvVjDetector * d, GError ** error)
   if (d->k_tilted == NULL)
     return FALSE;
 
+  regs = t->max_registers ? g_strdup_printf (" -cl-nv-maxrregcount=%d",
+      t->max_registers) : g_strdup ("");
   opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
-      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d", d->fp64,
-      t->wg, t->chunk, t->coop_windows, d->coop_stage, t->static_schedule);
+      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d%s", d->fp64,
+      t->wg, t->chunk, t->coop_windows, d->coop_stage, t->static_schedule,
+      regs);
+  g_free (regs);
   prog = clv_device_get_program (d->dev, "vj_detect", opts, error);
   g_free (opts);
   if (prog == NULL)

@@ -41,6 +41,10 @@ typedef struct
                                  * variant (x, 1) */
   gboolean static_schedule;     /* [VJ_STATIC=1] benchmarks: chunks dealt
                                  * round-robin instead of by the counter */
+  int max_registers;            /* [VJ_MAX_REGISTERS] registers per
+                                 * work-item of the detection kernels, for
+                                 * more resident warps (NVIDIA's
+                                 * -cl-nv-maxrregcount); 0: the compiler's */
 } ClvVjTuning;
 
 /* The defaults for `dev`, with CLVISION_TUNE applied. */

@@ -340,7 +340,8 @@ static const Kernel kernels[] = {
           {"VJ_CHUNK", "32,64,128,256"},
           {"VJ_COOP_WINDOWS", "1,2,4"},
           {"VJ_COOP_STAGE", "2,3,4,6"},
-          {"VJ_GROUPS_PER_CU", "4,8,16,32,48"}}},
+          {"VJ_GROUPS_PER_CU", "4,8,16,32,48"},
+          {"VJ_MAX_REGISTERS", "0,32,48,64,96"}}},
 };
 
 /* "A=1,B=2" from the macros set so far. */

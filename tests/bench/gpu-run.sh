@@ -53,22 +53,19 @@ for step in "$@"; do
       ORACLE=$oracle/oracle-detect tests/bench/bench-vj.sh $b \
         > "$out/bench-vj.json" ;;
     vj-registers)
-      # What limits the detection kernel's resident warps (NVIDIA's OpenCL
-      # compiler options, through CLVISION_CL_OPTIONS): ptxas' register
-      # report in each build log (the .log files), and the kernels timed
-      # under register caps, with 32- and 64-wide work-groups.  A fresh
-      # program cache, so that every program is built (and logged).
-      rc=0
-      for cap in "" 32 40 48 64 96; do
-        XDG_CACHE_HOME=$(mktemp -d) G_MESSAGES_DEBUG=clvision CLVISION_AUTOTUNE=0 \
-          CLVISION_CL_OPTIONS="-cl-nv-verbose${cap:+ -cl-nv-maxrregcount=$cap}" \
-          $b/tests/bench/bench-vj --repeat 20 --no-native --size 1920x1280 \
-          --size 640x480 --batch 16 --tune VJ_WG=64,VJ_COOP_WINDOWS=4 \
-          tests/data/cache/astronaut.pgm \
-          > "$out/vj-registers-${cap:-none}.json" \
-          2> "$out/vj-registers-${cap:-none}.log" || rc=1
-      done
-      [ $rc = 0 ] ;;
+      # What limits the detection kernel's resident warps: ptxas' register
+      # report for every build (-cl-nv-verbose through CLVISION_CL_OPTIONS,
+      # build logs in the .log; a fresh program cache so that all are
+      # built), and the kernels timed under register caps
+      # (VJ_MAX_REGISTERS), with 32- and 64-wide work-groups.
+      t=()
+      for r in 32 48 64 96; do t+=(--tune VJ_MAX_REGISTERS=$r); done
+      for r in 0 32 48; do t+=(--tune VJ_WG=64,VJ_COOP_WINDOWS=4,VJ_MAX_REGISTERS=$r); done
+      XDG_CACHE_HOME=$(mktemp -d) G_MESSAGES_DEBUG=clvision CLVISION_AUTOTUNE=0 \
+        CLVISION_CL_OPTIONS=-cl-nv-verbose $b/tests/bench/bench-vj --repeat 20 \
+        --no-native --size 1920x1280 --size 640x480 --batch 16 "${t[@]}" \
+        tests/data/cache/astronaut.pgm > "$out/vj-registers.json" \
+        2> "$out/vj-registers.log" ;;
     eigen)
       # OpenCV's training of 1920 faces takes minutes: three sizes of it.
       EIG_BENCH_OPENCV_FACES=${EIG_BENCH_OPENCV_FACES:-320,960,1920} \

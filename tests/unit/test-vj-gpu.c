@@ -51,6 +51,8 @@ detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
     t.coop_windows = 1;
     t.chunk = 3 * t.wg + 1;
     t.static_schedule = TRUE;
+  } else if (extra && g_str_equal (extra, "registers-64")) {
+    t.max_registers = 64;
   }
   d = clv_vj_detector_new (device, c, &t, &error);
   g_assert_no_error (error);
@@ -802,6 +804,36 @@ test_bad_tuning (void)
   clv_cascade_free (c);
 }
 
+/* VJ_MAX_REGISTERS: with NVIDIA's compiler a register cap still gives the
+ * reference's windows; elsewhere, and for a negative count, a clear error. */
+static void
+test_register_limit (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  ClvVjTuning t;
+  GError *error = NULL;
+  ClvVjDetector *d;
+
+  clv_vj_tuning_for_device (device, &t);
+  t.max_registers = -1;
+  g_assert_null (clv_vj_detector_new (device, c, &t, &error));
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "VJ_MAX_REGISTERS=-1"));
+  g_clear_error (&error);
+
+  t.max_registers = 64;
+  d = clv_vj_detector_new (device, c, &t, &error);
+  if (d == NULL) {
+    g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "does not have"));
+    g_clear_error (&error);
+  } else {
+    clv_vj_detector_free (d);
+    check_candidates (&cases[0], "registers-64");
+  }
+  clv_cascade_free (c);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -831,6 +863,7 @@ main (int argc, char **argv)
   g_test_add_func ("/vj-gpu/split-sums-only-when-exact",
       test_split_sums_only_when_exact);
   g_test_add_func ("/vj-gpu/bad-tuning", test_bad_tuning);
+  g_test_add_func ("/vj-gpu/register-limit", test_register_limit);
   ret = g_test_run ();
   clv_device_unref (device);
   return ret;
