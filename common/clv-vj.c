@@ -137,7 +137,11 @@ void
 clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
 {
   const gboolean gpu = dev->simd_width > 1;
-  const char *variant = clv_device_tune_string (dev, "VJ_VARIANT", "uber");
+  /* On CPUs (PoCL) the plain kernel is 10-17% faster than the uberkernel,
+   * whose barriers and local queues keep PoCL from vectorising across
+   * work-items (docs/PERFORMANCE.md, "Detection on CPUs"). */
+  const char *variant = clv_device_tune_string (dev, "VJ_VARIANT",
+      gpu ? "uber" : "simple");
 
   /* The seed's parameters (its Table 1): a work-group is one warp (32) or
    * wavefront (64); N = one window per work-item; M = 2 on NVIDIA, 4 on

@@ -304,6 +304,9 @@ measure_vj (Workload * w, double *seconds, GByteArray * output,
       (gsize) w->frame_w * w->frame_h, error);
   if (r.frame) {
     clv_vj_tuning_for_device (w->dev, &tuning);
+    /* The macros searched are the uberkernel's (the default on CPUs is the
+     * simple kernel, which has none of them). */
+    tuning.variant = CLV_VJ_VARIANT_UBER;
     r.det = clv_vj_detector_new (w->dev, w->cascade, &tuning, error);
   }
   ok = r.det && median_of_runs (w, vj_once, &r, seconds, error);

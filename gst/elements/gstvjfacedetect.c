@@ -16,10 +16,11 @@
  *
  * Gray and YUV frames are analysed on their luma plane as is; packed RGB
  * frames are converted to luma on the device with OpenCV's weights.  The
- * detector builds the image pyramid and integrals on the device and runs
- * the cascade as one persistent, load-balanced kernel over all scales
- * (`CLVISION_TUNE=VJ_VARIANT=simple` selects a plain
- * one-work-item-per-window kernel instead, for comparison).
+ * detector builds the image pyramid and integrals on the device and, on
+ * GPUs, runs the cascade as one persistent, load-balanced kernel over all
+ * scales; on CPU devices (PoCL) a plain one-work-item-per-window kernel per
+ * scale is faster and is the default (`CLVISION_TUNE=VJ_VARIANT=uber` or
+ * `simple` chooses).
  *
  * ## Example launch line
  * |[

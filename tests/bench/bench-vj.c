@@ -90,8 +90,8 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   else
     g_unsetenv ("CLVISION_TUNE");
   clv_vj_tuning_for_device (dev, &t);
-  if (strcmp (label, "clvision-simple") == 0)
-    t.variant = CLV_VJ_VARIANT_SIMPLE;
+  t.variant = strcmp (label, "clvision-simple") == 0 ?
+      CLV_VJ_VARIANT_SIMPLE : CLV_VJ_VARIANT_UBER;
   det = clv_vj_detector_new (dev, cascade, &t, &error);
   if (det == NULL || mem == NULL)
     g_error ("bench-vj: %s", error->message);
