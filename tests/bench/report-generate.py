@@ -392,7 +392,7 @@ copies its JSON to `docs/bench/report-h100/` and `docs/bench/report-pocl/`.
         self.w("## The seeds' ablation (their figure 13)\n")
         head = ["frame", "simple (device pyramid, launch per scale)",
                 "uberkernel, static mapping, no local queue",
-                "+ dynamic mapping", "+ local queue, cooperative stages (default)",
+                "+ dynamic mapping", "+ local queue, cooperative stages (GPU default)",
                 "+ tuned (clvision-tune)", "gain of each step"]
         self.w("Wall ms per frame.  The seeds' first step (pyramid and integrals "
                "moved from the host to the device) is not a variant of ours: both of "
@@ -414,7 +414,8 @@ copies its JSON to `docs/bench/report-h100/` and `docs/bench/report-pocl/`.
             self.simple_profile(vj)
         pv = self.j("vj-default.json", self.pocl) if self.pocl else None
         if pv:
-            self.w(f"**{pv.get('device', 'PoCL')} (PoCL, this machine's 2 shared cores):**\n")
+            self.w(f"**{pv.get('device', 'PoCL')} (PoCL, this machine's 2 shared cores; "
+                   "on CPU devices the simple kernel, the first column, is the default):**\n")
             self.w(table(head, self.ablation_rows(pv, self.j("vj-tuned.json", self.pocl))))
 
     def simple_profile(self, vj):
