@@ -274,6 +274,9 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
   const cl_int gparts = atomic ? 1 : div_up (w, q->fwg);
   const cl_float coef_f = coef;
   const size_t wg = q->wg, fwg = q->fwg;
+  /* The fused first pass: a work-group per band of rows and span of x. */
+  const size_t pass1_global[2] = { parts * wg, bands };
+  const size_t pass1_local[2] = { wg, 1 };
 
   if (di->width != w || di->height != h || di->bpp != 1)
     goto wrong_output;
@@ -285,20 +288,18 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
     return FALSE;
 
   if (atomic) {
-    const size_t global[2] = { parts * wg, bands }, local[2] = { wg, 1 };
     if (!clv_kernel_set_args (q->sums_total, error, CLV_ARG (src),
             CLV_ARG (a[0]), CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h),
             CLV_ARG (q->colpart), CLV_ARG (q->rowpart),
             CLV_ARG (src_aligned), CLV_ARG (q->cinv), CLV_ARG (q->rinv),
             CLV_ARG (q->gpart), CLV_ARG (q->done), CLV_ARGS_END)
-        || !launch (q, q->sums_total, 2, global, local, ev, error))
+        || !launch (q, q->sums_total, 2, pass1_global, pass1_local, ev, error))
       return FALSE;
   } else if (q->fused) {
-    const size_t global[2] = { parts * wg, bands }, local[2] = { wg, 1 };
     if (!clv_kernel_set_args (q->sums, error, CLV_ARG (src), CLV_ARG (a[0]),
             CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h), CLV_ARG (q->colpart),
             CLV_ARG (q->rowpart), CLV_ARG (src_aligned), CLV_ARGS_END)
-        || !launch (q, q->sums, 2, global, local, ev, error))
+        || !launch (q, q->sums, 2, pass1_global, pass1_local, ev, error))
       return FALSE;
   } else {
     const size_t rows = clv_round_up (h, wg), cols = clv_round_up (w, wg);

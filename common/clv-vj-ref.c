@@ -397,7 +397,13 @@ clv_vj_eval_window (const ClvCascade * c, const ClvVjIntegrals * in, int x,
 
   if (!clv_vj_window_norm (c, in, x, y, &vnf))
     return -1;
+  return clv_vj_eval_stages (c, in, x, y, vnf);
+}
 
+int
+clv_vj_eval_stages (const ClvCascade * c, const ClvVjIntegrals * in, int x,
+    int y, float vnf)
+{
   for (int si = 0; si < c->n_stages; si++) {
     const ClvCascadeStage *stage = &c->stages[si];
     double sum = 0;

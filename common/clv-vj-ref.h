@@ -132,6 +132,10 @@ gboolean clv_vj_window_norm (const ClvCascade * cascade,
  * -1 also for a window rejected by its variance or outside the level. */
 int clv_vj_eval_window (const ClvCascade * cascade,
     const ClvVjIntegrals * level, int x, int y);
+/* The stages of clv_vj_eval_window for a window that clv_vj_window_norm
+ * let through with `vnf`: 1 accepted, 0 or -k rejected by stage k. */
+int clv_vj_eval_stages (const ClvCascade * cascade,
+    const ClvVjIntegrals * level, int x, int y, float vnf);
 
 /* Applies rule 7 to one row of results (results[i] for x = i * step) and
  * returns how many windows of the row are detections; `detected` (nullable)

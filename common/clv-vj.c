@@ -237,14 +237,16 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
         clv_device_tune_string (dev, "VJ_VARIANT", ""));
     return FALSE;
   }
-  if (t->max_registers != 0 && (t->max_registers < 0
-          || !has_nv_compiler_options (dev))) {
-    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-        "Invalid VJ_MAX_REGISTERS=%d in CLVISION_TUNE: a register count for "
-        "NVIDIA's OpenCL compiler (cl_nv_compiler_options), which %s %s",
-        t->max_registers, dev->device_name, has_nv_compiler_options (dev) ?
-        "has" : "does not have");
-    return FALSE;
+  if (t->max_registers != 0) {
+    const gboolean nv = has_nv_compiler_options (dev);
+    if (t->max_registers < 0 || !nv) {
+      g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+          "Invalid VJ_MAX_REGISTERS=%d in CLVISION_TUNE: a register count "
+          "for NVIDIA's OpenCL compiler (cl_nv_compiler_options), which %s "
+          "%s", t->max_registers, dev->device_name, nv ? "has" :
+          "does not have");
+      return FALSE;
+    }
   }
   if (t->wg < 1 || (gsize) t->wg > dev->max_work_group_size
       || t->chunk < 1 || t->coop_windows < 1 || t->coop_windows > t->wg

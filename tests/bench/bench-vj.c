@@ -250,12 +250,12 @@ reference_work (const ClvCascade * c, const Frame * f, const ClvVjParams * p)
     clv_vj_integrals_compute (in, level, s->width, s->height, f->width);
     for (int y = 0; y < s->y_end; y += s->step)
       for (int x = 0; x < s->x_end; x += s->step) {
-        /* 0 or -si: rejected by stage si; 1: passed (every window, as the
-         * kernel evaluates them). */
-        const int r = clv_vj_eval_window (c, in, x, y);
+        /* Every window, as the kernel evaluates them all. */
         float vnf;
         windows++;
         if (clv_vj_window_norm (c, in, x, y, &vnf)) {
+          /* 1: passed; 0 or -si: rejected by stage si. */
+          const int r = clv_vj_eval_stages (c, in, x, y, vnf);
           const int last = r > 0 ? c->n_stages - 1 : -r;
           evaluated++;
           for (int si = 0; si <= last; si++)

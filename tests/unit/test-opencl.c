@@ -238,6 +238,23 @@ test_binary_cache (void)
   clv_device_unref (dev);
 }
 
+/* Builds good_source with no options of its own and CLVISION_CL_OPTIONS
+ * "-DADD=add", and runs it. */
+static void
+build_with_extra_options (ClvDevice * dev, int add)
+{
+  char *extra = g_strdup_printf ("-DADD=%d", add);
+  GError *error = NULL;
+  cl_program prog;
+
+  g_setenv ("CLVISION_CL_OPTIONS", extra, TRUE);
+  prog = clv_program_build (dev, "cachetest", good_source, NULL, &error);
+  g_assert_no_error (error);
+  assert_program_runs (dev, prog, add);
+  clReleaseProgram (prog);
+  g_free (extra);
+}
+
 /* CLVISION_CL_OPTIONS reaches the compiler after the program's own options,
  * keys the cache (another value builds anew), and a bad one fails the build
  * with a message that names it. */
@@ -250,18 +267,9 @@ test_extra_build_options (void)
   GError *error = NULL;
   cl_program prog;
 
-  g_setenv ("CLVISION_CL_OPTIONS", "-DADD=3", TRUE);
-  prog = clv_program_build (dev, "cachetest", good_source, NULL, &error);
-  g_assert_no_error (error);
-  assert_program_runs (dev, prog, 3);
-  clReleaseProgram (prog);
-
+  build_with_extra_options (dev, 3);
   clv_program_stats (&s0);
-  g_setenv ("CLVISION_CL_OPTIONS", "-DADD=4", TRUE);
-  prog = clv_program_build (dev, "cachetest", good_source, NULL, &error);
-  g_assert_no_error (error);
-  assert_program_runs (dev, prog, 4);
-  clReleaseProgram (prog);
+  build_with_extra_options (dev, 4);
   clv_program_stats (&s1);
   g_assert_cmpuint (s1.builds_from_source, ==, s0.builds_from_source + 1);
 
