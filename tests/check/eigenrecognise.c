@@ -698,7 +698,7 @@ GST_START_TEST (test_streams_share_batches)
   ClvImage im;
   guint8 *data = gray_frame (&im);
   GError *error = NULL;
-  ClvDevice *dev = clv_device_open (NULL, &error);
+  ClvDevice *dev = clv_device_open ("first", &error);
   cl_event hold;
   gint largest;
 
@@ -708,8 +708,10 @@ GST_START_TEST (test_streams_share_batches)
   batch_check_watch ("eigenrecognise");
   for (int i = 0; i < 5; i++) {
     memset (&s[i], 0, sizeof (s[i]));
-    s[i].h = harness_for (make_element ("model", model_path, NULL), "GRAY8",
-        &s[i].bus);
+    /* One device's service: device=auto would spread the streams over the
+     * GPUs of a machine with several. */
+    s[i].h = harness_for (make_element ("model", model_path, "device",
+            "first", NULL), "GRAY8", &s[i].bus);
     /* Stream i takes faces i % 3 onwards, the last one scaled up. */
     for (int f = i % 3; f < 3; f++)
       s[i].boxes[s[i].n++] = pasted[f];

@@ -405,7 +405,7 @@ GST_END_TEST;
 
 #define SAR_CL_CHAIN "videotestsrc pattern=snow num-buffers=%d ! " \
   "video/x-raw,format=GRAY16_LE,width=%d,height=%d,framerate=30/1 ! " \
-  "clupload name=up ! sarmultilook range-looks=2 azimuth-looks=3 ! " \
+  "clupload name=up device=first ! sarmultilook range-looks=2 azimuth-looks=3 ! " \
   "sarquantize ! " \
   "cldownload ! appsink name=sink sync=false"
 
@@ -510,8 +510,9 @@ sar_chain_thread (gpointer data)
   return run_sar_chain (20, &thread_devices[GPOINTER_TO_INT (data)]);
 }
 
-/* Four pipelines in four threads share one device (context and queue):
- * each gives exactly what one pipeline alone gives. */
+/* Four pipelines in four threads on one device (device=first: auto would
+ * spread them over the GPUs of a machine with several) share its context
+ * and queue: each gives exactly what one pipeline alone gives. */
 GST_START_TEST (test_parallel_pipelines)
 {
   char *alone = run_sar_chain (20, NULL);
@@ -547,13 +548,14 @@ GST_END_TEST;
  * memory, so it costs no RAM. */
 GST_START_TEST (test_frame_too_large)
 {
-  ClvDevice *dev = clv_device_open (NULL, NULL);
+  /* The element's device (auto could pick another GPU than this one). */
+  ClvDevice *dev = clv_device_open ("first", NULL);
   const guint64 device_limit = dev ? dev->max_mem_alloc_size : 0;
   const int height = 1024;
   int width;
   gsize size;
   void *mem;
-  GstHarness *h = element_harness ("clupload", NULL);
+  GstHarness *h = element_harness ("clupload", "device", "first", NULL);
   GstBus *bus = gst_bus_new ();
   GstCaps *caps;
   GstBuffer *buf;
@@ -722,7 +724,7 @@ GST_START_TEST (test_tee_copy_on_write)
       "num-buffers=6 ! video/x-raw,format=GRAY8,width=64,height=48 ! "
       "tee name=t "
       "t. ! queue ! appsink name=orig sync=false "
-      "t. ! queue ! clupload ! tee name=ct "
+      "t. ! queue ! clupload device=first ! tee name=ct "
       "ct. ! queue ! identity name=writer ! cldownload ! "
       "appsink name=written sync=false "
       "ct. ! queue ! cldownload ! appsink name=read sync=false", NULL);
@@ -735,7 +737,7 @@ GST_START_TEST (test_tee_copy_on_write)
   GByteArray *got[3];
   GThread *threads[3];
   GstPad *pad = gst_element_get_static_pad (writer, "sink");
-  ClvDevice *dev = clv_device_open (NULL, NULL);
+  ClvDevice *dev = clv_device_open ("first", NULL);
 
   fail_unless (dev != NULL);
   g_object_set (writer, "signal-handoffs", FALSE, NULL);

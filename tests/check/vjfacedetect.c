@@ -721,7 +721,9 @@ element_stream_init (ElementStream * s, const ClvCascade * c,
   s->end = end;
   s->ref = clv_vj_detect_ref (c, s->g.pixels, s->g.width, s->g.height,
       s->g.width, &p);
-  s->h = harness (NULL);
+  /* One device's service: device=auto would spread the streams over the
+   * GPUs of a machine with several. */
+  s->h = harness ("device=first");
   first = vj_check_frame_buffer (&s->g, format, &s->caps);
   gst_buffer_unref (first);
   gst_harness_set_src_caps (s->h, s->caps);
@@ -777,7 +779,7 @@ GST_START_TEST (test_streams_share_batches)
   ClvCascade *c = default_cascade ();
   ElementStream s[6];
   GError *error = NULL;
-  ClvDevice *dev = clv_device_open (NULL, &error);
+  ClvDevice *dev = clv_device_open ("first", &error);
   cl_event hold;
   gint largest;
 
