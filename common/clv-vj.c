@@ -297,9 +297,9 @@ build_kernels (ClvVjDetector * d, GError ** error)
   regs = t->max_registers ? g_strdup_printf (" -cl-nv-maxrregcount=%d",
       t->max_registers) : g_strdup ("");
   opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
-      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d%s", d->fp64,
-      t->wg, t->chunk, t->coop_windows, d->coop_stage, t->static_schedule,
-      regs);
+      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d "
+      "-DVJ_MAX_REGISTERS=%d%s", d->fp64, t->wg, t->chunk, t->coop_windows,
+      d->coop_stage, t->static_schedule, t->max_registers, regs);
   g_free (regs);
   prog = clv_device_get_program (d->dev, "vj_detect", opts, error);
   g_free (opts);

@@ -253,7 +253,16 @@ vj_detect_simple (CASCADE_ARGS, const int scale, const int layer_ofs,
 /* Queue B holds fewer than VJ_WG windows before a round adds A's. */
 #define VJ_QUEUE_B (2 * VJ_WG + VJ_CHUNK)
 
-__kernel __attribute__ ((reqd_work_group_size (VJ_WG, 1, 1)))
+/* NVIDIA's compiler ignores a register cap (-cl-nv-maxrregcount) on a
+ * kernel with a required work-group size, as CUDA's does on one with
+ * launch bounds (seen in ptxas' report: 57 registers under every cap). */
+#if VJ_MAX_REGISTERS
+#define VJ_UBER_GROUP
+#else
+#define VJ_UBER_GROUP __attribute__ ((reqd_work_group_size (VJ_WG, 1, 1)))
+#endif
+
+__kernel VJ_UBER_GROUP
 void
 vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
     const int n_scales, const int total)
