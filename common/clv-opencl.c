@@ -1138,6 +1138,34 @@ fail:
   return NULL;
 }
 
+void *
+clv_pinned_new (ClvDevice * dev, gsize size, cl_mem * buffer, GError ** error)
+{
+  void *data = NULL;
+  cl_int st;
+
+  *buffer = clv_buffer_new (dev, CL_MEM_ALLOC_HOST_PTR, size, error);
+  if (*buffer == NULL)
+    return NULL;
+  CLV_CHECK ((data = clEnqueueMapBuffer (dev->queue, *buffer, CL_TRUE,
+              CL_MAP_READ | CL_MAP_WRITE, 0, MAX (size, 1), 0, NULL, NULL,
+              &st), st), error, fail);
+  return data;
+fail:
+  g_clear_pointer (buffer, clReleaseMemObject);
+  return NULL;
+}
+
+void
+clv_pinned_free (ClvDevice * dev, cl_mem buffer, void *data)
+{
+  if (buffer == NULL)
+    return;
+  if (data)
+    clEnqueueUnmapMemObject (dev->queue, buffer, data, 0, NULL, NULL);
+  clReleaseMemObject (buffer);
+}
+
 cl_mem
 clv_buffer_new_with_data (ClvDevice * dev, cl_mem_flags flags,
     const void *data, gsize size, GError ** error)

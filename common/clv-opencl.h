@@ -231,6 +231,16 @@ gboolean clv_kernel_set_args (cl_kernel kernel, GError ** error, ...);
 CLV_API
 cl_mem clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
     GError ** error);
+/* Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer of `size` bytes in
+ * `*buffer`, mapped for its whole life; returns where (NULL with `error`
+ * set).  Transfers from and to it are DMA at full speed, while those from
+ * pageable memory go through the driver's own staging.  Freed with
+ * clv_pinned_free(). */
+CLV_API
+void *clv_pinned_new (ClvDevice * dev, gsize size, cl_mem * buffer,
+    GError ** error);
+CLV_API
+void clv_pinned_free (ClvDevice * dev, cl_mem buffer, void *data);
 /* A buffer holding a copy of `size` bytes of `data`, zero-padded to at least
  * 16 bytes (OpenCL has no empty buffers, and kernels may load a vector). */
 CLV_API

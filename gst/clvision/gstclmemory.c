@@ -214,24 +214,12 @@ gst_cl_buffer_peek_device_memory (GstBuffer * buf, ClvDevice * dev)
 static gboolean
 ensure_staging (GstClMemory * mem, GError ** error)
 {
-  ClvDevice *dev = mem->device;
-  gsize size = GST_MEMORY_CAST (mem)->maxsize;
-  cl_int st;
-
-  if (mem->staging_data)
-    return TRUE;
-  if (mem->staging == NULL)
-    mem->staging = clv_buffer_new (dev, CL_MEM_ALLOC_HOST_PTR, size, error);
-  if (mem->staging == NULL)
-    return FALSE;
   /* Mapped once for the memory's life: a pinned host copy to transfer
    * from and to at full speed. */
-  CLV_CHECK ((mem->staging_data = clEnqueueMapBuffer (dev->queue,
-              mem->staging, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0,
-              NULL, NULL, &st), st), error, fail);
-  return TRUE;
-fail:
-  return FALSE;
+  if (mem->staging_data == NULL)
+    mem->staging_data = clv_pinned_new (mem->device,
+        GST_MEMORY_CAST (mem)->maxsize, &mem->staging, error);
+  return mem->staging_data != NULL;
 }
 
 static gpointer
@@ -372,11 +360,7 @@ gst_cl_allocator_free (GstAllocator * allocator, GstMemory * gmem)
 {
   GstClMemory *mem = (GstClMemory *) gmem;
 
-  if (mem->staging_data)
-    clEnqueueUnmapMemObject (mem->device->queue, mem->staging,
-        mem->staging_data, 0, NULL, NULL);
-  if (mem->staging)
-    clReleaseMemObject (mem->staging);
+  clv_pinned_free (mem->device, mem->staging, mem->staging_data);
   clReleaseMemObject (mem->buffer);
   clv_device_unref (mem->device);
   g_mutex_clear (&mem->lock);

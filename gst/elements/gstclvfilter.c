@@ -35,6 +35,14 @@ typedef struct
   gsize in_stage_size;
   cl_mem out_stage;
   gsize out_stage_size;
+  /* UPLOAD_PINNED=1: analysers copy system-memory frames into pinned host
+   * memory of their own and upload from there (DMA), instead of from
+   * pageable memory through the driver's staging, which many streams of
+   * one device share. */
+  gboolean upload_pinned;
+  cl_mem in_pinned;
+  void *in_pinned_data;
+  gsize in_pinned_size;
 } GstClvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClvFilter, gst_clv_filter,
@@ -236,6 +244,7 @@ gst_clv_filter_start (GstBaseTransform * trans)
   g_free (spec);
   if (!ok)
     goto no_device;
+  priv->upload_pinned = clv_tune_int ("UPLOAD_PINNED", 0) != 0;
   return TRUE;
 
   /* ERRORS */
@@ -252,6 +261,10 @@ release_stages (GstClvFilterPrivate * priv)
   g_clear_pointer (&priv->in_stage, clReleaseMemObject);
   g_clear_pointer (&priv->out_stage, clReleaseMemObject);
   priv->in_stage_size = priv->out_stage_size = 0;
+  clv_pinned_free (priv->device, priv->in_pinned, priv->in_pinned_data);
+  priv->in_pinned = NULL;
+  priv->in_pinned_data = NULL;
+  priv->in_pinned_size = 0;
 }
 
 static gboolean
@@ -561,6 +574,18 @@ ensure_stage (ClvDevice * dev, cl_mem * stage, gsize * stage_size, gsize size,
   return *stage != NULL;
 }
 
+static gboolean
+ensure_pinned (GstClvFilterPrivate * priv, gsize size, GError ** error)
+{
+  if (priv->in_pinned_data && priv->in_pinned_size >= size)
+    return TRUE;
+  clv_pinned_free (priv->device, priv->in_pinned, priv->in_pinned_data);
+  priv->in_pinned_data = clv_pinned_new (priv->device, size,
+      &priv->in_pinned, error);
+  priv->in_pinned_size = priv->in_pinned_data ? size : 0;
+  return priv->in_pinned_data != NULL;
+}
+
 /* Plane 0 of frames laid out as `info` says. */
 static ClvImage
 plane0_image (const GstVideoInfo * info)
@@ -732,12 +757,16 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     goto map_failed;
   /* The analysers wait for their kernels (see analyse), so the staging
-   * buffer is idle: the upload need not queue behind other pipelines'
+   * buffers are idle: the upload need not queue behind other pipelines'
    * kernels on the device. */
   if (!ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
           map.size, CL_MEM_READ_ONLY, &error)
-      || !gst_cl_upload_unordered (priv->device, priv->in_stage, 0, map.size,
-          map.data, &error))
+      || (priv->upload_pinned && !ensure_pinned (priv, map.size, &error)))
+    goto failed;
+  if (priv->upload_pinned)
+    memcpy (priv->in_pinned_data, map.data, map.size);
+  if (!gst_cl_upload_unordered (priv->device, priv->in_stage, 0, map.size,
+          priv->upload_pinned ? priv->in_pinned_data : map.data, &error))
     goto failed;
   gst_buffer_unmap (buf, &map);
   return klass->analyse (GST_CLV_FILTER (trans), buf, priv->in_stage, &info);

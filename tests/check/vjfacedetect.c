@@ -212,6 +212,51 @@ GST_START_TEST (test_golden_simple_variant)
 
 GST_END_TEST;
 
+/* UPLOAD_PINNED=1: system-memory frames go through the element's pinned
+ * buffer (grown when a larger frame comes) and give the reference's faces;
+ * the large frame's face lies in its last rows, so all of it must arrive. */
+GST_START_TEST (test_pinned_upload)
+{
+  Gray full = load_gray ("astronaut");
+  Gray small = scaled (&full, 301, 300);
+  Gray tall = { g_malloc (full.width * full.height * 2), full.width,
+    full.height * 2
+  };
+  Gray *frames[] = { &small, &tall, &small };
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  GError *error = NULL;
+  char *path = vj_test_cascade_path ("frontalface_default");
+  ClvCascade *c = clv_cascade_load (path, &error);
+  GstHarness *h;
+
+  g_assert_no_error (error);
+  memset (tall.pixels, 128, full.width * full.height);
+  memcpy (tall.pixels + full.width * full.height, full.pixels,
+      full.width * full.height);
+  g_setenv ("CLVISION_TUNE", "UPLOAD_PINNED=1", TRUE);
+  h = harness (NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++) {
+    const Gray *g = frames[i];
+    GArray *ref = clv_vj_detect_ref (c, g->pixels, g->width, g->height,
+        g->width, &p);
+    GArray *found = push_frame (h, g, "GRAY8", NULL);
+
+    fail_unless (ref->len > 0);
+    vj_test_assert_faces (ref, found, 0, "pinned upload");
+    g_array_free (found, TRUE);
+    g_array_free (ref, TRUE);
+  }
+  gst_harness_teardown (h);
+  g_unsetenv ("CLVISION_TUNE");
+  clv_cascade_free (c);
+  g_free (path);
+  g_free (tall.pixels);
+  g_free (small.pixels);
+  g_free (full.pixels);
+}
+
+GST_END_TEST;
+
 /* GRAY8, planar and semi-planar YUV and packed RGB with the same luma give
  * the same faces; an odd width gives padded strides. */
 GST_START_TEST (test_formats_agree)
@@ -879,6 +924,7 @@ vjfacedetect_suite (void)
   tcase_add_test (tc, test_golden_alt_tree);
   tcase_add_test (tc, test_golden_simple_variant);
   tcase_add_test (tc, test_formats_agree);
+  tcase_add_test (tc, test_pinned_upload);
   tcase_add_test (tc, test_opencl_memory);
   tcase_add_test (tc, test_metas);
   tcase_add_test (tc, test_confidence);
