@@ -82,7 +82,6 @@ struct _ClvVjDetector
   ClvVjTuning tune;
   gboolean fp64;
   int coop_stage;               /* as built: NO_COOP_STAGE if sums are not exact */
-  gboolean patch;               /* as built: VJ_PATCH where it applies */
 
   /* The cascade (its stages live on the device; its nodes are laid out for
    * each row stride and plane size). */
@@ -104,7 +103,6 @@ struct _ClvVjDetector
   int sbuf_w, plane, sq_ofs, tilt_ofs;
   int nodes_w, nodes_plane;     /* what nodes_mem is laid out for */
   cl_mem nodes_mem;
-  cl_mem patch_nodes_mem;       /* patch: the nodes for a window's copy */
   /* Every frame's levels with batch offsets, frame after frame (the host
    * copy stays until the next batch: the write is not blocking). */
   GArray *batch_levels;         /* ClvVjLevel */
@@ -169,7 +167,6 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   t->simple_wg = tune_int (dev, "VJ_SIMPLE_WG", gpu ? 64 : 8);
   t->static_schedule = tune_int (dev, "VJ_STATIC", 0) != 0;
   t->max_registers = tune_int (dev, "VJ_MAX_REGISTERS", 0);
-  t->patch = tune_int (dev, "VJ_PATCH", 0) != 0;
 }
 
 gboolean
@@ -225,19 +222,12 @@ has_nv_compiler_options (ClvDevice * dev)
   return found;
 }
 
-/* vj_detect_uber's local memory without the patches: queues A and B (12
- * bytes a window), the reduction. */
-static gsize
-uber_local_bytes (const ClvVjTuning * t)
-{
-  return (gsize) (t->wg + t->chunk) * 12 + (gsize) (2 * t->wg + t->chunk) * 12
-      + t->wg * 8 + 64;
-}
-
 static gboolean
 check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
 {
-  const gsize local_bytes = uber_local_bytes (t);
+  /* vj_detect_uber's queues A and B (12 bytes a window), reduction. */
+  const gsize local_bytes = (gsize) (t->wg + t->chunk) * 12
+      + (gsize) (2 * t->wg + t->chunk) * 12 + t->wg * 8 + 64;
   /* vj_rows' tile and scan buffer (uint2 each). */
   const gsize row_bytes = (gsize) t->row_wg * (ROW_PIX + 2) * 8 + 8;
 
@@ -308,10 +298,8 @@ build_kernels (ClvVjDetector * d, GError ** error)
       t->max_registers) : g_strdup ("");
   opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
       "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d "
-      "-DVJ_MAX_REGISTERS=%d -DVJ_PATCH=%d -DVJ_PATCH_W=%d -DVJ_PATCH_H=%d%s",
-      d->fp64, t->wg, t->chunk, t->coop_windows, d->coop_stage,
-      t->static_schedule, t->max_registers, d->patch, d->shape.window_w + 1,
-      d->shape.window_h + 1, regs);
+      "-DVJ_MAX_REGISTERS=%d%s", d->fp64, t->wg, t->chunk, t->coop_windows,
+      d->coop_stage, t->static_schedule, t->max_registers, regs);
   g_free (regs);
   prog = clv_device_get_program (d->dev, "vj_detect", opts, error);
   g_free (opts);
@@ -343,14 +331,6 @@ geometry_free (gpointer data)
   g_clear_pointer (&g->xtab, clReleaseMemObject);
   g_clear_pointer (&g->ytab, clReleaseMemObject);
   g_free (g);
-}
-
-static gboolean setup_patches (ClvVjDetector * d, GError ** error);
-
-gboolean
-clv_vj_detector_uses_patches (const ClvVjDetector * d)
-{
-  return d->patch;
 }
 
 ClvVjDetector *
@@ -396,7 +376,6 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
       sizeof (ClvCascadeFeature) * c->n_features);
   if (!(d->stages = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
               c->stages, sizeof (ClvCascadeStage) * c->n_stages, error))
-      || !setup_patches (d, error)
       || !build_kernels (d, error))
     goto fail;
   return d;
@@ -421,7 +400,6 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_array_unref (d->win_level);
   g_array_unref (d->win_ny);
   g_clear_pointer (&d->nodes_mem, clReleaseMemObject);
-  g_clear_pointer (&d->patch_nodes_mem, clReleaseMemObject);
   g_clear_pointer (&d->win_mem, clReleaseMemObject);
   g_clear_pointer (&d->sbuf, clReleaseMemObject);
   g_clear_pointer (&d->pixels, clReleaseMemObject);
@@ -517,31 +495,6 @@ layout_nodes (const ClvVjDetector * d, int step, int tilt_ofs, int *count)
   g_free (base);
   *count = d->shape.n_nodes;
   return out;
-}
-
-/* VJ_PATCH: the cooperative stages copy each window's integrals (the
- * window's (w + 1) x (h + 1) corners) into local memory and read them there
- * through nodes laid out for that stride.  Tilted features read a second
- * integral, which the copies leave out; windows whose copies do not fit in
- * local memory keep reading the frame's integrals. */
-static gboolean
-setup_patches (ClvVjDetector * d, GError ** error)
-{
-  const int pw = d->shape.window_w + 1, ph = d->shape.window_h + 1;
-  const gsize bytes = (gsize) d->tune.coop_windows * pw * ph * sizeof (cl_uint);
-  ClvVjNode *nodes;
-  int n_nodes;
-
-  d->patch = d->tune.patch && !d->shape.has_tilted
-      && d->coop_stage < d->shape.n_stages
-      && uber_local_bytes (&d->tune) + bytes <= d->dev->local_mem_size;
-  if (!d->patch)
-    return TRUE;
-  nodes = layout_nodes (d, pw, 0, &n_nodes);
-  d->patch_nodes_mem = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
-      nodes, sizeof (ClvVjNode) * n_nodes, error);
-  g_free (nodes);
-  return d->patch_nodes_mem != NULL;
 }
 
 static gboolean
@@ -974,8 +927,6 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
         error, fail);
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &total),
         error, fail);
-    CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
-            d->patch ? &d->patch_nodes_mem : &d->nodes_mem), error, fail);
     if (!enqueue_1d (d, d->k_uber, (size_t) d->tune.wg *
             d->tune.groups_per_cu * d->dev->compute_units, d->tune.wg, error))
       return FALSE;

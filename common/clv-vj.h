@@ -45,10 +45,6 @@ typedef struct
                                  * work-item of the detection kernels, for
                                  * more resident warps (NVIDIA's
                                  * -cl-nv-maxrregcount); 0: the compiler's */
-  gboolean patch;               /* [VJ_PATCH=1] the cooperative stages read
-                                 * each window's integrals from a copy in
-                                 * local memory (cascades without tilted
-                                 * features, where the copies fit) */
 } ClvVjTuning;
 
 /* The defaults for `dev`, with CLVISION_TUNE applied. */
@@ -97,10 +93,6 @@ gboolean clv_vj_detector_candidates_batch (ClvVjDetector * det,
  * the frame, as clv_vj_detect_ref does (GArray of ClvVjFace). */
 GArray *clv_vj_detector_detect (ClvVjDetector * det, cl_mem frame,
     const ClvLumaImage * f, const ClvVjParams * params, GError ** error);
-
-/* Whether the detector's cooperative stages read the windows' integrals
- * from copies in local memory (VJ_PATCH=1 where it applies). */
-gboolean clv_vj_detector_uses_patches (const ClvVjDetector * det);
 
 /* For benchmarks: the device time of the last call's pyramid launches
  * (luma, levels, integrals) and of its detection launches, in ms, summed

@@ -19,10 +19,7 @@
  * vj_detect_simple is the plain variant for comparison: one work-item per
  * window, one launch per scale.  VJ_STATIC=1 (benchmarks only) deals the
  * uberkernel's chunks round-robin instead of through the atomic counter,
- * to show what dynamic mapping buys.  VJ_PATCH=1 has the cooperative
- * stages copy their windows' integrals into local memory first, so that a
- * tree's gathers hit local memory instead of a different cache line of the
- * frame's integrals for every work-item.
+ * to show what dynamic mapping buys.
  *
  * Both give exactly OpenCV 4.6's CPU results (CascadeClassifierInvoker):
  *  - the same types and operation order (float feature values, double
@@ -89,51 +86,28 @@ typedef struct
   const __global Node *nodes;
 } Cascade;
 
-/* A rectangle's sum, a feature's value (OptFeature::calc (pwin) *
- * varianceNormFactor, in float) and the leaf a tree gives the window, for
- * integrals in global memory (the frame's) and, with the suffix _local, in
- * local memory (a window's copy, VJ_PATCH). */
-#define TREE_FUNCTIONS(SPACE, SUFFIX)                                   \
-inline int                                                              \
-rect_sum##SUFFIX (const SPACE uint * p, const int4 o)                   \
-{                                                                       \
-  return (int) (p[o.x] - p[o.y] - p[o.z] + p[o.w]);                     \
-}                                                                       \
-                                                                        \
-inline float                                                            \
-feature_value##SUFFIX (const __global Node * f, const SPACE uint * p,   \
-    const float vnf)                                                    \
-{                                                                       \
-  const float4 w = f->weight;                                           \
-  const float a = w.x * (float) rect_sum##SUFFIX (p, f->ofs[0]);        \
-  const float b = w.y * (float) rect_sum##SUFFIX (p, f->ofs[1]);        \
-  float r = a + b;                                                      \
-                                                                        \
-  if (w.z != 0.0f) {                                                    \
-    const float d = w.z * (float) rect_sum##SUFFIX (p, f->ofs[2]);      \
-    r = r + d;                                                          \
-  }                                                                     \
-  return r * vnf;                                                       \
-}                                                                       \
-                                                                        \
-inline float                                                            \
-tree_leaf##SUFFIX (const __global Node * nodes, const SPACE uint * p,   \
-    const float vnf, const int t)                                       \
-{                                                                       \
-  int n = t;                                                            \
-                                                                        \
-  for (;;) {                                                            \
-    const __global Node *nd = nodes + n;                                \
-    const bool left = feature_value##SUFFIX (nd, p, vnf) < nd->weight.w; \
-    const int next = left ? nd->next.x : nd->next.y;                    \
-    if (next <= 0)                                                      \
-      return left ? nd->leaf.x : nd->leaf.y;                            \
-    n = next;                                                           \
-  }                                                                     \
+inline int
+rect_sum (const __global uint * p, const int4 o)
+{
+  return (int) (p[o.x] - p[o.y] - p[o.z] + p[o.w]);
 }
 
-TREE_FUNCTIONS (__global,)
-TREE_FUNCTIONS (__local, _local)
+/* OptFeature::calc (pwin) * varianceNormFactor, in float. */
+inline float
+feature_value (const __global Node * f, const __global uint * p,
+    const float vnf)
+{
+  const float4 w = f->weight;
+  const float a = w.x * (float) rect_sum (p, f->ofs[0]);
+  const float b = w.y * (float) rect_sum (p, f->ofs[1]);
+  float r = a + b;
+
+  if (w.z != 0.0f) {
+    const float d = w.z * (float) rect_sum (p, f->ofs[2]);
+    r = r + d;
+  }
+  return r * vnf;
+}
 
 /* HaarEvaluator::setWindow: the variance normalisation of the window at
  * `p`; false for windows OpenCV does not evaluate (runAt returns -1). */
@@ -155,6 +129,23 @@ window_norm (const Cascade * c, const __global uint * p, float *vnf)
   return false;
 }
 
+/* The leaf tree `t` gives the window. */
+inline float
+tree_leaf (const Cascade * c, const __global uint * p, const float vnf,
+    const int t)
+{
+  int n = t;
+
+  for (;;) {
+    const __global Node *nd = c->nodes + n;
+    const bool left = feature_value (nd, p, vnf) < nd->weight.w;
+    const int next = left ? nd->next.x : nd->next.y;
+    if (next <= 0)
+      return left ? nd->leaf.x : nd->leaf.y;
+    n = next;
+  }
+}
+
 inline bool
 stage_passes (const Cascade * c, const __global uint * p, const float vnf,
     const int si)
@@ -163,7 +154,7 @@ stage_passes (const Cascade * c, const __global uint * p, const float vnf,
   real_t sum = 0;
 
   for (int t = 0; t < s.n_trees; t++)
-    sum += (real_t) tree_leaf (c->nodes, p, vnf, s.first_tree + t);
+    sum += (real_t) tree_leaf (c, p, vnf, s.first_tree + t);
   return !(sum < (real_t) s.threshold);
 }
 
@@ -274,7 +265,7 @@ vj_detect_simple (CASCADE_ARGS, const int scale, const int layer_ofs,
 __kernel VJ_UBER_GROUP
 void
 vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
-    const int n_scales, const int total, const __global Node * pnodes)
+    const int n_scales, const int total)
 {
   CASCADE_INIT;
   /* Queue A: windows that passed stage 0; queue B: those that passed
@@ -287,10 +278,6 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
   __local float q_vnf[VJ_QUEUE_B];
   __local real_t red[VJ_WG];
   __local int l_base, l_a, l_count, l_keep;
-#if VJ_PATCH
-#define VJ_PATCH_SIZE (VJ_PATCH_W * VJ_PATCH_H)
-  __local uint patch[VJ_COOP_WINDOWS * VJ_PATCH_SIZE];
-#endif
   const int lid = get_local_id (0);
   const int coop = min (VJ_COOP_STAGE, n_stages);
   /* Stage 0 on the raw windows (none if every stage is cooperative). */
@@ -385,30 +372,13 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
         int pos = 0, win = 0;
         float vnf = 0.0f;
         real_t part = 0;
-#if VJ_PATCH
-        /* The windows' integrals into local memory, row after row
-         * (coalesced): the trees then gather from there, not from a
-         * different line of the frame's integrals for every work-item. */
-        for (int i = lid; i < VJ_COOP_WINDOWS * VJ_PATCH_SIZE; i += VJ_WG) {
-          const int m = i / VJ_PATCH_SIZE, r = i - m * VJ_PATCH_SIZE;
-          const int py = r / VJ_PATCH_W;
-          if (b + m < n)
-            patch[i] = sbuf[q_pos[b + m] + py * sbuf_w + r - py * VJ_PATCH_W];
-        }
-        barrier (CLK_LOCAL_MEM_FENCE);
-#endif
         if (w < n) {
           pos = q_pos[w];
           win = q_win[w];
           vnf = q_vnf[w];
           for (int t = lane; t < st.n_trees; t += VJ_LANES)
-#if VJ_PATCH
-            part += (real_t) tree_leaf_local (pnodes,
-                patch + w_off * VJ_PATCH_SIZE, vnf, st.first_tree + t);
-#else
-            part += (real_t) tree_leaf (nodes, sbuf + pos, vnf,
+            part += (real_t) tree_leaf (&c, sbuf + pos, vnf,
                 st.first_tree + t);
-#endif
         }
         red[lid] = part;
         barrier (CLK_LOCAL_MEM_FENCE);

@@ -4,8 +4,7 @@
 # see docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
-#                          [vj-registers] [vj-tune] [recognise] [streams]
-#                          [streams-video]
+#                          [vj-registers] [recognise] [streams] [streams-video]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
@@ -67,19 +66,6 @@ for step in "$@"; do
         --no-native --size 1920x1280 --size 640x480 --batch 16 "${t[@]}" \
         tests/data/cache/astronaut.pgm > "$out/vj-registers.json" \
         2> "$out/vj-registers.log" ;;
-    vj-tune)
-      # The detection kernel under the tunings in VJ_TUNES (CLVISION_TUNE
-      # strings, space-separated; by default the local-memory copies of the
-      # cooperative stages' windows, VJ_PATCH, with the stages and windows
-      # they serve), one frame and batches of 16, against the default.
-      t=()
-      for v in ${VJ_TUNES:-VJ_PATCH=1 VJ_PATCH=1,VJ_COOP_STAGE=2 \
-          VJ_PATCH=1,VJ_COOP_STAGE=1 VJ_PATCH=1,VJ_COOP_WINDOWS=1 \
-          VJ_PATCH=1,VJ_COOP_WINDOWS=4 VJ_PATCH=1,VJ_WG=64,VJ_COOP_WINDOWS=4}
-      do t+=(--tune "$v"); done
-      CLVISION_AUTOTUNE=0 $b/tests/bench/bench-vj --repeat 20 --no-native \
-        --size 1920x1280 --size 640x480 --batch 16 "${t[@]}" \
-        tests/data/cache/astronaut.pgm > "$out/vj-tune.json" ;;
     eigen)
       # OpenCV's training of 1920 faces takes minutes: three sizes of it.
       EIG_BENCH_OPENCV_FACES=${EIG_BENCH_OPENCV_FACES:-320,960,1920} \

@@ -44,7 +44,7 @@ detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
 
   clv_vj_tuning_for_device (device, &t);
   t.variant = variant;
-  if (extra && g_str_has_prefix (extra, "coop-all")) {
+  if (extra && g_str_equal (extra, "coop-all")) {
     /* Every stage cooperative, one window at a time, long chunks dealt
      * round-robin. */
     t.coop_stage = 0;
@@ -54,7 +54,6 @@ detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
   } else if (extra && g_str_equal (extra, "registers-64")) {
     t.max_registers = 64;
   }
-  t.patch = extra && g_str_has_suffix (extra, "patch");
   d = clv_vj_detector_new (device, c, &t, &error);
   g_assert_no_error (error);
   return d;
@@ -210,30 +209,6 @@ test_all_stages_cooperative (void)
 {
   check_candidates (&cases[0], "coop-all");
   check_candidates (&cases[2], "coop-all");
-}
-
-/* The cooperative stages reading copies of the windows' integrals in local
- * memory (VJ_PATCH) give the reference's windows: from stage 3 on, and on
- * every stage.  The smile cascade's tilted features keep the frame's
- * integrals. */
-static void
-test_patches_match_reference (void)
-{
-  ClvCascade *c = load_cascade ("frontalface_default");
-  ClvCascade *tilted = load_cascade ("smile");
-  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, "patch");
-  ClvVjDetector *dt = detector (tilted, CLV_VJ_VARIANT_UBER, "patch");
-
-  g_assert_true (clv_vj_detector_uses_patches (d));
-  g_assert_false (clv_vj_detector_uses_patches (dt));
-  clv_vj_detector_free (d);
-  clv_vj_detector_free (dt);
-  clv_cascade_free (c);
-  clv_cascade_free (tilted);
-  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    check_candidates (&cases[i], "patch");
-  check_candidates (&cases[0], "coop-all-patch");
-  check_candidates (&cases[2], "coop-all-patch");
 }
 
 /* A two-stage cascade on noise: thousands of candidates (the output buffer
@@ -872,8 +847,6 @@ main (int argc, char **argv)
       test_candidates_match_reference);
   g_test_add_func ("/vj-gpu/all-stages-cooperative",
       test_all_stages_cooperative);
-  g_test_add_func ("/vj-gpu/patches-match-reference",
-      test_patches_match_reference);
   g_test_add_func ("/vj-gpu/skip-rule-and-many-candidates",
       test_skip_rule_and_many_candidates);
   g_test_add_func ("/vj-gpu/faces-match-reference",
