@@ -1138,6 +1138,18 @@ fail:
   return NULL;
 }
 
+gint
+clv_device_analysers_add (ClvDevice * dev, gint delta)
+{
+  return g_atomic_int_add (&dev->analysers, delta) + delta;
+}
+
+gint
+clv_device_analysers (ClvDevice * dev)
+{
+  return g_atomic_int_get (&dev->analysers);
+}
+
 void *
 clv_pinned_new (ClvDevice * dev, gsize size, cl_mem * buffer, GError ** error)
 {

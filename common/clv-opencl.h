@@ -89,7 +89,15 @@ struct _ClvDevice
   GHashTable *programs;         /* "name\noptions" -> cl_program */
   GHashTable *tuned;            /* "MACRO" -> value, from the tuning file */
   GArray *busy;                 /* ClvSpan of kernels, while recording */
+  gint analysers;               /* clv_device_analysers_add() */
 };
+
+/* Counts the elements analysing frames on the device (started and not
+ * stopped): `delta` +1 or -1; returns the new count. */
+CLV_API
+gint clv_device_analysers_add (ClvDevice * dev, gint delta);
+CLV_API
+gint clv_device_analysers (ClvDevice * dev);
 
 /* Whether one buffer of `size` bytes fits the device's
  * CL_DEVICE_MAX_MEM_ALLOC_SIZE; if not, an error naming `what` ("A 25000x16700

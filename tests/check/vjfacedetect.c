@@ -212,10 +212,11 @@ GST_START_TEST (test_golden_simple_variant)
 
 GST_END_TEST;
 
-/* UPLOAD_PINNED=1: system-memory frames go through the element's pinned
- * buffer (grown when a larger frame comes) and give the reference's faces;
- * the large frame's face lies in its last rows, so all of it must arrive. */
-GST_START_TEST (test_pinned_upload)
+/* Pushes a small frame, a larger one whose face lies in its last rows
+ * (so all of it must arrive) and the small one again: each gives the
+ * reference's faces. */
+static void
+check_uploads (GstHarness * h, const char *what)
 {
   Gray full = load_gray ("astronaut");
   Gray small = scaled (&full, 301, 300);
@@ -227,14 +228,11 @@ GST_START_TEST (test_pinned_upload)
   GError *error = NULL;
   char *path = vj_test_cascade_path ("frontalface_default");
   ClvCascade *c = clv_cascade_load (path, &error);
-  GstHarness *h;
 
   g_assert_no_error (error);
   memset (tall.pixels, 128, full.width * full.height);
   memcpy (tall.pixels + full.width * full.height, full.pixels,
       full.width * full.height);
-  g_setenv ("CLVISION_TUNE", "UPLOAD_PINNED=1", TRUE);
-  h = harness (NULL);
   for (guint i = 0; i < G_N_ELEMENTS (frames); i++) {
     const Gray *g = frames[i];
     GArray *ref = clv_vj_detect_ref (c, g->pixels, g->width, g->height,
@@ -242,17 +240,41 @@ GST_START_TEST (test_pinned_upload)
     GArray *found = push_frame (h, g, "GRAY8", NULL);
 
     fail_unless (ref->len > 0);
-    vj_test_assert_faces (ref, found, 0, "pinned upload");
+    vj_test_assert_faces (ref, found, 0, what);
     g_array_free (found, TRUE);
     g_array_free (ref, TRUE);
   }
-  gst_harness_teardown (h);
-  g_unsetenv ("CLVISION_TUNE");
   clv_cascade_free (c);
   g_free (path);
   g_free (tall.pixels);
   g_free (small.pixels);
   g_free (full.pixels);
+}
+
+/* System-memory frames uploaded through the element's pinned buffer (grown
+ * when a larger frame comes): always with UPLOAD_PINNED=1, and by default
+ * while a second analyser uses the device, which the device counts. */
+GST_START_TEST (test_pinned_upload)
+{
+  ClvDevice *dev = clv_device_open ("first", NULL);
+  const gint before = clv_device_analysers (dev);
+  GstHarness *h, *other;
+
+  g_setenv ("CLVISION_TUNE", "UPLOAD_PINNED=1", TRUE);
+  h = harness ("device=first");
+  fail_unless_equals_int (clv_device_analysers (dev), before + 1);
+  check_uploads (h, "UPLOAD_PINNED=1");
+  gst_harness_teardown (h);
+  g_unsetenv ("CLVISION_TUNE");
+
+  h = harness ("device=first");
+  other = harness ("device=first");
+  fail_unless_equals_int (clv_device_analysers (dev), before + 2);
+  check_uploads (h, "two analysers");
+  gst_harness_teardown (other);
+  gst_harness_teardown (h);
+  fail_unless_equals_int (clv_device_analysers (dev), before);
+  clv_device_unref (dev);
 }
 
 GST_END_TEST;
