@@ -4,7 +4,8 @@
 # see docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
-#                          [vj-registers] [recognise] [streams] [streams-video]
+#                          [vj-registers] [crowded] [recognise] [streams]
+#                          [streams-video]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
@@ -66,6 +67,15 @@ for step in "$@"; do
         --no-native --size 1920x1280 --size 640x480 --batch 16 "${t[@]}" \
         tests/data/cache/astronaut.pgm > "$out/vj-registers.json" \
         2> "$out/vj-registers.log" ;;
+    crowded)
+      # Issue 10's crowded frame: 16 faces on a 2048x2048 canvas (and the
+      # empty canvas), one frame per batch: what the host adds (upload,
+      # read-back and routing; grouping) next to the kernels.
+      python3 tests/bench/face-canvases.py tests/data/cache/astronaut.pgm \
+        2048 /tmp/faces &&
+      CLVISION_AUTOTUNE=0 $b/tests/bench/bench-vj --repeat 20 --batch 1 \
+        /tmp/faces/faces-16.pgm /tmp/faces/faces-00.pgm \
+        > "$out/crowded.json" ;;
     eigen)
       # OpenCV's training of 1920 faces takes minutes: three sizes of it.
       EIG_BENCH_OPENCV_FACES=${EIG_BENCH_OPENCV_FACES:-320,960,1920} \

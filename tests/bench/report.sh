@@ -210,36 +210,6 @@ json.dump(res, open(path, "w"), indent=1)
 PY
 }
 
-# Frames of one size holding 0, 1, 2, 4, 8 and 16 copies of a photograph.
-make_face_canvases() {
-  python3 - "$images/astronaut.pgm" "$FACES_CANVAS" "$1" <<'PY'
-import sys
-src, side, outdir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-data = open(src, "rb").read()
-fields, pos = [], 0
-while len(fields) < 4:
-    while data[pos:pos + 1].isspace(): pos += 1
-    if data[pos:pos + 1] == b"#":
-        pos = data.index(b"\n", pos); continue
-    end = pos
-    while not data[end:end + 1].isspace(): end += 1
-    fields.append(data[pos:end]); pos = end
-pos += 1
-w, h = int(fields[1]), int(fields[2])
-px = data[pos:pos + w * h]
-cell = side // 4
-tw, th = min(w, cell), min(h, cell)
-for n in (0, 1, 2, 4, 8, 16):
-    canvas = bytearray([128]) * (side * side)
-    for k in range(n):
-        cy, cx = divmod(k, 4)
-        for y in range(th):
-            o = (cy * cell + y) * side + cx * cell
-            canvas[o:o + tw] = px[y * w:y * w + tw]
-    with open("%s/faces-%02d.pgm" % (outdir, n), "wb") as f:
-        f.write(b"P5\n%d %d\n255\n" % (side, side)); f.write(canvas)
-PY
-}
 
 step_vj() {
   local rc=0 imgs=() i sizes=()
@@ -253,7 +223,8 @@ step_vj() {
     "$images/astronaut.pgm" > "$out/vj-tuned.json" || rc=1
   [ "$FACES_CANVAS" = 0 ] && return $rc
   mkdir -p "$work/faces"
-  make_face_canvases "$work/faces" || return 1
+  python3 tests/bench/face-canvases.py "$images/astronaut.pgm" \
+    "$FACES_CANVAS" "$work/faces" || return 1
   CLVISION_AUTOTUNE=0 "$b/tests/bench/bench-vj" --repeat "$VJ_REPEAT" \
     ${VJ_BATCHES:+--batch "$VJ_BATCHES"} \
     --oracle "$oracle/oracle-detect" "$work"/faces/faces-*.pgm \
