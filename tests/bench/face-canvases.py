@@ -5,8 +5,10 @@ cost against faces per frame (report.sh) and the crowded frame (gpu-run.sh).
 
     face-canvases.py PHOTO.pgm SIDE OUTDIR
 """
+import os
 import sys
 src, side, outdir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+os.makedirs(outdir, exist_ok=True)
 data = open(src, "rb").read()
 fields, pos = [], 0
 while len(fields) < 4:
