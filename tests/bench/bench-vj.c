@@ -13,7 +13,8 @@
  * Every IMAGE (a real photograph, gray PGM) is measured at its own size
  * and, for every --size, scaled to that size with OpenCV's bilinear resize
  * (such frames are marked "synthetic" in the output).  Each --tune adds a
- * run of the uberkernel with those CLVISION_TUNE values.  With --oracle
+ * run of the uberkernel with those CLVISION_TUNE values (after the
+ * caller's CLVISION_TUNE, which every run uses, batches too).  With --oracle
  * (tests/oracle/oracle-detect) every frame is also timed with OpenCV,
  * --threads threads.  Unless --no-check, the faces of every variant are
  * compared with the C reference's (OpenCV-exact) on the device used.
@@ -66,6 +67,23 @@ parse_size (const char *s, int *w, int *h)
   return sscanf (s, "%dx%d%c", w, h, &end) == 2 && *w >= 0 && *h >= 0;
 }
 
+/* CLVISION_TUNE as the caller set it: every run uses it, each --tune adds
+ * its values after it. */
+static char *caller_tune;
+
+static void
+set_tune (const char *tune)
+{
+  char *full = tune && caller_tune ? g_strdup_printf ("%s,%s", caller_tune,
+      tune) : g_strdup (tune ? tune : caller_tune);
+
+  if (full)
+    g_setenv ("CLVISION_TUNE", full, TRUE);
+  else
+    g_unsetenv ("CLVISION_TUNE");
+  g_free (full);
+}
+
 /* Times one detector on one frame; appends a JSON object to `out`. */
 static void
 bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
@@ -85,10 +103,7 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   gboolean equal = TRUE;
   char *profile;
 
-  if (tune)
-    g_setenv ("CLVISION_TUNE", tune, TRUE);
-  else
-    g_unsetenv ("CLVISION_TUNE");
+  set_tune (tune);
   clv_vj_tuning_for_device (dev, &t);
   t.variant = strcmp (label, "clvision-simple") == 0 ?
       CLV_VJ_VARIANT_SIMPLE : CLV_VJ_VARIANT_UBER;
@@ -144,7 +159,7 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   g_free (ms);
   g_free (pyr);
   g_free (detk);
-  g_unsetenv ("CLVISION_TUNE");
+  set_tune (NULL);
 }
 
 /* Times batches of `n` copies of one frame; appends a JSON object. */
@@ -373,6 +388,8 @@ main (int argc, char **argv)
   GOptionContext *ctx = g_option_context_new ("IMAGE.pgm... - vjfacedetect "
       "benchmark");
   char *command = g_strjoinv (" ", argv);
+
+  caller_tune = g_strdup (g_getenv ("CLVISION_TUNE"));
   GError *error = NULL;
   GPtrArray *frames = g_ptr_array_new ();
   ClvDevice *dev;
@@ -449,9 +466,10 @@ main (int argc, char **argv)
       "time per frame, upload + pyramid + detection + grouping\",\n"
       "  \"cascade\": \"%s\",\n  \"scale_factor\": %g,\n"
       "  \"min_neighbors\": %d,\n  \"min_size\": \"%dx%d\",\n"
-      "  \"opencv_threads\": %d,\n  \"frames\": [", o.cascade,
-      o.params.scale_factor, o.params.min_neighbors, o.params.min_width,
-      o.params.min_height, o.threads);
+      "  \"opencv_threads\": %d,\n  \"clvision_tune\": \"%s\",\n"
+      "  \"frames\": [", o.cascade, o.params.scale_factor,
+      o.params.min_neighbors, o.params.min_width, o.params.min_height,
+      o.threads, caller_tune ? caller_tune : "");
 
   for (guint i = 0; i < frames->len; i++) {
     Frame *f = frames->pdata[i];
@@ -537,5 +555,6 @@ main (int argc, char **argv)
   g_strfreev (o.batches);
   g_free (batch_sizes);
   g_free (command);
+  g_free (caller_tune);
   return 0;
 }
