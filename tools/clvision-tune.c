@@ -57,7 +57,7 @@ typedef struct
 {
   const char *name;             /* group in the tuning file */
   MeasureFunc measure;
-  Macro macros[6];
+  Macro macros[7];              /* ended by one without a name */
 } Kernel;
 
 static double
@@ -340,6 +340,7 @@ static const Kernel kernels[] = {
           {"SAR_Q_BAND", "8,16,32,64"},
           {"SAR_Q_ATOMIC", "0,1"}}},
   {"vj", measure_vj, {
+          {"VJ_WG", "32,64"},
           {"VJ_CHUNK", "32,64,128,256"},
           {"VJ_COOP_WINDOWS", "1,2,4"},
           {"VJ_COOP_STAGE", "2,3,4,6"},
