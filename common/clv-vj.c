@@ -148,14 +148,16 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
    * AMD; 8 (AMD) groups per compute unit; stages 0-2 one window per
    * work-item.  On a CPU a group is a few SIMD lanes.  On NVIDIA 32 groups
    * per compute unit, not the seed's 12: a Hopper SM holds 64 warps, and
-   * the H200 sweep in docs/PERFORMANCE.md was fastest at 32 on every frame. */
+   * the H200 sweep in docs/PERFORMANCE.md was fastest at 32 on every frame.
+   * Groups of two warps with M = 4 on NVIDIA too: fewer registers (40
+   * against 57), more resident warps, and the kernel 3-11% faster on the
+   * H100 and the H200 of 2026-11-26 (docs/PERFORMANCE.md, "Registers"). */
   t->variant = g_ascii_strcasecmp (variant, "simple") == 0 ?
       CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
       CLV_VJ_VARIANT_UBER : CLV_VJ_VARIANT_INVALID;
-  t->wg = tune_int (dev, "VJ_WG", gpu ? (int) dev->simd_width : 8);
+  t->wg = tune_int (dev, "VJ_WG", gpu ? (int) MAX (dev->simd_width, 64) : 8);
   t->chunk = tune_int (dev, "VJ_CHUNK", gpu ? t->wg : 64);
-  t->coop_windows = tune_int (dev, "VJ_COOP_WINDOWS",
-      dev->simd_width >= 64 ? 4 : 2);
+  t->coop_windows = tune_int (dev, "VJ_COOP_WINDOWS", gpu ? 4 : 2);
   t->coop_stage = tune_int (dev, "VJ_COOP_STAGE", 3);
   t->groups_per_cu = tune_int (dev, "VJ_GROUPS_PER_CU",
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);

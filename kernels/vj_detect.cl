@@ -2,9 +2,9 @@
  * pyramid level (integrals from vj_pyramid.cl).
  *
  * vj_detect_uber is the seeds' load-balancing framework: one persistent
- * kernel over all scales; work-groups of one warp (VJ_WG work-items) take
- * chunks of VJ_CHUNK consecutive windows from a global atomic counter until
- * none remain (dynamic mapping); a window that passes stage 0, evaluated
+ * kernel over all scales; work-groups of VJ_WG work-items (two warps on
+ * NVIDIA) take chunks of VJ_CHUNK consecutive windows from a global atomic
+ * counter until none remain (dynamic mapping); a window that passes stage 0, evaluated
  * one window per work-item, goes into a first queue in local memory; once
  * that holds a window per work-item, the work-items take its windows
  * through stages 1 .. VJ_COOP_STAGE - 1 (so no work-item idles behind a
