@@ -40,8 +40,8 @@ typedef struct
    * (UPLOAD_PINNED=-1, the default; 1 always, 0 never): the uploads from
    * pageable memory go through the driver's staging one after the other,
    * the copies into our own run in every stream's thread at once.  On the
-   * H200, 16 and 64 streams of 1920x1280 ran 18-22% faster so, one stream
-   * 5-10% slower (the copy is then in series with the rest). */
+   * H200, 16 and 64 streams of 1920x1280 ran 18-22% faster that way and
+   * one stream 5-10% slower (the copy is then in series with the rest). */
   gint upload_pinned;
   gboolean counted;             /* in clv_device_analysers () */
   cl_mem in_pinned;
