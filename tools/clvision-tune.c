@@ -9,7 +9,8 @@
  *
  * The search is one pass of coordinate descent from the defaults: each
  * macro in turn takes every value of its list with the others at the best
- * found so far.  A workload is timed by the device (profiling events,
+ * found so far; macros that only win together (the detector's work-group
+ * size and cooperative windows) are searched as one, pair by pair.  A workload is timed by the device (profiling events,
  * median of --iterations runs after one untimed run); every candidate's
  * output must equal the default's byte for byte, or the candidate is
  * dropped.  A kernel keeps its tuned values only when they beat the
@@ -49,8 +50,9 @@ typedef gboolean (*MeasureFunc) (Workload * w, double *seconds,
 
 typedef struct
 {
-  const char *name;
-  const char *values;           /* comma-separated candidates */
+  const char *name;             /* "NAME", or "NAME1,NAME2" searched jointly */
+  const char *values;           /* comma-separated candidates; "V1:V2" for
+                                 * a joint entry */
 } Macro;
 
 typedef struct
@@ -340,9 +342,8 @@ static const Kernel kernels[] = {
           {"SAR_Q_BAND", "8,16,32,64"},
           {"SAR_Q_ATOMIC", "0,1"}}},
   {"vj", measure_vj, {
-          {"VJ_WG", "32,64"},
+          {"VJ_WG,VJ_COOP_WINDOWS", "8:2,32:1,32:2,32:4,64:2,64:4,64:8"},
           {"VJ_CHUNK", "32,64,128,256"},
-          {"VJ_COOP_WINDOWS", "1,2,4"},
           {"VJ_COOP_STAGE", "2,3,4,6"},
           {"VJ_GROUPS_PER_CU", "4,8,16,32,48"},
           {"VJ_MAX_REGISTERS", "0,32,48,64,96"}}},
@@ -361,6 +362,23 @@ tune_string (GHashTable * set)
     g_string_append_printf (s, "%s%s=%s", s->len ? "," : "", (char *) k,
         (char *) v);
   return g_string_free (s, FALSE);
+}
+
+/* Puts candidate `value` of `m` into `set` (every name of a joint entry
+ * with its part of the value).  Names are interned; values too, unless
+ * `copy` (for a table that frees its values). */
+static void
+set_candidate (GHashTable * set, const Macro * m, const char *value,
+    gboolean copy)
+{
+  char **names = g_strsplit (m->name, ",", -1);
+  char **parts = g_strsplit (value, ":", -1);
+
+  for (guint i = 0; names[i] && parts[i]; i++)
+    g_hash_table_insert (set, (gpointer) g_intern_string (names[i]),
+        copy ? g_strdup (parts[i]) : (gpointer) g_intern_string (parts[i]));
+  g_strfreev (names);
+  g_strfreev (parts);
 }
 
 /* Times `k` with `set` through CLVISION_TUNE; FALSE if the device refused
@@ -426,7 +444,7 @@ tune_kernel (const Kernel * k, Workload * w, GKeyFile * kf, GString * json)
       g_hash_table_iter_init (&it, best);
       while (g_hash_table_iter_next (&it, &key, &val))
         g_hash_table_insert (set, key, val);
-      g_hash_table_insert (set, (gpointer) m->name, *v);
+      set_candidate (set, m, *v, FALSE);
       tried++;
       if (try_values (k, w, set, expected, &s, NULL) && s < best_s) {
         best_s = s;
@@ -436,7 +454,8 @@ tune_kernel (const Kernel * k, Workload * w, GKeyFile * kf, GString * json)
       g_hash_table_unref (set);
     }
     if (chosen)
-      g_hash_table_insert (best, (gpointer) m->name, chosen);
+      set_candidate (best, m, chosen, TRUE);
+    g_free (chosen);
     g_strfreev (values);
   }
   /* The winner and the defaults again, to keep only gains that survive a
