@@ -72,6 +72,12 @@ oracle=${ORACLE_DIR:-/tmp/oracle-bundle}
 if [ ! -d "$oracle" ] && [ -f .device/oracle.tar.xz ]; then
   tar -C "$(dirname "$oracle")" -xJf .device/oracle.tar.xz
 fi
+# On the GPU machine the Haar cascades are those tests/bench/gpu-prepare.sh
+# carried (it has no opencv-data).
+if [ -z "${CLVISION_CASCADE_DIR:-}" ] && [ -d .device/opencv4/haarcascades ] \
+    && [ ! -d /usr/share/opencv4/haarcascades ]; then
+  export CLVISION_CASCADE_DIR=$PWD/.device/opencv4/haarcascades
+fi
 # The runs' own program cache: the tuning file is this run's.
 export XDG_CACHE_HOME=$work/cache
 # The ablation of the seeds' framework (their figure 13) as tuning values:
