@@ -1138,10 +1138,10 @@ fail:
   return NULL;
 }
 
-gint
+void
 clv_device_analysers_add (ClvDevice * dev, gint delta)
 {
-  return g_atomic_int_add (&dev->analysers, delta) + delta;
+  g_atomic_int_add (&dev->analysers, delta);
 }
 
 gint

@@ -93,9 +93,9 @@ struct _ClvDevice
 };
 
 /* Counts the elements analysing frames on the device (started and not
- * stopped): `delta` +1 or -1; returns the new count. */
+ * stopped): `delta` +1 or -1. */
 CLV_API
-gint clv_device_analysers_add (ClvDevice * dev, gint delta);
+void clv_device_analysers_add (ClvDevice * dev, gint delta);
 CLV_API
 gint clv_device_analysers (ClvDevice * dev);
 

@@ -222,8 +222,9 @@ ensure_scratch (ClvQuantize * q, int w, int h, GError ** error)
               error))
       || !(q->gpart = clv_buffer_new (q->dev, rw,
               div_up (w, q->fwg) * sizeof (cl_ulong), error))
-      || !(q->done = clv_buffer_new (q->dev, rw, sizeof (cl_uint), error))
-      || (q->finish_atomic && (!zero_buffer (q->dev, q->colpart,
+      || (q->finish_atomic && (!(q->done = clv_buffer_new (q->dev, rw,
+                      sizeof (cl_uint), error))
+              || !zero_buffer (q->dev, q->colpart,
                   w * sizeof (cl_uint), error)
               || !zero_buffer (q->dev, q->rowpart, h * sizeof (cl_uint),
                   error)

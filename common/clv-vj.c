@@ -143,15 +143,16 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   const char *variant = clv_device_tune_string (dev, "VJ_VARIANT",
       gpu ? "uber" : "simple");
 
-  /* The seed's parameters (its Table 1): a work-group is one warp (32) or
-   * wavefront (64); N = one window per work-item; M = 2 on NVIDIA, 4 on
-   * AMD; 8 (AMD) groups per compute unit; stages 0-2 one window per
-   * work-item.  On a CPU a group is a few SIMD lanes.  On NVIDIA 32 groups
-   * per compute unit, not the seed's 12: a Hopper SM holds 64 warps, and
-   * the H200 sweep in docs/PERFORMANCE.md was fastest at 32 on every frame.
-   * Groups of two warps with M = 4 on NVIDIA too: fewer registers (40
-   * against 57), more resident warps, and the kernel 3-11% faster on the
-   * H100 and the H200 of 2026-11-26 (docs/PERFORMANCE.md, "Registers"). */
+  /* From the seed's parameters (its Table 1): N = one window per
+   * work-item; 8 (AMD) groups per compute unit; stages 0-2 one window per
+   * work-item.  Its groups of one warp (32) and M = 2 on NVIDIA became
+   * groups of two warps with M = 4, as on AMD (a wavefront, 64): fewer
+   * registers (40 against 57), more resident warps, and the kernel 3-11%
+   * faster on the H100 and the H200 of 2026-11-26 (docs/PERFORMANCE.md,
+   * "Registers").  On NVIDIA 32 groups per compute unit, not the seed's
+   * 12: a Hopper SM holds 64 warps, and the H200 sweep in
+   * docs/PERFORMANCE.md was fastest at 32 on every frame.  On a CPU a group
+   * is a few SIMD lanes. */
   t->variant = g_ascii_strcasecmp (variant, "simple") == 0 ?
       CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
       CLV_VJ_VARIANT_UBER : CLV_VJ_VARIANT_INVALID;

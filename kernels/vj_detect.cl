@@ -4,17 +4,17 @@
  * vj_detect_uber is the seeds' load-balancing framework: one persistent
  * kernel over all scales; work-groups of VJ_WG work-items (two warps on
  * NVIDIA) take chunks of VJ_CHUNK consecutive windows from a global atomic
- * counter until none remain (dynamic mapping); a window that passes stage 0, evaluated
- * one window per work-item, goes into a first queue in local memory; once
- * that holds a window per work-item, the work-items take its windows
- * through stages 1 .. VJ_COOP_STAGE - 1 (so no work-item idles behind a
- * window stage 0 rejected) and the survivors go into a second queue; once
- * that holds a window per work-item (or
- * the work has run out) the whole group evaluates the remaining stages
- * VJ_COOP_WINDOWS windows at a time, each window's trees shared among
- * VJ_WG / VJ_COOP_WINDOWS work-items and summed by a local reduction, and
- * re-queues the survivors after every stage.  Warp-level exchange goes
- * through local memory and barriers (no cl_khr_subgroups on NVIDIA).
+ * counter until none remain (dynamic mapping); a window that passes stage
+ * 0, evaluated one window per work-item, goes into a first queue in local
+ * memory; once that holds a window per work-item, the work-items take its
+ * windows through stages 1 .. VJ_COOP_STAGE - 1 (so no work-item idles
+ * behind a window stage 0 rejected) and the survivors go into a second
+ * queue; once that holds a window per work-item (or the work has run out)
+ * the whole group evaluates the remaining stages VJ_COOP_WINDOWS windows at
+ * a time, each window's trees shared among VJ_WG / VJ_COOP_WINDOWS
+ * work-items and summed by a local reduction, and re-queues the survivors
+ * after every stage.  Warp-level exchange goes through local memory and
+ * barriers (no cl_khr_subgroups on NVIDIA).
  *
  * vj_detect_simple is the plain variant for comparison: one work-item per
  * window, one launch per scale.  VJ_STATIC=1 (benchmarks only) deals the

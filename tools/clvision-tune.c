@@ -10,7 +10,8 @@
  * The search is one pass of coordinate descent from the defaults: each
  * macro in turn takes every value of its list with the others at the best
  * found so far; macros that only win together (the detector's work-group
- * size and cooperative windows) are searched as one, pair by pair.  A workload is timed by the device (profiling events,
+ * size and cooperative windows) are searched as one, pair by pair.  A
+ * workload is timed by the device (profiling events,
  * median of --iterations runs after one untimed run); every candidate's
  * output must equal the default's byte for byte, or the candidate is
  * dropped.  A kernel keeps its tuned values only when they beat the

@@ -58,10 +58,11 @@ for step in "$@"; do
       # report for every build (-cl-nv-verbose through CLVISION_CL_OPTIONS,
       # build logs in the .log; a fresh program cache so that all are
       # built), and the kernels timed under register caps
-      # (VJ_MAX_REGISTERS), with 32- and 64-wide work-groups.
+      # (VJ_MAX_REGISTERS), with 64-wide work-groups (the GPU default) and
+      # 32-wide ones (the default before 2026-11-26).
       t=()
       for r in 32 48 64 96; do t+=(--tune VJ_MAX_REGISTERS=$r); done
-      for r in 0 32 48; do t+=(--tune VJ_WG=64,VJ_COOP_WINDOWS=4,VJ_MAX_REGISTERS=$r); done
+      for r in 0 32 48; do t+=(--tune VJ_WG=32,VJ_COOP_WINDOWS=2,VJ_MAX_REGISTERS=$r); done
       XDG_CACHE_HOME=$(mktemp -d) G_MESSAGES_DEBUG=clvision CLVISION_AUTOTUNE=0 \
         CLVISION_CL_OPTIONS=-cl-nv-verbose $b/tests/bench/bench-vj --repeat 20 \
         --no-native --size 1920x1280 --size 640x480 --batch 16 "${t[@]}" \

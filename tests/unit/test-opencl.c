@@ -202,38 +202,41 @@ assert_program_runs (ClvDevice * dev, cl_program prog, int add)
   clReleaseKernel (k);
 }
 
+/* Builds good_source with `options` (and CLVISION_CL_OPTIONS) and checks
+ * that the program adds `add`. */
+static void
+build_and_run (ClvDevice * dev, const char *options, int add)
+{
+  GError *error = NULL;
+  cl_program prog = clv_program_build (dev, "cachetest", good_source,
+      options, &error);
+
+  g_assert_no_error (error);
+  assert_program_runs (dev, prog, add);
+  clReleaseProgram (prog);
+}
+
 static void
 test_binary_cache (void)
 {
   ClvDevice *dev = clv_test_device ();
   char *dir = fresh_cache_dir ("cache");
   ClvProgramStats s0, s1, s2;
-  GError *error = NULL;
-  cl_program prog;
 
   clv_program_stats (&s0);
-  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=5", &error);
-  g_assert_no_error (error);
-  assert_program_runs (dev, prog, 5);
-  clReleaseProgram (prog);
+  build_and_run (dev, "-DADD=5", 5);
   clv_program_stats (&s1);
   g_assert_cmpuint (s1.builds_from_source, ==, s0.builds_from_source + 1);
   g_assert_cmpuint (s1.disk_cache_writes, ==, s0.disk_cache_writes + 1);
 
   /* A second start finds the binary on disk and compiles nothing. */
-  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=5", &error);
-  g_assert_no_error (error);
-  assert_program_runs (dev, prog, 5);
-  clReleaseProgram (prog);
+  build_and_run (dev, "-DADD=5", 5);
   clv_program_stats (&s2);
   g_assert_cmpuint (s2.builds_from_source, ==, s1.builds_from_source);
   g_assert_cmpuint (s2.disk_cache_hits, ==, s1.disk_cache_hits + 1);
 
   /* Other options are another program. */
-  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=7", &error);
-  g_assert_no_error (error);
-  assert_program_runs (dev, prog, 7);
-  clReleaseProgram (prog);
+  build_and_run (dev, "-DADD=7", 7);
   clv_program_stats (&s1);
   g_assert_cmpuint (s1.builds_from_source, ==, s2.builds_from_source + 1);
 
@@ -242,20 +245,15 @@ test_binary_cache (void)
   clv_device_unref (dev);
 }
 
-/* Builds good_source with no options of its own and CLVISION_CL_OPTIONS
- * "-DADD=add", and runs it. */
+/* build_and_run with no options of its own and CLVISION_CL_OPTIONS
+ * "-DADD=add". */
 static void
 build_with_extra_options (ClvDevice * dev, int add)
 {
   char *extra = g_strdup_printf ("-DADD=%d", add);
-  GError *error = NULL;
-  cl_program prog;
 
   g_setenv ("CLVISION_CL_OPTIONS", extra, TRUE);
-  prog = clv_program_build (dev, "cachetest", good_source, NULL, &error);
-  g_assert_no_error (error);
-  assert_program_runs (dev, prog, add);
-  clReleaseProgram (prog);
+  build_and_run (dev, NULL, add);
   g_free (extra);
 }
 
@@ -332,10 +330,7 @@ test_corrupt_cache_is_rebuilt (gconstpointer damage)
 
   damage_cache (dir, damage);
   clv_program_stats (&s0);
-  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=9", &error);
-  g_assert_no_error (error);
-  assert_program_runs (dev, prog, 9);
-  clReleaseProgram (prog);
+  build_and_run (dev, "-DADD=9", 9);
   clv_program_stats (&s1);
   g_assert_cmpuint (s1.disk_cache_rejects, ==, s0.disk_cache_rejects + 1);
   g_assert_cmpuint (s1.builds_from_source, ==, s0.builds_from_source + 1);
@@ -401,11 +396,7 @@ test_unwritable_cache_warns_and_runs (void)
   assert_program_runs (dev, prog, 11);
   clReleaseProgram (prog);
   /* Said once: the next build is as quiet as it is uncached. */
-  prog = clv_program_build (dev, "cachetest", good_source, "-DADD=12",
-      &error);
-  g_assert_no_error (error);
-  assert_program_runs (dev, prog, 12);
-  clReleaseProgram (prog);
+  build_and_run (dev, "-DADD=12", 12);
   clv_program_stats (&s1);
   g_assert_cmpuint (s1.disk_cache_writes, ==, s0.disk_cache_writes);
   g_assert_cmpuint (s1.builds_from_source, ==, s0.builds_from_source + 2);
