@@ -54,14 +54,16 @@ struct _ClvQuantize
   ClvDevice *dev;
   gboolean fused;               /* else the unfused one-line-per-item sums */
   gboolean finish_atomic;       /* SAR_Q_ATOMIC=1: two launches */
-  int vec, k, wg, band, fwg;
+  int vec, k, wg, band;
+  int apply_wg;                  /* pass 3's work-group size */
+  int flx, fs;                  /* pass 2: lines x work-items per line */
   cl_kernel sums, sums_total, row_sums, col_sums, finish, apply;
 
   /* Scratch for the frame size below. */
   int width, height;
   /* With finish_atomic, colpart and rowpart hold the totals (zero between
    * frames) and `done` counts pass 1's finished work-groups. */
-  cl_mem colpart, rowpart, cinv, rinv, gpart, done;
+  cl_mem colpart, rowpart, cinv, rinv, total, done;
 };
 
 static int
@@ -92,6 +94,16 @@ division_options (ClvDevice * dev)
   return dev->has_fp64 ? "-DDIV_FP64=1" : "-DDIV_FP64=0";
 }
 
+/* Pass 1's local memory (PASS1_LOCAL in the kernel, and the atomic
+ * finish's ulong per work-item). */
+static guint64
+pass1_local_bytes (const ClvQuantize * q)
+{
+  const guint64 segs = MAX (1, q->wg / q->band);
+
+  return 4 * (guint64) q->band * (q->wg + 1 + segs + 1) + 8 * (guint64) q->wg;
+}
+
 ClvQuantize *
 clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
 {
@@ -109,24 +121,35 @@ clv_quantize_new (ClvDevice * dev, int bpp, GError ** error)
       && clv_device_tune_int (dev, "SAR_Q_ATOMIC", 0) != 0;
   /* 16-byte loads on GPUs; on CPUs 8 lanes, one AVX2 register of sums.
    * Bands short enough on GPUs to keep every core busy; one load per row
-   * per work-item there (the H200 sweep: 50 us at K=1, 72 us at K=4). */
+   * per work-item there (the H200 sweep: 50 us at K=1, 72 us at K=4).
+   * Pass 1 in groups of 64 on GPUs, pass 3 in groups of 128 (H100, 4096²:
+   * 24.5 + 20.0 us against 30.7 + 20.1 us with 128 for both, 24.4 + 24.1
+   * us with 64 for both). */
   q->vec = (int) clv_device_tune_int (dev, "SAR_Q_VEC", gpu ? 16 / bpp : 8);
   q->k = (int) clv_device_tune_int (dev, "SAR_Q_K", gpu ? 1 : 4);
-  q->wg = (int) clv_device_tune_int (dev, "SAR_Q_WG", gpu ? 128 : 16);
+  q->wg = (int) clv_device_tune_int (dev, "SAR_Q_WG", gpu ? 64 : 16);
+  q->apply_wg = (int) clv_device_tune_int (dev, "SAR_Q_APPLY_WG",
+      gpu ? 128 : 16);
   q->band = (int) clv_device_tune_int (dev, "SAR_Q_BAND", gpu ? 16 : 64);
-  q->fwg = floor_pow2 (MIN (dev->max_work_group_size, gpu ? 256 : 64));
+  /* Pass 2 on GPUs: 8 work-items per line, each with few loads to wait for
+   * (one per line left 256 bands' loads in a row); on CPUs one. */
+  q->fs = (int) clv_device_tune_int (dev, "SAR_Q_FS", gpu ? 8 : 1);
+  if (q->fs >= 1)
+    q->flx = floor_pow2 (MAX (1, MIN (dev->max_work_group_size,
+                gpu ? 256 : 64) / q->fs));
   if ((q->vec != 1 && q->vec != 2 && q->vec != 4 && q->vec != 8
           && q->vec != 16) || q->k < 1 || q->k > 64 || q->wg < 1
-      || (gsize) q->wg > dev->max_work_group_size || q->band < 1
+      || (gsize) q->wg > dev->max_work_group_size || q->apply_wg < 1
+      || (gsize) q->apply_wg > dev->max_work_group_size || q->band < 1
       || q->band > (int) MAX_UINT_TERMS
+      || q->fs < 1 || (gsize) q->fs > dev->max_work_group_size
       || (gint64) q->wg * q->k * q->vec > (gint64) MAX_UINT_TERMS
-      || (guint64) q->band * (q->wg + 1) * 4 + (guint64) q->wg * 8 >
-      dev->local_mem_size)
+      || pass1_local_bytes (q) > dev->local_mem_size)
     goto bad_tuning;
 
   opts = g_strdup_printf ("-DPIX_BYTES=%d -DQ_VEC=%d -DQ_K=%d -DQ_WG=%d "
-      "-DQ_BAND=%d -DQ_FWG=%d %s", bpp, q->vec, q->k, q->wg, q->band, q->fwg,
-      division_options (dev));
+      "-DQ_BAND=%d -DQ_FLX=%d -DQ_FS=%d %s", bpp, q->vec, q->k, q->wg, q->band,
+      q->flx, q->fs, division_options (dev));
   prog = clv_device_get_program (dev, "sar_quantize", opts, error);
   g_free (opts);
   if (prog == NULL)
@@ -151,10 +174,14 @@ bad_variant:
 bad_tuning:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "CLVISION_TUNE for "
       "sarquantize out of range: SAR_Q_VEC=%d (1, 2, 4, 8, 16), SAR_Q_K=%d "
-      "(1..64), SAR_Q_WG=%d (1..%" G_GSIZE_FORMAT "), SAR_Q_BAND=%d (1..%u); "
-      "SAR_Q_WG * SAR_Q_K * SAR_Q_VEC at most %u, SAR_Q_BAND * (SAR_Q_WG + 1) "
-      "uints and SAR_Q_WG ulongs in local memory", q->vec, q->k, q->wg,
-      dev->max_work_group_size, q->band, MAX_UINT_TERMS, MAX_UINT_TERMS);
+      "(1..64), SAR_Q_WG=%d and SAR_Q_APPLY_WG=%d (1..%" G_GSIZE_FORMAT "), "
+      "SAR_Q_BAND=%d (1..%u), "
+      "SAR_Q_FS=%d (1..%" G_GSIZE_FORMAT "); "
+      "SAR_Q_WG * SAR_Q_K * SAR_Q_VEC at most %u, pass 1's row sums "
+      "(SAR_Q_BAND * (SAR_Q_WG + 1) uints and more) in local memory",
+      q->vec, q->k, q->wg, q->apply_wg, dev->max_work_group_size, q->band,
+      MAX_UINT_TERMS,
+      q->fs, dev->max_work_group_size, MAX_UINT_TERMS);
 fail:
   clv_quantize_free (q);
   return NULL;
@@ -167,7 +194,7 @@ release_scratch (ClvQuantize * q)
   g_clear_pointer (&q->rowpart, clReleaseMemObject);
   g_clear_pointer (&q->cinv, clReleaseMemObject);
   g_clear_pointer (&q->rinv, clReleaseMemObject);
-  g_clear_pointer (&q->gpart, clReleaseMemObject);
+  g_clear_pointer (&q->total, clReleaseMemObject);
   g_clear_pointer (&q->done, clReleaseMemObject);
   q->width = q->height = 0;
 }
@@ -220,8 +247,8 @@ ensure_scratch (ClvQuantize * q, int w, int h, GError ** error)
               error))
       || !(q->rinv = clv_buffer_new (q->dev, rw, h * sizeof (cl_float),
               error))
-      || !(q->gpart = clv_buffer_new (q->dev, rw,
-              div_up (w, q->fwg) * sizeof (cl_ulong), error))
+      || !(q->total = clv_buffer_new (q->dev, rw, 2 * sizeof (cl_uint),
+              error))
       || (q->finish_atomic && (!(q->done = clv_buffer_new (q->dev, rw,
                       sizeof (cl_uint), error))
               || !zero_buffer (q->dev, q->colpart,
@@ -272,9 +299,8 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
   /* Line totals must fit the atomics' uints. */
   const gboolean atomic = q->finish_atomic && MAX (w, h) <=
       (int) MAX_UINT_TERMS;
-  const cl_int gparts = atomic ? 1 : div_up (w, q->fwg);
   const cl_float coef_f = coef;
-  const size_t wg = q->wg, fwg = q->fwg;
+  const size_t wg = q->wg;
   /* The fused first pass: a work-group per band of rows and span of x. */
   const size_t pass1_global[2] = { parts * wg, bands };
   const size_t pass1_local[2] = { wg, 1 };
@@ -293,20 +319,21 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
             CLV_ARG (a[0]), CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h),
             CLV_ARG (q->colpart), CLV_ARG (q->rowpart),
             CLV_ARG (src_aligned), CLV_ARG (q->cinv), CLV_ARG (q->rinv),
-            CLV_ARG (q->gpart), CLV_ARG (q->done), CLV_ARGS_END)
+            CLV_ARG (q->total), CLV_ARG (q->done), CLV_ARGS_END)
         || !launch (q, q->sums_total, 2, pass1_global, pass1_local, ev, error))
       return FALSE;
   } else if (q->fused) {
     if (!clv_kernel_set_args (q->sums, error, CLV_ARG (src), CLV_ARG (a[0]),
             CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h), CLV_ARG (q->colpart),
-            CLV_ARG (q->rowpart), CLV_ARG (src_aligned), CLV_ARGS_END)
+            CLV_ARG (q->rowpart), CLV_ARG (src_aligned), CLV_ARG (q->total),
+            CLV_ARGS_END)
         || !launch (q, q->sums, 2, pass1_global, pass1_local, ev, error))
       return FALSE;
   } else {
     const size_t rows = clv_round_up (h, wg), cols = clv_round_up (w, wg);
     if (!clv_kernel_set_args (q->row_sums, error, CLV_ARG (src),
             CLV_ARG (a[0]), CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h),
-            CLV_ARG (q->rowpart), CLV_ARGS_END)
+            CLV_ARG (q->rowpart), CLV_ARG (q->total), CLV_ARGS_END)
         || !launch (q, q->row_sums, 1, &rows, &wg, ev, error)
         || !clv_kernel_set_args (q->col_sums, error, CLV_ARG (src),
             CLV_ARG (a[0]), CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h),
@@ -316,22 +343,25 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
   }
 
   if (!atomic) {
-    const size_t global = clv_round_up (w + h, fwg);
+    const size_t global[2] = { clv_round_up (w + h, q->flx), q->fs };
+    const size_t local[2] = { q->flx, q->fs };
     if (!clv_kernel_set_args (q->finish, error, CLV_ARG (q->colpart),
             CLV_ARG (bands), CLV_ARG (q->rowpart), CLV_ARG (parts),
             CLV_ARG (w), CLV_ARG (h), CLV_ARG (q->cinv), CLV_ARG (q->rinv),
-            CLV_ARG (q->gpart), CLV_ARGS_END)
-        || !launch (q, q->finish, 1, &global, &fwg, ev, error))
+            CLV_ARG (q->total), CLV_ARGS_END)
+        || !launch (q, q->finish, 2, global, local, ev, error))
       return FALSE;
   }
   {
-    const size_t global[2] = { clv_round_up (div_up (w, q->vec), wg), h };
-    const size_t local[2] = { wg, 1 };
+    const size_t apply_wg = q->apply_wg;
+    const size_t global[2] = { clv_round_up (div_up (w, q->vec), apply_wg),
+      h
+    };
+    const size_t local[2] = { apply_wg, 1 };
     if (!clv_kernel_set_args (q->apply, error, CLV_ARG (src), CLV_ARG (a[0]),
             CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h), CLV_ARG (dst),
             CLV_ARG (a[2]), CLV_ARG (a[3]), CLV_ARG (q->rinv),
-            CLV_ARG (q->cinv), CLV_ARG (q->gpart), CLV_ARG (gparts),
-            CLV_ARG (coef_f), CLV_ARG (src_aligned), CLV_ARG (dst_aligned),
+            CLV_ARG (q->cinv), CLV_ARG (q->total), CLV_ARG (coef_f), CLV_ARG (src_aligned), CLV_ARG (dst_aligned),
             CLV_ARGS_END)
         || !launch (q, q->apply, 2, global, local, ev, error))
       return FALSE;

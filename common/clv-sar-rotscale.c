@@ -158,13 +158,13 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
 
   rs->dev = clv_device_ref (dev);
   /* 2-D tiles: a rotated tile still reads a compact input area.  On GPUs
-   * 4 pixels per work-item in 8x32 groups, the fastest bilinear shape of the
-   * H200 sweep (docs/PERFORMANCE.md): 79 us against 88 us for one pixel in
-   * 32x8. */
+   * 4 pixels per work-item in 16x16 groups, the fastest shape of the H100
+   * sweeps (docs/PERFORMANCE.md): bilinear 57.7 against 59.6 us in 8x32,
+   * nearest 40.8 against 44.9 us. */
   rs->local[0] = (size_t) clv_device_tune_int (dev, "SAR_RS_WG_X",
-      simd > 1 ? 8 : 64);
+      simd > 1 ? 16 : 64);
   rs->local[1] = (size_t) clv_device_tune_int (dev, "SAR_RS_WG_Y",
-      simd > 1 ? 32 : 1);
+      simd > 1 ? 16 : 1);
   rs->per_item = (int) CLAMP (clv_device_tune_int (dev, "SAR_RS_X",
           simd > 1 ? 4 : 1), 1, 16);
   if (rs->local[0] < 1 || rs->local[1] < 1 || rs->local[0] > 4096

@@ -10,9 +10,9 @@
  *     partial per column: the seed paper's band x width partial matrix.
  *     (sar_quantize_row_sums and sar_quantize_col_sums are the unfused,
  *     one-work-item-per-line starting point, kept for the benchmark.)
- *  2. sar_quantize_finish, small: one work-item per column and per row adds
- *     the partials and stores the reciprocal of the sum; each work-group
- *     also adds its columns' sums for the total.
+ *  2. sar_quantize_finish, small: Q_FS work-items per column and per row
+ *     add the partials and store the reciprocal of the sum; each
+ *     work-group also adds its columns' sums to the total T.
  *  3. sar_quantize_apply, per pixel: ((I * coef * T) * rinv(y)) * cinv(x),
  *     rounded and clamped, Q_VEC pixels per work-item.
  * Sums are integers (exact).  The float steps are the host reference's,
@@ -21,8 +21,8 @@
  * and host agree bit for bit.
  *
  * Build macros: PIX_BYTES (1, 2), Q_VEC (1, 2, 4, 8, 16), Q_K, Q_WG (local
- * size of passes 1 and 3), Q_BAND, Q_FWG (local size of pass 2, a power of
- * two), DIV_FP64. */
+ * size of pass 1; pass 3's is the host's), Q_BAND, Q_FLX x Q_FS (local size
+ * of pass 2: lines, work-items per line), DIV_FP64. */
 #pragma OPENCL FP_CONTRACT OFF
 
 #if DIV_FP64
@@ -159,50 +159,73 @@ reciprocal (const ulong s)
 #endif
 }
 
+/* One row of pass 1's loads: the column sums of this work-item's vectors
+ * into col[], the sum of its pixels into rsum (Q_WG + 1 apart: the summing
+ * work-items then read different banks). */
+inline void
+add_row (const uintv * v, uintv * col, __local uint * rsum)
+{
+  uintv rs = 0;
+
+#pragma unroll
+  for (int k = 0; k < Q_K; k++) {
+    col[k] += v[k];
+    rs += v[k];
+  }
+  *rsum = HSUM (rs);
+}
+
+/* Row partial segments: the Q_WG row sums of a band row are added in
+ * ROW_SEGS segments by different work-items, then the segments, so that
+ * summing a band's rows takes Q_WG / ROW_SEGS + ROW_SEGS steps, not Q_WG. */
+#define ROW_SEGS (Q_WG / Q_BAND > 1 ? Q_WG / Q_BAND : 1)
+#define ROW_SEG_LEN ((Q_WG + ROW_SEGS - 1) / ROW_SEGS)
+
 /* Pass 1's loads for one work-group: Q_BAND rows from y0 of Q_WG * Q_K *
  * Q_VEC columns; the column sums of this work-item's vectors into col[],
- * each row's sum of its pixels into rsum (Q_WG + 1 apart: the summing
- * work-items then read different banks). */
+ * row y0 + r's sum over the work-group into rtot[r]. */
 inline void
 band_sums (const __global pix_t * src, const uint src_stride,
     const int width, const int x0, const int y0, const int y1,
-    const int aligned, uintv * col, __local uint * rsum)
+    const int aligned, uintv * col, __local uint * rsum, __local uint * rseg,
+    __local uint * rtot)
 {
   const int lid = get_local_id (0);
 
   for (int k = 0; k < Q_K; k++)
     col[k] = 0;
   for (int y = y0; y < y1; y++) {
-    const __global pix_t *row = src + (size_t) y * src_stride;
-    uintv rs = 0;
+    uintv v[Q_K];
 #pragma unroll
-    for (int k = 0; k < Q_K; k++) {
-      const uintv v = load_pixels (row, x0 + k * Q_WG * Q_VEC, width,
-          aligned);
-      col[k] += v;
-      rs += v;
-    }
-    rsum[(y - y0) * (Q_WG + 1) + lid] = HSUM (rs);
+    for (int k = 0; k < Q_K; k++)
+      v[k] = load_pixels (src + (size_t) y * src_stride,
+          x0 + k * Q_WG * Q_VEC, width, aligned);
+    add_row (v, col, rsum + (y - y0) * (Q_WG + 1) + lid);
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int t = lid; t < (y1 - y0) * ROW_SEGS; t += Q_WG) {
+    const int r = t / ROW_SEGS, seg = t % ROW_SEGS;
+    const int i1 = min ((seg + 1) * ROW_SEG_LEN, Q_WG);
+    uint sum = 0;
+    for (int i = seg * ROW_SEG_LEN; i < i1; i++)
+      sum += rsum[r * (Q_WG + 1) + i];
+    rseg[t] = sum;
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int r = lid; r < y1 - y0; r += Q_WG) {
+    uint sum = 0;
+    for (int seg = 0; seg < ROW_SEGS; seg++)
+      sum += rseg[r * ROW_SEGS + seg];
+    rtot[r] = sum;
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 }
 
-/* Row y0 + r's sum over the work-group (after band_sums). */
-inline uint
-row_partial (__local const uint * rsum, const int r)
-{
-  uint s = 0;
-
-  for (int i = 0; i < Q_WG; i++)
-    s += rsum[r * (Q_WG + 1) + i];
-  return s;
-}
-
-/* The total of `v` over the n work-items of the group (`tmp` n long). */
+/* The total of `v` over the n work-items of the group, `lid` this one's
+ * linear index (`tmp` n long). */
 inline ulong
-group_total (ulong v, __local ulong * tmp, const int n)
+group_total (ulong v, __local ulong * tmp, const int lid, const int n)
 {
-  const int lid = get_local_id (0);
   int m = 1;
 
   while (m < n)
@@ -217,6 +240,34 @@ group_total (ulong v, __local ulong * tmp, const int n)
   return tmp[0];
 }
 
+/* Pass 1's local memory: the row sums of each work-item, their segments'
+ * sums, the band rows' totals. */
+#define PASS1_LOCAL                             \
+  __local uint rsum[Q_BAND * (Q_WG + 1)];       \
+  __local uint rseg[Q_BAND * ROW_SEGS];         \
+  __local uint rtot[Q_BAND]
+
+/* T, the sum of all pixels, is added up by pass 2's work-groups in two
+ * uints (low, high: 32-bit atomics, which every device has), so the first
+ * pass zeroes it: the launches run in order. */
+inline void
+zero_total (__global uint * total)
+{
+  if (get_global_id (0) == 0 && get_global_id (1) == 0)
+    total[0] = total[1] = 0;
+}
+
+/* total += v, exactly: the low word's carry goes into the high word. */
+inline void
+add_total (volatile __global uint * total, const ulong v)
+{
+  const uint lo = (uint) v, old = atomic_add (total, lo);
+  const uint hi = (uint) (v >> 32) + (old + lo < old);
+
+  if (hi)
+    atomic_add (total + 1, hi);
+}
+
 #define PASS1_PLACE                                                     \
   const int lid = get_local_id (0), band = get_global_id (1);          \
   const int x0 = get_group_id (0) * (Q_WG * Q_K * Q_VEC) + lid * Q_VEC; \
@@ -229,20 +280,22 @@ group_total (ulong v, __local ulong * tmp, const int n)
 __kernel void
 sar_quantize_sums (const __global pix_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
-    __global uint * colpart, __global uint * rowpart, const int aligned)
+    __global uint * colpart, __global uint * rowpart, const int aligned,
+    __global uint * total)
 {
-  __local uint rsum[Q_BAND * (Q_WG + 1)];
+  PASS1_LOCAL;
   PASS1_PLACE;
   uintv col[Q_K];
 
+  zero_total (total);
   band_sums (src + src_offset, src_stride, width, x0, y0, y1, aligned, col,
-      rsum);
+      rsum, rseg, rtot);
   colpart += (size_t) band * width;
   for (int k = 0; k < Q_K; k++)
     store_uints (col[k], colpart, x0 + k * Q_WG * Q_VEC, width);
   for (int r = lid; r < y1 - y0; r += Q_WG)
     rowpart[(size_t) (y0 + r) * get_num_groups (0) + get_group_id (0)] =
-        row_partial (rsum, r);
+        rtot[r];
 }
 
 /* Totals read per round by each work-item of the last work-group, so that
@@ -276,7 +329,7 @@ finish_totals (volatile __global uint * sum, __global float * inv,
  * their column and row sums straight into colsum[x] and rowsum[y] (integer
  * atomics: the same totals in any order), and the work-group that finishes
  * last, as the counter `done` tells, turns them into the reciprocals and T
- * (gpart[0]) and zeroes them and the counter for the next frame (the host
+ * (total[0], total[1]: low and high words) and zeroes them and the counter for the next frame (the host
  * zeroes them once, when it makes them).  A uint holds a line's total of up
  * to 65537 pixels; the host runs the three passes on larger frames. */
 __kernel void
@@ -284,16 +337,16 @@ sar_quantize_sums_total (const __global pix_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
     volatile __global uint * colsum, volatile __global uint * rowsum,
     const int aligned, __global float * cinv, __global float * rinv,
-    __global ulong * gpart, volatile __global uint * done)
+    __global uint * total, volatile __global uint * done)
 {
-  __local uint rsum[Q_BAND * (Q_WG + 1)];
+  PASS1_LOCAL;
   __local ulong tmp[Q_WG];
   __local int last;
   PASS1_PLACE;
   uintv col[Q_K];
 
   band_sums (src + src_offset, src_stride, width, x0, y0, y1, aligned, col,
-      rsum);
+      rsum, rseg, rtot);
   for (int k = 0; k < Q_K; k++) {
     const int x = x0 + k * Q_WG * Q_VEC;
     uint c[Q_VEC];
@@ -302,7 +355,7 @@ sar_quantize_sums_total (const __global pix_t * src, const uint src_offset,
       atomic_add (colsum + x + i, c[i]);
   }
   for (int r = lid; r < y1 - y0; r += Q_WG)
-    atomic_add (rowsum + y0 + r, row_partial (rsum, r));
+    atomic_add (rowsum + y0 + r, rtot[r]);
   /* This group's additions land before it counts itself done. */
   mem_fence (CLK_GLOBAL_MEM_FENCE);
   barrier (CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -313,10 +366,11 @@ sar_quantize_sums_total (const __global pix_t * src, const uint src_offset,
     return;
   mem_fence (CLK_GLOBAL_MEM_FENCE);
   const ulong t = group_total (finish_totals (colsum, cinv, width), tmp,
-      Q_WG);
+      lid, Q_WG);
   finish_totals (rowsum, rinv, height);
   if (lid == 0) {
-    gpart[0] = t;
+    total[0] = (uint) t;
+    total[1] = (uint) (t >> 32);
     *done = 0;
   }
 }
@@ -325,10 +379,11 @@ sar_quantize_sums_total (const __global pix_t * src, const uint src_offset,
 __kernel void
 sar_quantize_row_sums (const __global pix_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
-    __global uint * rowpart)
+    __global uint * rowpart, __global uint * total)
 {
   const int y = get_global_id (0);
 
+  zero_total (total);
   if (y >= height)
     return;
   const __global pix_t *row = src + src_offset + (size_t) y * src_stride;
@@ -355,32 +410,47 @@ sar_quantize_col_sums (const __global pix_t * src, const uint src_offset,
   colpart[x] = s;
 }
 
-/* Pass 2: work-items [0, width) finish columns, [width, width + height)
- * rows; gpart[group] = the sum of the group's column sums. */
+/* Pass 2: lines [0, width) are columns, [width, width + height) rows; the
+ * Q_FS work-items of a line (local size Q_FLX x Q_FS) add every Q_FS-th of
+ * its partials, so that each has few loads to wait for, then one adds
+ * theirs.  Each work-group adds its columns' sums to the total. */
 __kernel void
 sar_quantize_finish (const __global uint * colpart, const int n_bands,
     const __global uint * rowpart, const int n_parts, const int width,
     const int height, __global float * cinv, __global float * rinv,
-    __global ulong * gpart)
+    volatile __global uint * total)
 {
-  __local ulong tmp[Q_FWG];
-  const int i = get_global_id (0);
+  __local ulong tmp[Q_FLX * Q_FS];
+  const int i = get_global_id (0), lx = get_local_id (0);
+  const int part = get_local_id (1);
   ulong s = 0;
 
   if (i < width) {
-    for (int b = 0; b < n_bands; b++)
+    for (int b = part; b < n_bands; b += Q_FS)
       s += colpart[(size_t) b * width + i];
-    cinv[i] = reciprocal (s);
   } else if (i < width + height) {
     const __global uint *p = rowpart + (size_t) (i - width) * n_parts;
-    ulong r = 0;
-    for (int j = 0; j < n_parts; j++)
-      r += p[j];
-    rinv[i - width] = reciprocal (r);
+    for (int j = part; j < n_parts; j += Q_FS)
+      s += p[j];
   }
-  s = group_total (s, tmp, Q_FWG);
-  if (get_local_id (0) == 0 && get_group_id (0) * Q_FWG < width)
-    gpart[get_group_id (0)] = s;
+#if Q_FS > 1
+  tmp[part * Q_FLX + lx] = s;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  if (part == 0)
+    for (int k = 1; k < Q_FS; k++)
+      s += tmp[k * Q_FLX + lx];
+  barrier (CLK_LOCAL_MEM_FENCE);
+#endif
+  if (part == 0) {
+    if (i < width)
+      cinv[i] = reciprocal (s);
+    else if (i < width + height)
+      rinv[i - width] = reciprocal (s);
+  }
+  s = group_total (part == 0 && i < width ? s : 0, tmp,
+      part * Q_FLX + lx, Q_FLX * Q_FS);
+  if (lx == 0 && part == 0 && s)
+    add_total (total, s);
 }
 
 /* Pass 3: Q_VEC output pixels of row y per work-item.  The `aligned` flags
@@ -390,24 +460,13 @@ sar_quantize_apply (const __global pix_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
     __global uchar * dst, const uint dst_offset, const uint dst_stride,
     const __global float * rinv, const __global float * cinv,
-    const __global ulong * gpart, const int n_gparts, const float coef,
-    const int src_aligned, const int dst_aligned)
+    const __global uint * total, const float coef, const int src_aligned,
+    const int dst_aligned)
 {
-  __local float k_shared;
-
-  /* coef * T once per work-group; T is a handful of group sums. */
-  if (get_local_id (0) == 0) {
-    ulong t = 0;
-    for (int j = 0; j < n_gparts; j++)
-      t += gpart[j];
-    k_shared = coef * (float) t;
-  }
-  barrier (CLK_LOCAL_MEM_FENCE);
-
+  const float k = coef * (float) (((ulong) total[1] << 32) | total[0]);
   const int x = get_global_id (0) * Q_VEC, y = get_global_id (1);
   if (x >= width || y >= height)
     return;
-  const float k = k_shared;
   const floatv v = CONVERT (float, load_pixels (src + src_offset +
           (size_t) y * src_stride, x, width, src_aligned));
   const floatv f = ((v * k) * rinv[y]) * load_floats (cinv, x, width);

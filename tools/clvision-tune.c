@@ -339,8 +339,10 @@ static const Kernel kernels[] = {
   {"quantize", measure_quantize, {
           {"SAR_Q_VEC", "4,8"},
           {"SAR_Q_K", "1,2,4"},
-          {"SAR_Q_WG", "64,128,256"},
+          {"SAR_Q_WG", "32,64,128,256"},
+          {"SAR_Q_APPLY_WG", "64,128,256"},
           {"SAR_Q_BAND", "8,16,32,64"},
+          {"SAR_Q_FS", "1,4,8,16"},
           {"SAR_Q_ATOMIC", "0,1"}}},
   {"vj", measure_vj, {
           {"VJ_WG,VJ_COOP_WINDOWS", "8:2,32:1,32:2,32:4,64:2,64:4,64:8"},

@@ -13,6 +13,11 @@ double bench_median (double *v, int n);
  * practical ceiling a memory-bound kernel is compared with. */
 double bench_copy_bandwidth (ClvDevice * dev, gsize bytes, int iterations);
 
+/* Median device time of one buffer copy that moves `traffic` bytes (half
+ * read, half written): the fastest a kernel with that much traffic could
+ * be, launch ramp-up and tail included, which matter at tens of MiB. */
+double bench_copy_seconds (ClvDevice * dev, gsize traffic, int iterations);
+
 /* Starts the JSON document: device name, driver, the command line (join
  * argv before option parsing removes the options). */
 void bench_json_begin (GString * json, ClvDevice * dev, const char *command);

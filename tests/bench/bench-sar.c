@@ -117,6 +117,7 @@ main (int argc, char **argv)
     double in_b = (double) size * size * 2, out_b = (double) ow * ow * 2;
     guint differ;
     double k = kernel_seconds (dev, size, l, "", iterations, &differ);
+    double c = bench_copy_seconds (dev, (gsize) (in_b + out_b), iterations);
     char *elements = g_strdup_printf ("sarmultilook looks=%d", l);
     char *caps = g_strdup_printf ("video/x-raw,format=GRAY16_LE,width=%d,"
         "height=%d,framerate=0/1", size, size);
@@ -124,10 +125,12 @@ main (int argc, char **argv)
         MAX (iterations / 5, 5));
     g_string_append_printf (json, "%s\n    {\"size\": %d, \"format\": "
         "\"GRAY16_LE\", \"looks\": %d, \"kernel_ms\": %.4f, \"kernel_gbs\": "
-        "%.1f, \"kernel_vs_copy\": %.3f, \"pixels_unlike_reference\": %u, "
+        "%.1f, \"kernel_vs_copy\": %.3f, \"same_traffic_copy_ms\": %.4f, "
+        "\"kernel_vs_same_traffic_copy\": %.3f, "
+        "\"pixels_unlike_reference\": %u, "
         "\"element_ms\": %.3f, \"element_gbs\": %.2f, \"tunings\": [",
         i ? "," : "", size, l, k * 1e3, (in_b + out_b) / k / 1e9,
-        (in_b + out_b) / k / 1e9 / copy_bw, differ, e * 1e3,
+        (in_b + out_b) / k / 1e9 / copy_bw, c * 1e3, c / k, differ, e * 1e3,
         (in_b + out_b) / e / 1e9);
     for (int t = 1; tunes[t]; t++) {
       double kt = kernel_seconds (dev, size, l, tunes[t], iterations,

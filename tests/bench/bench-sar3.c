@@ -191,6 +191,7 @@ append_rotscale (GString * json, ClvDevice * dev, const guint16 * host,
   const double bytes = 2.0 * si->stride * si->height;   /* in + out */
   char **tunes = bench_tunings (extra);
   gboolean first = TRUE;
+  const double c = bench_copy_seconds (dev, (gsize) bytes, iterations);
 
   g_string_append (json, ",\n  \"rotscale\": [");
   for (int interp = CLV_INTERP_BILINEAR; interp >= CLV_INTERP_NEAREST;
@@ -205,9 +206,12 @@ append_rotscale (GString * json, ClvDevice * dev, const guint16 * host,
           "\"GRAY16_LE\", \"angle\": %g, \"scale\": %g, "
           "\"interpolation\": \"%s\", \"CLVISION_TUNE\": \"%s\", "
           "\"kernel_ms\": %.4f, \"kernel_gbs\": %.1f, \"kernel_vs_copy\": "
-          "%.3f, \"pixels_unlike_reference\": %u, \"max_difference\": %u",
+          "%.3f, \"same_traffic_copy_ms\": %.4f, "
+          "\"kernel_vs_same_traffic_copy\": %.3f, "
+          "\"pixels_unlike_reference\": %u, \"max_difference\": %u",
           first ? "" : ",", si->width, angle, scale, name, tunes[t], k * 1e3,
-          bytes / k / 1e9, bytes / k / 1e9 / copy_bw, differ, max_diff);
+          bytes / k / 1e9, bytes / k / 1e9 / copy_bw, c * 1e3, c / k, differ,
+          max_diff);
       first = FALSE;
       if (t == 0) {
         gchar *desc = g_strdup_printf ("sarrotscale angle=%g scale=%g "
@@ -239,6 +243,8 @@ append_quantize (GString * json, ClvDevice * dev, const guint16 * host,
   const guint n_steps = G_N_ELEMENTS (quantize_steps);
   double unfused = 0, e;
   gchar *desc;
+  const double c = bench_copy_seconds (dev, (gsize) (2 * in_b + out_b),
+      iterations);
 
   clv_quantize_ref ((const guint8 *) host, si, ref, &qi, coef);
   g_string_append_printf (json, ",\n  \"quantize\": {\"size\": %d, "
@@ -265,11 +271,13 @@ append_quantize (GString * json, ClvDevice * dev, const guint16 * host,
     /* The minimum traffic: the frame read twice, the output written. */
     g_string_append_printf (json, "], \"kernel_ms\": %.4f, \"kernel_gbs\": "
         "%.1f, \"traffic_gbs\": %.1f, \"traffic_vs_copy\": %.3f, "
+        "\"same_traffic_copy_ms\": %.4f, "
+        "\"kernel_vs_same_traffic_copy\": %.3f, "
         "\"speedup_vs_unfused\": %.2f, \"equals_reference\": %s, "
         "\"pixels_unlike_reference\": %u, \"max_difference\": %u, "
         "\"first_difference\": [%d, %d]}", k * 1e3,
         (in_b + out_b) / k / 1e9, (2 * in_b + out_b) / k / 1e9,
-        (2 * in_b + out_b) / k / 1e9 / copy_bw, unfused / k,
+        (2 * in_b + out_b) / k / 1e9 / copy_bw, c * 1e3, c / k, unfused / k,
         differ ? "false" : "true", differ, max_diff,
         first < 0 ? -1 : (int) (first % si->width),
         first < 0 ? -1 : (int) (first / si->width));

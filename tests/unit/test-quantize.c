@@ -104,6 +104,10 @@ test_variants (void)
     "SAR_Q_VEC=1,SAR_Q_K=3,SAR_Q_WG=4,SAR_Q_BAND=5",
     "SAR_Q_ATOMIC=1",
     "SAR_Q_ATOMIC=1,SAR_Q_VEC=2,SAR_Q_K=3,SAR_Q_WG=6,SAR_Q_BAND=5",
+    /* Row sums in segments (the last one short), several work-items per
+     * line in pass 2, more group sums than pass 3's work-group size. */
+    "SAR_Q_WG=16,SAR_Q_BAND=5,SAR_Q_FS=4,SAR_Q_APPLY_WG=24",
+    "SAR_Q_ATOMIC=1,SAR_Q_K=2,SAR_Q_WG=16,SAR_Q_BAND=5",
   };
 
   for (guint t = 0; t < G_N_ELEMENTS (tunings); t++) {

@@ -113,6 +113,9 @@ static const Case cases[] = {
   {101, 77, 90, 120, 1000.25, 0.37, 0},
   {130, 64, 130, 64, -719.9, 3, 65535},
   {257, 130, 200, 200, 30, 1.5, 100},
+  /* Past every edge, at fractional positions: groups near an edge must not
+   * take the inside path. */
+  {300, 200, 400, 300, 10, 1.3, 5},
 };
 
 static void
