@@ -60,7 +60,7 @@ typedef struct
 {
   const char *name;             /* group in the tuning file */
   MeasureFunc measure;
-  Macro macros[7];              /* ended by one without a name */
+  Macro macros[8];              /* ended by one without a name, or full */
 } Kernel;
 
 static double
@@ -425,6 +425,7 @@ tune_kernel (const Kernel * k, Workload * w, GKeyFile * kf, GString * json)
   GHashTable *best = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
       g_free);
   GByteArray *expected = NULL;
+  GString *searched = g_string_new (NULL);
   double def_s, best_s;
   int tried = 1;
   char *best_str;
@@ -432,12 +433,17 @@ tune_kernel (const Kernel * k, Workload * w, GKeyFile * kf, GString * json)
   g_printerr ("%s:\n", k->name);
   if (!try_values (k, w, best, NULL, &def_s, &expected)) {
     g_hash_table_unref (best);
+    g_string_free (searched, TRUE);
     return FALSE;
   }
   best_s = def_s;
-  for (const Macro * m = k->macros; m->name; m++) {
+  for (const Macro * m = k->macros;
+      m < k->macros + G_N_ELEMENTS (k->macros) && m->name; m++) {
     char **values = g_strsplit (m->values, ",", -1);
     char *chosen = NULL;
+
+    g_string_append_printf (searched, "%s%s", searched->len ? ";" : "",
+        m->name);
     for (char **v = values; *v; v++) {
       GHashTable *set = g_hash_table_new (g_str_hash, g_str_equal);
       GHashTableIter it;
@@ -481,14 +487,16 @@ tune_kernel (const Kernel * k, Workload * w, GKeyFile * kf, GString * json)
       g_key_file_set_string (kf, k->name, key, val);
   }
   g_string_append_printf (json, "%s\n    {\"kernel\": \"%s\", \"candidates\": "
-      "%d, \"default_ms\": %.4f, \"tuned_ms\": %.4f, \"speedup\": %.3f, "
-      "\"values\": \"%s\", \"stored\": %s}", json->str[json->len - 1] == '['
-      ? "" : ",", k->name, tried, def_s * 1e3, best_s * 1e3, def_s / best_s,
-      best_str, best_s < def_s * MIN_GAIN ? "true" : "false");
+      "%d, \"searched\": \"%s\", \"default_ms\": %.4f, \"tuned_ms\": %.4f, "
+      "\"speedup\": %.3f, \"values\": \"%s\", \"stored\": %s}",
+      json->str[json->len - 1] == '[' ? "" : ",", k->name, tried,
+      searched->str, def_s * 1e3, best_s * 1e3, def_s / best_s, best_str,
+      best_s < def_s * MIN_GAIN ? "true" : "false");
   g_printerr ("%s: default %.4f ms, tuned %.4f ms (%s)%s\n", k->name,
       def_s * 1e3, best_s * 1e3, *best_str ? best_str : "defaults",
       best_s < def_s * MIN_GAIN ? "" : ", within noise: not stored");
   g_free (best_str);
+  g_string_free (searched, TRUE);
   if (expected)
     g_byte_array_unref (expected);
   g_hash_table_unref (best);

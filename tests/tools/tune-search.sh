@@ -1,0 +1,28 @@
+#!/bin/sh
+# clvision-tune searches the SAR kernels' macros on the test device: each
+# kernel searches its own macros only and reports integer values (a kernel
+# whose macro list filled its table once read on into the next kernel's).
+# Usage: tune-search.sh CLVISION_TUNE_EXECUTABLE
+set -eu
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$1" --dry-run --size 64 --iterations 1 \
+  --kernels multilook,rotscale,quantize --json "$out/tune.json" >/dev/null
+python3 - "$out/tune.json" <<'PY'
+import json, re, sys
+
+d = json.load(open(sys.argv[1]))
+prefix = {"multilook": "SAR_ML_", "rotscale": "SAR_RS_", "quantize": "SAR_Q_"}
+kernels = d["kernels"]
+assert [k["kernel"] for k in kernels] == list(prefix), kernels
+assert d["stored"] is False, "--dry-run stored a result"
+for k in kernels:
+    names = k["searched"].split(";")
+    assert len(names) >= 3, k
+    for name in names:
+        assert re.fullmatch(prefix[k["kernel"]] + r"[A-Z_]+", name), (k["kernel"], name)
+    for item in filter(None, k["values"].split(",")):
+        assert re.fullmatch(prefix[k["kernel"]] + r"[A-Z_]+=-?\d+", item), (k["kernel"], item)
+    assert k["candidates"] > len(names), k
+print("ok:", ", ".join(f'{k["kernel"]} {k["candidates"]} candidates' for k in kernels))
+PY
