@@ -55,7 +55,7 @@ struct _ClvQuantize
   gboolean fused;               /* else the unfused one-line-per-item sums */
   gboolean finish_atomic;       /* SAR_Q_ATOMIC=1: two launches */
   int vec, k, wg, band;
-  int apply_wg;                  /* pass 3's work-group size */
+  int apply_wg;                 /* pass 3's work-group size */
   int flx, fs;                  /* pass 2: lines x work-items per line */
   cl_kernel sums, sums_total, row_sums, col_sums, finish, apply;
 
@@ -175,13 +175,11 @@ bad_tuning:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "CLVISION_TUNE for "
       "sarquantize out of range: SAR_Q_VEC=%d (1, 2, 4, 8, 16), SAR_Q_K=%d "
       "(1..64), SAR_Q_WG=%d and SAR_Q_APPLY_WG=%d (1..%" G_GSIZE_FORMAT "), "
-      "SAR_Q_BAND=%d (1..%u), "
-      "SAR_Q_FS=%d (1..%" G_GSIZE_FORMAT "); "
+      "SAR_Q_BAND=%d (1..%u), SAR_Q_FS=%d (1..%" G_GSIZE_FORMAT "); "
       "SAR_Q_WG * SAR_Q_K * SAR_Q_VEC at most %u, pass 1's row sums "
       "(SAR_Q_BAND * (SAR_Q_WG + 1) uints and more) in local memory",
       q->vec, q->k, q->wg, q->apply_wg, dev->max_work_group_size, q->band,
-      MAX_UINT_TERMS,
-      q->fs, dev->max_work_group_size, MAX_UINT_TERMS);
+      MAX_UINT_TERMS, q->fs, dev->max_work_group_size, MAX_UINT_TERMS);
 fail:
   clv_quantize_free (q);
   return NULL;
@@ -361,8 +359,8 @@ clv_quantize_enqueue (ClvQuantize * q, cl_mem src, const ClvImage * si,
     if (!clv_kernel_set_args (q->apply, error, CLV_ARG (src), CLV_ARG (a[0]),
             CLV_ARG (a[1]), CLV_ARG (w), CLV_ARG (h), CLV_ARG (dst),
             CLV_ARG (a[2]), CLV_ARG (a[3]), CLV_ARG (q->rinv),
-            CLV_ARG (q->cinv), CLV_ARG (q->total), CLV_ARG (coef_f), CLV_ARG (src_aligned), CLV_ARG (dst_aligned),
-            CLV_ARGS_END)
+            CLV_ARG (q->cinv), CLV_ARG (q->total), CLV_ARG (coef_f),
+            CLV_ARG (src_aligned), CLV_ARG (dst_aligned), CLV_ARGS_END)
         || !launch (q, q->apply, 2, global, local, ev, error))
       return FALSE;
   }

@@ -329,9 +329,10 @@ finish_totals (volatile __global uint * sum, __global float * inv,
  * their column and row sums straight into colsum[x] and rowsum[y] (integer
  * atomics: the same totals in any order), and the work-group that finishes
  * last, as the counter `done` tells, turns them into the reciprocals and T
- * (total[0], total[1]: low and high words) and zeroes them and the counter for the next frame (the host
- * zeroes them once, when it makes them).  A uint holds a line's total of up
- * to 65537 pixels; the host runs the three passes on larger frames. */
+ * (total[0], total[1]: low and high words) and zeroes them and the counter
+ * for the next frame (the host zeroes them once, when it makes them).  A
+ * uint holds a line's total of up to 65537 pixels; the host runs the three
+ * passes on larger frames. */
 __kernel void
 sar_quantize_sums_total (const __global pix_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
