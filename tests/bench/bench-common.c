@@ -50,6 +50,59 @@ bench_copy_seconds (ClvDevice * dev, gsize traffic, int iterations)
   return result;
 }
 
+/* Reads 16 bytes per work-item; the store that depends on them (never
+ * taken on real frames) keeps the loads from being dropped. */
+static const char read_source[] =
+    "__kernel void read_frame (const __global uint4 *src, const uint n,\n"
+    "    __global uint *sink)\n"
+    "{\n"
+    "  const uint i = get_global_id (0);\n"
+    "  if (i >= n)\n"
+    "    return;\n"
+    "  const uint4 v = src[i];\n"
+    "  if ((v.x ^ v.y ^ v.z ^ v.w) == 0x9e3779b9u)\n"
+    "    sink[0] = i;\n"
+    "}\n";
+
+double
+bench_read_seconds (ClvDevice * dev, const void *frame, gsize bytes,
+    int iterations)
+{
+  GError *error = NULL;
+  int ring_n;
+  cl_mem *ring = bench_ring_new (dev, frame, bytes, &ring_n);
+  cl_mem sink = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, sizeof (cl_uint),
+      &error);
+  cl_program prog = sink ? clv_program_build (dev, "bench-read", read_source,
+      "", &error) : NULL;
+  cl_kernel k = prog ? clv_kernel_new (prog, "read_frame", &error) : NULL;
+  const cl_uint n = bytes / 16;
+  const size_t local = 256, global = clv_round_up (n, local);
+  double *t = g_new (double, iterations), result;
+
+  if (k == NULL)
+    g_error ("bench: %s", error->message);
+  for (int i = -ring_n; i < iterations; i++) {
+    cl_event ev;
+    if (!clv_kernel_set_args (k, &error, CLV_ARG (ring[(i + ring_n) % ring_n]),
+            CLV_ARG (n), CLV_ARG (sink), CLV_ARGS_END)
+        || clEnqueueNDRangeKernel (dev->queue, k, 1, NULL, &global, &local,
+            0, NULL, &ev) != CL_SUCCESS)
+      g_error ("bench: the read kernel failed");
+    clWaitForEvents (1, &ev);
+    if (i >= 0)
+      t[i] = clv_event_seconds (ev);
+    clReleaseEvent (ev);
+  }
+  result = bench_median (t, iterations);
+  clReleaseKernel (k);
+  clReleaseProgram (prog);
+  clReleaseMemObject (sink);
+  bench_ring_free (ring, ring_n);
+  g_free (t);
+  return result;
+}
+
 double
 bench_copy_bandwidth (ClvDevice * dev, gsize bytes, int iterations)
 {

@@ -18,6 +18,12 @@ double bench_copy_bandwidth (ClvDevice * dev, gsize bytes, int iterations);
  * be, launch ramp-up and tail included, which matter at tens of MiB. */
 double bench_copy_seconds (ClvDevice * dev, gsize traffic, int iterations);
 
+/* Median device time of one launch that only reads a `bytes`-long copy of
+ * `frame` (16 bytes per work-item, from a ring of copies, so from DRAM):
+ * the floor for any pass that reads the frame once. */
+double bench_read_seconds (ClvDevice * dev, const void *frame, gsize bytes,
+    int iterations);
+
 /* Starts the JSON document: device name, driver, the command line (join
  * argv before option parsing removes the options). */
 void bench_json_begin (GString * json, ClvDevice * dev, const char *command);

@@ -245,11 +245,12 @@ append_quantize (GString * json, ClvDevice * dev, const guint16 * host,
   gchar *desc;
   const double c = bench_copy_seconds (dev, (gsize) (2 * in_b + out_b),
       iterations);
+  const double rd = bench_read_seconds (dev, host, (gsize) in_b, iterations);
 
   clv_quantize_ref ((const guint8 *) host, si, ref, &qi, coef);
   g_string_append_printf (json, ",\n  \"quantize\": {\"size\": %d, "
-      "\"format\": \"GRAY16_LE\", \"coef\": %g, \"steps\": [", si->width,
-      coef);
+      "\"format\": \"GRAY16_LE\", \"coef\": %g, \"read_frame_ms\": %.4f, "
+      "\"steps\": [", si->width, coef, rd * 1e3);
   /* The seed's steps, then the extra tunings (skipping the default). */
   for (guint s = 0; s < n_steps + g_strv_length (tunes) - 1; s++) {
     const char *name = s < n_steps ? quantize_steps[s].name : "tuning";
