@@ -538,6 +538,7 @@ device_create (DeviceEntry * e, GError ** error)
   size_t wg = 0;
   cl_ulong lmem = 0, gmem = 0;
   cl_device_fp_config fp64 = 0;
+  cl_bool unified = CL_FALSE;
   cl_int st;
 
   g_atomic_ref_count_init (&dev->ref);
@@ -566,11 +567,14 @@ device_create (DeviceEntry * e, GError ** error)
       NULL);
   clGetDeviceInfo (e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
       sizeof (dev->max_mem_alloc_size), &dev->max_mem_alloc_size, NULL);
+  clGetDeviceInfo (e->device, CL_DEVICE_HOST_UNIFIED_MEMORY,
+      sizeof (unified), &unified, NULL);
   dev->compute_units = MAX (cu, 1);
   dev->max_work_group_size = MAX (wg, 1);
   dev->local_mem_size = lmem;
   dev->global_mem_size = gmem;
   dev->has_fp64 = fp64 != 0;
+  dev->host_unified_memory = unified != CL_FALSE;
   if (!(e->type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)))
     dev->simd_width = 1;
   else if (contains_nocase (dev->vendor, "nvidia"))
@@ -1176,6 +1180,145 @@ clv_pinned_free (ClvDevice * dev, cl_mem buffer, void *data)
   if (data)
     clEnqueueUnmapMemObject (dev->queue, buffer, data, 0, NULL, NULL);
   clReleaseMemObject (buffer);
+}
+
+/* clv_upload_staged: pageable memory is copied into pinned memory in chunks
+ * by several threads at once, each chunk's DMA enqueued as soon as it is
+ * copied.  The driver's own upload from pageable memory copies through its
+ * staging one chunk after another on one thread (32 MiB in 2.8-6.9 ms on the
+ * H100 machine); a single-threaded copy into pinned memory first was slower
+ * still (5.5 ms). */
+#define STAGE_CHUNK ((gsize) 2 << 20)
+
+typedef struct
+{
+  GMutex lock;
+  GCond done;
+  guint pending;
+  cl_int status;                /* the first failed enqueue, if any */
+  cl_command_queue queue;
+  cl_mem dst;
+  gsize dst_offset;
+  guint8 *pinned;
+  const guint8 *src;
+  gsize size;
+  cl_event *events;             /* one per chunk */
+} StagedUpload;
+
+typedef struct
+{
+  StagedUpload *up;
+  gsize index;
+} StagedChunk;
+
+static void
+staged_chunk (gpointer data, G_GNUC_UNUSED gpointer unused)
+{
+  const StagedChunk *c = data;
+  StagedUpload *up = c->up;
+  const gsize at = c->index * STAGE_CHUNK, n = MIN (STAGE_CHUNK,
+      up->size - at);
+  cl_event ev = NULL;
+  cl_int st;
+
+  memcpy (up->pinned + at, up->src + at, n);
+  st = clEnqueueWriteBuffer (up->queue, up->dst, CL_FALSE, up->dst_offset + at,
+      n, up->pinned + at, 0, NULL, &ev);
+  g_mutex_lock (&up->lock);
+  up->events[c->index] = st == CL_SUCCESS ? ev : NULL;
+  if (st != CL_SUCCESS && up->status == CL_SUCCESS)
+    up->status = st;
+  if (--up->pending == 0)
+    g_cond_signal (&up->done);
+  g_mutex_unlock (&up->lock);
+}
+
+/* Threads shared by every staged upload of the process: half the cores, at
+ * most 8 (the copies are bound by memory bandwidth well before that). */
+static GThreadPool *
+stage_pool (void)
+{
+  static GThreadPool *pool;
+
+  if (g_once_init_enter (&pool)) {
+    GThreadPool *p = g_thread_pool_new (staged_chunk, NULL,
+        CLAMP (g_get_num_processors () / 2, 1, 8), FALSE, NULL);
+    g_once_init_leave (&pool, p);
+  }
+  return pool;
+}
+
+gboolean
+clv_upload_staged (ClvDevice * dev, cl_command_queue queue,
+    ClvPinnedStage * stage, cl_mem dst, gsize offset, const void *src,
+    gsize size, GError ** error)
+{
+  StagedUpload up = { 0 };
+  const gsize n_chunks = (size + STAGE_CHUNK - 1) / STAGE_CHUNK;
+  StagedChunk *chunks;
+  cl_int waited = CL_SUCCESS;
+
+  if (size == 0)
+    return TRUE;
+  if (stage->size < size) {
+    clv_pinned_stage_clear (dev, stage);
+    if (!(stage->data = clv_pinned_new (dev, size, &stage->buffer, error)))
+      return FALSE;
+    stage->size = size;
+  }
+  g_mutex_init (&up.lock);
+  g_cond_init (&up.done);
+  up.pending = n_chunks;
+  up.queue = queue;
+  up.dst = dst;
+  up.dst_offset = offset;
+  up.pinned = stage->data;
+  up.src = src;
+  up.size = size;
+  up.events = g_new0 (cl_event, n_chunks);
+  chunks = g_new (StagedChunk, n_chunks);
+  for (gsize i = 0; i < n_chunks; i++) {
+    chunks[i] = (StagedChunk) { &up, i };
+    g_thread_pool_push (stage_pool (), &chunks[i], NULL);
+  }
+  g_mutex_lock (&up.lock);
+  while (up.pending > 0)
+    g_cond_wait (&up.done, &up.lock);
+  g_mutex_unlock (&up.lock);
+  /* Every enqueued chunk is waited for, failed or not: the pinned memory
+   * must be idle before anyone writes it again. */
+  for (gsize i = 0; i < n_chunks; i++)
+    if (up.events[i]) {
+      const cl_int w = clWaitForEvents (1, &up.events[i]);
+      if (waited == CL_SUCCESS)
+        waited = w;
+      clReleaseEvent (up.events[i]);
+    }
+  g_free (chunks);
+  g_free (up.events);
+  g_mutex_clear (&up.lock);
+  g_cond_clear (&up.done);
+  if (up.status != CL_SUCCESS) {
+    /* The workers cannot fill a GError; the failed call is named here. */
+    clv_set_cl_error (error, up.status,
+        "clEnqueueWriteBuffer (a chunk of a staged upload)", __FILE__,
+        __LINE__);
+    return FALSE;
+  }
+  CLV_CHECK (waited, error, fail);
+  return TRUE;
+
+fail:
+  return FALSE;
+}
+
+void
+clv_pinned_stage_clear (ClvDevice * dev, ClvPinnedStage * stage)
+{
+  clv_pinned_free (dev, stage->buffer, stage->data);
+  stage->buffer = NULL;
+  stage->data = NULL;
+  stage->size = 0;
 }
 
 cl_mem

@@ -82,6 +82,10 @@ struct _ClvDevice
   /* Threads that execute in lock step: 32 on NVIDIA, 64 on AMD, else 1 (CPU). */
   guint simd_width;
   gboolean has_fp64;
+  /* CL_DEVICE_HOST_UNIFIED_MEMORY: the device uses host memory (CPUs,
+   * integrated GPUs), so staging uploads through pinned memory gains
+   * nothing there. */
+  gboolean host_unified_memory;
 
   /*< private >*/
   gatomicrefcount ref;
@@ -251,6 +255,25 @@ CLV_API
 void clv_pinned_free (ClvDevice * dev, cl_mem buffer, void *data);
 /* A buffer holding a copy of `size` bytes of `data`, zero-padded to at least
  * 16 bytes (OpenCL has no empty buffers, and kernels may load a vector). */
+/* Pinned host memory that uploads from pageable memory go through. */
+typedef struct
+{
+  cl_mem buffer;
+  void *data;
+  gsize size;
+} ClvPinnedStage;
+
+/* Uploads `size` bytes of pageable `src` into `dst` at `offset` on `queue`
+ * through `stage` (grown as needed): several threads copy chunks of it into
+ * the pinned memory at once and each chunk's DMA is enqueued as soon as it
+ * is copied.  Returns when the upload is done. */
+CLV_API
+gboolean clv_upload_staged (ClvDevice * dev, cl_command_queue queue,
+    ClvPinnedStage * stage, cl_mem dst, gsize offset, const void *src,
+    gsize size, GError ** error);
+CLV_API
+void clv_pinned_stage_clear (ClvDevice * dev, ClvPinnedStage * stage);
+
 CLV_API
 cl_mem clv_buffer_new_with_data (ClvDevice * dev, cl_mem_flags flags,
     const void *data, gsize size, GError ** error);

@@ -91,6 +91,18 @@ gst_cl_upload_unordered (ClvDevice * dev, cl_mem mem, gsize offset,
 }
 
 gboolean
+gst_cl_upload_staged (ClvDevice * dev, gboolean unordered,
+    ClvPinnedStage * stage, cl_mem mem, gsize offset, gsize size,
+    const void *src, GError ** error)
+{
+  if (!clv_upload_staged (dev, unordered ? dev->transfer_queue : dev->queue,
+          stage, mem, offset, src, size, error))
+    return FALSE;
+  COUNT (uploads);
+  return TRUE;
+}
+
+gboolean
 gst_cl_download (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
     void *dst, GError ** error)
 {
@@ -118,6 +130,14 @@ gboolean
 gst_cl_upload_frame (ClvDevice * dev, const GstVideoFrame * frame, cl_mem mem,
     const GstVideoInfo * info, GError ** error)
 {
+  return gst_cl_upload_frame_staged (dev, frame, mem, info, NULL, error);
+}
+
+gboolean
+gst_cl_upload_frame_staged (ClvDevice * dev, const GstVideoFrame * frame,
+    cl_mem mem, const GstVideoInfo * info, ClvPinnedStage * stage,
+    GError ** error)
+{
   const GstVideoInfo *src = &frame->info;
   guint n_planes = GST_VIDEO_INFO_N_PLANES (src);
   const guint8 *base = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0)
@@ -130,8 +150,9 @@ gst_cl_upload_frame (ClvDevice * dev, const GstVideoFrame * frame, cl_mem mem,
     one_block &= (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, i) ==
         base + GST_VIDEO_INFO_PLANE_OFFSET (src, i);
   if (one_block && same_layout (src, info))
-    return gst_cl_upload (dev, mem, 0, GST_VIDEO_INFO_SIZE (info), base,
-        error);
+    return stage ? gst_cl_upload_staged (dev, FALSE, stage, mem, 0,
+        GST_VIDEO_INFO_SIZE (info), base, error) : gst_cl_upload (dev, mem, 0,
+        GST_VIDEO_INFO_SIZE (info), base, error);
 
   if (GST_VIDEO_FORMAT_INFO_IS_TILED (src->finfo))
     goto tiled;

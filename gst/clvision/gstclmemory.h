@@ -97,6 +97,13 @@ gboolean gst_cl_upload (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
 GST_CLVISION_API
 gboolean gst_cl_upload_unordered (ClvDevice * dev, cl_mem mem, gsize offset,
     gsize size, const void *src, GError ** error);
+/* gst_cl_upload (`unordered`: gst_cl_upload_unordered) of pageable `src`
+ * through the pinned memory of `stage`, copied there by several threads
+ * (clv_upload_staged). */
+GST_CLVISION_API
+gboolean gst_cl_upload_staged (ClvDevice * dev, gboolean unordered,
+    ClvPinnedStage * stage, cl_mem mem, gsize offset, gsize size,
+    const void *src, GError ** error);
 GST_CLVISION_API
 gboolean gst_cl_download (ClvDevice * dev, cl_mem mem, gsize offset,
     gsize size, void *dst, GError ** error);
@@ -106,6 +113,13 @@ gboolean gst_cl_download (ClvDevice * dev, cl_mem mem, gsize offset,
 GST_CLVISION_API
 gboolean gst_cl_upload_frame (ClvDevice * dev, const GstVideoFrame * frame,
     cl_mem mem, const GstVideoInfo * info, GError ** error);
+/* gst_cl_upload_frame through the pinned memory of `stage`
+ * (gst_cl_upload_staged) where the frame is one block laid out as `info`
+ * says; `stage` NULL: gst_cl_upload_frame. */
+GST_CLVISION_API
+gboolean gst_cl_upload_frame_staged (ClvDevice * dev,
+    const GstVideoFrame * frame, cl_mem mem, const GstVideoInfo * info,
+    ClvPinnedStage * stage, GError ** error);
 
 /* Host<->device transfers and GstClMemory allocations since the process
  * started.  Tests and benchmarks read them through the allocator's

@@ -20,33 +20,34 @@ enum
   PROP_DEVICE,
 };
 
+/* Filters stage frames of at least this size through pinned memory on
+ * devices with memory of their own: the driver's upload from pageable
+ * memory copies one chunk at a time on one thread. */
+#define STAGED_UPLOAD_MIN ((gsize) 1 << 20)
+
 typedef struct
 {
   gchar *device_spec;           /* under the object lock */
   ClvDevice *device;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
-  /* Device copies of system-memory frames, grown as needed.  Frames in
-   * pageable memory are uploaded from where they are: copying them into
-   * pinned memory first measured slower on the H100 machine (5.5 ms against
-   * 3.1 ms per 32 MiB frame, docs/PERFORMANCE.md); sources that write into
-   * the pool we propose skip both. */
+  /* Device copies of system-memory frames, grown as needed; sources that
+   * write into the pool we propose need none. */
   cl_mem in_stage;
   gsize in_stage_size;
   cl_mem out_stage;
   gsize out_stage_size;
-  /* Analysers copy system-memory frames into pinned host memory of their
-   * own and upload from there (DMA) while other analysers use the device
-   * (UPLOAD_PINNED=-1, the default; 1 always, 0 never): the uploads from
-   * pageable memory go through the driver's staging one after the other,
-   * the copies into our own run in every stream's thread at once.  On the
-   * H200, 16 and 64 streams of 1920x1280 ran 18-22% faster that way and
-   * one stream 5-10% slower (the copy is then in series with the rest). */
+  /* Frames in pageable memory go up through pinned memory of our own,
+   * copied there by several threads (clv_upload_staged), or straight from
+   * where they are (UPLOAD_PINNED: 1 always, 0 never, -1 the default: see
+   * STAGED_UPLOAD_MIN for filters; analysers stage while other analysers use
+   * the device, since the driver's pageable uploads run one after the other
+   * while the copies into our own run in every stream's thread at once: on
+   * the H200 16 and 64 streams of 1920x1280 ran 18-22% faster that way and
+   * one stream 5-10% slower). */
   gint upload_pinned;
   gboolean counted;             /* in clv_device_analysers () */
-  cl_mem in_pinned;
-  void *in_pinned_data;
-  gsize in_pinned_size;
+  ClvPinnedStage in_pinned;
 } GstClvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClvFilter, gst_clv_filter,
@@ -269,10 +270,7 @@ release_stages (GstClvFilterPrivate * priv)
   g_clear_pointer (&priv->in_stage, clReleaseMemObject);
   g_clear_pointer (&priv->out_stage, clReleaseMemObject);
   priv->in_stage_size = priv->out_stage_size = 0;
-  clv_pinned_free (priv->device, priv->in_pinned, priv->in_pinned_data);
-  priv->in_pinned = NULL;
-  priv->in_pinned_data = NULL;
-  priv->in_pinned_size = 0;
+  clv_pinned_stage_clear (priv->device, &priv->in_pinned);
 }
 
 static gboolean
@@ -585,16 +583,14 @@ ensure_stage (ClvDevice * dev, cl_mem * stage, gsize * stage_size, gsize size,
   return *stage != NULL;
 }
 
-static gboolean
-ensure_pinned (GstClvFilterPrivate * priv, gsize size, GError ** error)
+ClvPinnedStage *
+gst_clv_filter_upload_stage (GstClvFilter * filter, gsize n)
 {
-  if (priv->in_pinned_data && priv->in_pinned_size >= size)
-    return TRUE;
-  clv_pinned_free (priv->device, priv->in_pinned, priv->in_pinned_data);
-  priv->in_pinned_data = clv_pinned_new (priv->device, size,
-      &priv->in_pinned, error);
-  priv->in_pinned_size = priv->in_pinned_data ? size : 0;
-  return priv->in_pinned_data != NULL;
+  GstClvFilterPrivate *priv = PRIV (filter);
+
+  return priv->upload_pinned > 0 || (priv->upload_pinned < 0
+      && !priv->device->host_unified_memory && n >= STAGED_UPLOAD_MIN) ?
+      &priv->in_pinned : NULL;
 }
 
 /* Plane 0 of frames laid out as `info` says. */
@@ -698,11 +694,15 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     goto map_failed;
   }
   if (!in.on_device) {
-    gsize n = image_bytes (&in.im);
+    const gsize n = image_bytes (&in.im);
+    const void *src = GST_VIDEO_FRAME_PLANE_DATA (&in.frame, 0);
+    ClvPinnedStage *stage = gst_clv_filter_upload_stage (filter, n);
+
     if (!ensure_stage (dev, &priv->in_stage, &priv->in_stage_size, n,
             CL_MEM_READ_ONLY, &error)
-        || !gst_cl_upload (dev, priv->in_stage, 0, n,
-            GST_VIDEO_FRAME_PLANE_DATA (&in.frame, 0), &error))
+        || !(stage ? gst_cl_upload_staged (dev, FALSE, stage, priv->in_stage,
+                0, n, src, &error) : gst_cl_upload (dev, priv->in_stage, 0, n,
+                src, &error)))
       goto failed;
     in.mem = priv->in_stage;
   }
@@ -775,12 +775,10 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       && clv_device_analysers (priv->device) > 1);
   if (!ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
           map.size, CL_MEM_READ_ONLY, &error)
-      || (pinned && !ensure_pinned (priv, map.size, &error)))
-    goto failed;
-  if (pinned)
-    memcpy (priv->in_pinned_data, map.data, map.size);
-  if (!gst_cl_upload_unordered (priv->device, priv->in_stage, 0, map.size,
-          pinned ? priv->in_pinned_data : map.data, &error))
+      || !(pinned ? gst_cl_upload_staged (priv->device, TRUE,
+              &priv->in_pinned, priv->in_stage, 0, map.size, map.data,
+              &error) : gst_cl_upload_unordered (priv->device,
+              priv->in_stage, 0, map.size, map.data, &error)))
     goto failed;
   gst_buffer_unmap (buf, &map);
   return klass->analyse (GST_CLV_FILTER (trans), buf, priv->in_stage, &info);

@@ -386,6 +386,47 @@ GST_START_TEST (test_round_trip_any_layout)
 
 GST_END_TEST;
 
+/* A frame from pageable memory staged through pinned memory by several
+ * threads (UPLOAD_PINNED=1; by default only on GPUs and for frames of 1 MiB
+ * or more): 3 MB in two chunks, twice through the same stage, one counted
+ * upload each. */
+GST_START_TEST (test_round_trip_staged)
+{
+  const gchar *caps = "video/x-raw,format=GRAY16_LE,width=1500,height=1001,"
+      "framerate=30/1";
+  GstVideoInfo *info = frame_info (caps);
+  GstHarness *h;
+
+  g_setenv ("CLVISION_TUNE", "UPLOAD_PINNED=1", TRUE);
+  h = gst_harness_new_parse ("clupload ! cldownload");
+  gst_harness_set_src_caps_str (h, caps);
+  gst_harness_set_sink_caps_str (h, "video/x-raw");
+  for (int i = 0; i < 2; i++) {
+    GstBuffer *in = clv_check_frame (info, 11 + i), *out;
+    GstVideoFrame fin, fout;
+    ClvCounts c0, c1;
+
+    clv_check_counts (&c0);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (gst_video_frame_map (&fin, info, in, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fout, info, out, GST_MAP_READ));
+    clv_check_frames_equal (&fin, &fout);
+    gst_video_frame_unmap (&fout);
+    gst_video_frame_unmap (&fin);
+    clv_check_counts (&c1);
+    fail_unless_equals_int (c1.uploads - c0.uploads, 1);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  gst_harness_teardown (h);
+  g_unsetenv ("CLVISION_TUNE");
+  gst_video_info_free (info);
+}
+
+GST_END_TEST;
+
 /* ---- Pipelines: contexts and CPU maps ------------------------------------ */
 
 typedef struct
@@ -859,6 +900,7 @@ clchain_suite (void)
   tcase_add_test (tc, test_system_element_proposes_pinned_pool);
   tcase_add_test (tc, test_passthrough_when_caps_match);
   tcase_add_test (tc, test_round_trip_any_layout);
+  tcase_add_test (tc, test_round_trip_staged);
   tcase_add_test (tc, test_elements_share_context);
   tcase_add_test (tc, test_application_context_honoured);
   tcase_add_test (tc, test_cpu_map_mid_chain);

@@ -100,6 +100,23 @@ GST_START_TEST (test_output_caps_and_pixels_gray16)
 
 GST_END_TEST;
 
+/* Frames from pageable memory staged through pinned memory by several
+ * threads (UPLOAD_PINNED=1; by default only on GPUs): a 4 MiB frame in
+ * three chunks, the last one short, twice through the same stage. */
+GST_START_TEST (test_staged_upload)
+{
+  GstHarness *h;
+
+  g_setenv ("CLVISION_TUNE", "UPLOAD_PINNED=1", TRUE);
+  h = harness_new ("sarmultilook looks=3", "GRAY16_LE", 1501, 1403);
+  check_frame (h, "GRAY16_LE", 1501, 1403, 3, 3, CLV_MULTILOOK_INTENSITY, 5);
+  check_frame (h, "GRAY16_LE", 1501, 1403, 3, 3, CLV_MULTILOOK_INTENSITY, 6);
+  gst_harness_teardown (h);
+  g_unsetenv ("CLVISION_TUNE");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_odd_sizes_gray8_amplitude)
 {
   GstHarness *h = harness_new ("sarmultilook range-looks=3 azimuth-looks=2 "
@@ -340,6 +357,7 @@ sarmultilook_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_output_caps_and_pixels_gray16);
+  tcase_add_test (tc, test_staged_upload);
   tcase_add_test (tc, test_odd_sizes_gray8_amplitude);
   tcase_add_test (tc, test_renegotiation_mid_stream);
   tcase_add_test (tc, test_one_look);
