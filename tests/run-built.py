@@ -77,7 +77,9 @@ def main():
         env.update(overrides)
         cmd = [remap(c) for c in t["cmd"]]
         t0 = time.time()
-        p = subprocess.run(cmd, env=env, cwd=remap(t["workdir"]) if t["workdir"] else None,
+        # As meson test: in the build directory unless the test names one
+        # (arguments such as an executable of ours are relative to it).
+        p = subprocess.run(cmd, env=env, cwd=remap(t["workdir"]) if t["workdir"] else build,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            timeout=t["timeout"] or None)
         ok = p.returncode == 0
