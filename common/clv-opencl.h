@@ -253,8 +253,7 @@ void *clv_pinned_new (ClvDevice * dev, gsize size, cl_mem * buffer,
     GError ** error);
 CLV_API
 void clv_pinned_free (ClvDevice * dev, cl_mem buffer, void *data);
-/* A buffer holding a copy of `size` bytes of `data`, zero-padded to at least
- * 16 bytes (OpenCL has no empty buffers, and kernels may load a vector). */
+
 /* Pinned host memory that uploads from pageable memory go through. */
 typedef struct
 {
@@ -274,6 +273,8 @@ gboolean clv_upload_staged (ClvDevice * dev, cl_command_queue queue,
 CLV_API
 void clv_pinned_stage_clear (ClvDevice * dev, ClvPinnedStage * stage);
 
+/* A buffer holding a copy of `size` bytes of `data`, zero-padded to at least
+ * 16 bytes (OpenCL has no empty buffers, and kernels may load a vector). */
 CLV_API
 cl_mem clv_buffer_new_with_data (ClvDevice * dev, cl_mem_flags flags,
     const void *data, gsize size, GError ** error);

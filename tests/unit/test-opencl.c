@@ -644,6 +644,52 @@ test_corrupt_tuning_file (gconstpointer contents)
   g_free (dir);
 }
 
+/* clv_upload_staged puts every byte where a plain upload would: a size that
+ * is no multiple of its chunks, at an offset, then a smaller upload through
+ * the same (grown) stage, and nothing for size 0. */
+static void
+test_upload_staged (void)
+{
+  ClvDevice *dev = clv_device_open ("first", NULL);
+  const gsize big = (5 << 20) + 3, small = 1000, offset = 16;
+  guint8 *src = g_malloc (big), *back = g_malloc (big + offset);
+  ClvPinnedStage stage = { 0 };
+  GError *error = NULL;
+  cl_mem mem;
+
+  g_assert_nonnull (dev);
+  mem = clv_buffer_new (dev, CL_MEM_READ_WRITE, big + offset, &error);
+  g_assert_no_error (error);
+  for (gsize i = 0; i < big; i++)
+    src[i] = (guint8) (i * 2654435761u >> 13);
+  g_assert_true (clv_upload_staged (dev, dev->queue, &stage, mem, offset, src,
+          big, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (stage.size, ==, big);
+  g_assert_cmpint (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, offset, big,
+          back, 0, NULL, NULL), ==, CL_SUCCESS);
+  g_assert_cmpmem (back, big, src, big);
+
+  for (gsize i = 0; i < small; i++)
+    src[i] = (guint8) ~src[i];
+  g_assert_true (clv_upload_staged (dev, dev->transfer_queue, &stage, mem, 0,
+          src, small, &error));
+  g_assert_true (clv_upload_staged (dev, dev->queue, &stage, mem, 0, src, 0,
+          &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (stage.size, ==, big);
+  g_assert_cmpint (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, 0, small,
+          back, 0, NULL, NULL), ==, CL_SUCCESS);
+  g_assert_cmpmem (back, small, src, small);
+
+  clv_pinned_stage_clear (dev, &stage);
+  g_assert_null (stage.data);
+  clReleaseMemObject (mem);
+  g_free (back);
+  g_free (src);
+  clv_device_unref (dev);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -671,6 +717,7 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/spans-busy-fraction", test_spans_busy_fraction);
   g_test_add_func ("/opencl/tune-lookup", test_tune_lookup);
   g_test_add_func ("/opencl/stored-tuning-used", test_stored_tuning_used);
+  g_test_add_func ("/opencl/upload-staged", test_upload_staged);
   g_test_add_data_func ("/opencl/corrupt-tuning/garbage",
       "\x7f\x01 not a key file [[[", test_corrupt_tuning_file);
   g_test_add_data_func ("/opencl/corrupt-tuning/not-an-integer",
