@@ -1251,13 +1251,15 @@ stage_pool (void)
 gboolean
 clv_upload_staged (ClvDevice * dev, cl_command_queue queue,
     ClvPinnedStage * stage, cl_mem dst, gsize offset, const void *src,
-    gsize size, GError ** error)
+    gsize size, cl_event * done, GError ** error)
 {
   StagedUpload up = { 0 };
   const gsize n_chunks = (size + STAGE_CHUNK - 1) / STAGE_CHUNK;
   StagedChunk *chunks;
   cl_int waited = CL_SUCCESS;
 
+  if (done)
+    *done = NULL;
   if (size == 0)
     return TRUE;
   if (stage->size < size) {
@@ -1285,13 +1287,18 @@ clv_upload_staged (ClvDevice * dev, cl_command_queue queue,
   while (up.pending > 0)
     g_cond_wait (&up.done, &up.lock);
   g_mutex_unlock (&up.lock);
-  /* Every enqueued chunk is waited for, failed or not: the pinned memory
-   * must be idle before anyone writes it again. */
+  /* With `done`, one marker stands for the DMAs (the queue is in order);
+   * otherwise, or after a failure, every enqueued chunk is waited for: the
+   * pinned memory must be idle before anyone writes it again. */
+  if (done && up.status == CL_SUCCESS)
+    waited = clEnqueueMarkerWithWaitList (queue, 0, NULL, done);
   for (gsize i = 0; i < n_chunks; i++)
     if (up.events[i]) {
-      const cl_int w = clWaitForEvents (1, &up.events[i]);
-      if (waited == CL_SUCCESS)
-        waited = w;
+      if (!done || up.status != CL_SUCCESS || waited != CL_SUCCESS) {
+        const cl_int w = clWaitForEvents (1, &up.events[i]);
+        if (waited == CL_SUCCESS)
+          waited = w;
+      }
       clReleaseEvent (up.events[i]);
     }
   g_free (chunks);

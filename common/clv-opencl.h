@@ -263,13 +263,16 @@ typedef struct
 } ClvPinnedStage;
 
 /* Uploads `size` bytes of pageable `src` into `dst` at `offset` on `queue`
- * through `stage` (grown as needed): several threads copy chunks of it into
- * the pinned memory at once and each chunk's DMA is enqueued as soon as it
- * is copied.  Returns when the upload is done. */
+ * (in order) through `stage` (grown as needed): several threads copy chunks
+ * of it into the pinned memory at once and each chunk's DMA is enqueued as
+ * soon as it is copied.  Returns once `src` is copied; with `done` NULL,
+ * once the upload is done, else *done is an event that completes with the
+ * DMAs (NULL for size 0), which the caller waits for before it writes to or
+ * frees the stage again. */
 CLV_API
 gboolean clv_upload_staged (ClvDevice * dev, cl_command_queue queue,
     ClvPinnedStage * stage, cl_mem dst, gsize offset, const void *src,
-    gsize size, GError ** error);
+    gsize size, cl_event * done, GError ** error);
 CLV_API
 void clv_pinned_stage_clear (ClvDevice * dev, ClvPinnedStage * stage);
 

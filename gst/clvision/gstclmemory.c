@@ -93,10 +93,10 @@ gst_cl_upload_unordered (ClvDevice * dev, cl_mem mem, gsize offset,
 gboolean
 gst_cl_upload_staged (ClvDevice * dev, gboolean unordered,
     ClvPinnedStage * stage, cl_mem mem, gsize offset, gsize size,
-    const void *src, GError ** error)
+    const void *src, cl_event * done, GError ** error)
 {
   if (!clv_upload_staged (dev, unordered ? dev->transfer_queue : dev->queue,
-          stage, mem, offset, src, size, error))
+          stage, mem, offset, src, size, done, error))
     return FALSE;
   COUNT (uploads);
   return TRUE;
@@ -151,8 +151,8 @@ gst_cl_upload_frame_staged (ClvDevice * dev, const GstVideoFrame * frame,
         base + GST_VIDEO_INFO_PLANE_OFFSET (src, i);
   if (one_block && same_layout (src, info))
     return stage ? gst_cl_upload_staged (dev, FALSE, stage, mem, 0,
-        GST_VIDEO_INFO_SIZE (info), base, error) : gst_cl_upload (dev, mem, 0,
-        GST_VIDEO_INFO_SIZE (info), base, error);
+        GST_VIDEO_INFO_SIZE (info), base, NULL, error) : gst_cl_upload (dev,
+        mem, 0, GST_VIDEO_INFO_SIZE (info), base, error);
 
   if (GST_VIDEO_FORMAT_INFO_IS_TILED (src->finfo))
     goto tiled;

@@ -98,12 +98,12 @@ GST_CLVISION_API
 gboolean gst_cl_upload_unordered (ClvDevice * dev, cl_mem mem, gsize offset,
     gsize size, const void *src, GError ** error);
 /* gst_cl_upload (`unordered`: gst_cl_upload_unordered) of pageable `src`
- * through the pinned memory of `stage`, copied there by several threads
- * (clv_upload_staged). */
+ * through the pinned memory of `stage`, copied there by several threads;
+ * with `done`, it returns before the DMAs end (clv_upload_staged). */
 GST_CLVISION_API
 gboolean gst_cl_upload_staged (ClvDevice * dev, gboolean unordered,
     ClvPinnedStage * stage, cl_mem mem, gsize offset, gsize size,
-    const void *src, GError ** error);
+    const void *src, cl_event * done, GError ** error);
 GST_CLVISION_API
 gboolean gst_cl_download (ClvDevice * dev, cl_mem mem, gsize offset,
     gsize size, void *dst, GError ** error);

@@ -92,6 +92,7 @@ gst_cl_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstVideoFrame frame;
   GstVideoInfo layout;
   GstMapInfo map;
+  ClvPinnedStage *stage;
   GError *error = NULL;
   gboolean ok;
 
@@ -108,9 +109,10 @@ gst_cl_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   gst_cl_buffer_video_info (outbuf, gst_clv_filter_get_out_info (filter),
       &layout);
-  ok = gst_cl_upload_frame_staged (dev, &frame, (cl_mem) map.data, &layout,
-      gst_clv_filter_upload_stage (filter, GST_VIDEO_FRAME_SIZE (&frame)),
-      &error);
+  ok = gst_clv_filter_upload_stage (filter, GST_VIDEO_FRAME_SIZE (&frame),
+      &stage, &error)
+      && gst_cl_upload_frame_staged (dev, &frame, (cl_mem) map.data, &layout,
+      stage, &error);
   gst_buffer_unmap (outbuf, &map);
   gst_video_frame_unmap (&frame);
   if (!ok)

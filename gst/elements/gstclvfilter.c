@@ -47,7 +47,12 @@ typedef struct
    * one stream 5-10% slower). */
   gint upload_pinned;
   gboolean counted;             /* in clv_device_analysers () */
-  ClvPinnedStage in_pinned;
+  /* Two stages in turn: a filter returns once its frame is copied into one,
+   * so that the next frame is copied into the other while the first one's
+   * DMA and kernels run; in_pinned_busy[i] completes when stage i is free. */
+  ClvPinnedStage in_pinned[2];
+  cl_event in_pinned_busy[2];
+  guint in_pinned_next;
 } GstClvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClvFilter, gst_clv_filter,
@@ -270,7 +275,14 @@ release_stages (GstClvFilterPrivate * priv)
   g_clear_pointer (&priv->in_stage, clReleaseMemObject);
   g_clear_pointer (&priv->out_stage, clReleaseMemObject);
   priv->in_stage_size = priv->out_stage_size = 0;
-  clv_pinned_stage_clear (priv->device, &priv->in_pinned);
+  for (guint i = 0; i < G_N_ELEMENTS (priv->in_pinned); i++) {
+    if (priv->in_pinned_busy[i]) {
+      /* Its memory may still be read by a DMA. */
+      clWaitForEvents (1, &priv->in_pinned_busy[i]);
+      g_clear_pointer (&priv->in_pinned_busy[i], clReleaseEvent);
+    }
+    clv_pinned_stage_clear (priv->device, &priv->in_pinned[i]);
+  }
 }
 
 static gboolean
@@ -583,14 +595,47 @@ ensure_stage (ClvDevice * dev, cl_mem * stage, gsize * stage_size, gsize size,
   return *stage != NULL;
 }
 
-ClvPinnedStage *
-gst_clv_filter_upload_stage (GstClvFilter * filter, gsize n)
+/* The next pinned stage in turn, once it is free; *busy (if asked for) is
+ * where the caller's upload leaves its completion event. */
+static gboolean
+take_stage (GstClvFilterPrivate * priv, ClvPinnedStage ** stage,
+    cl_event ** busy, GError ** error)
+{
+  const guint k = priv->in_pinned_next;
+  cl_event ev = priv->in_pinned_busy[k];
+
+  priv->in_pinned_next = (k + 1) % G_N_ELEMENTS (priv->in_pinned);
+  priv->in_pinned_busy[k] = NULL;
+  *stage = &priv->in_pinned[k];
+  if (busy)
+    *busy = &priv->in_pinned_busy[k];
+  if (ev == NULL)
+    return TRUE;
+  CLV_CHECK (clWaitForEvents (1, &ev), error, fail);
+  clReleaseEvent (ev);
+  return TRUE;
+
+fail:
+  clReleaseEvent (ev);
+  return FALSE;
+}
+
+/* Whether a filter stages an `n`-byte frame from pageable memory. */
+static gboolean
+filter_stages (GstClvFilterPrivate * priv, gsize n)
+{
+  return priv->upload_pinned > 0 || (priv->upload_pinned < 0
+      && !priv->device->host_unified_memory && n >= STAGED_UPLOAD_MIN);
+}
+
+gboolean
+gst_clv_filter_upload_stage (GstClvFilter * filter, gsize n,
+    ClvPinnedStage ** stage, GError ** error)
 {
   GstClvFilterPrivate *priv = PRIV (filter);
 
-  return priv->upload_pinned > 0 || (priv->upload_pinned < 0
-      && !priv->device->host_unified_memory && n >= STAGED_UPLOAD_MIN) ?
-      &priv->in_pinned : NULL;
+  *stage = NULL;
+  return !filter_stages (priv, n) || take_stage (priv, stage, NULL, error);
 }
 
 /* Plane 0 of frames laid out as `info` says. */
@@ -696,13 +741,19 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!in.on_device) {
     const gsize n = image_bytes (&in.im);
     const void *src = GST_VIDEO_FRAME_PLANE_DATA (&in.frame, 0);
-    ClvPinnedStage *stage = gst_clv_filter_upload_stage (filter, n);
+    ClvPinnedStage *stage = NULL;
+    cl_event *busy = NULL;
 
-    if (!ensure_stage (dev, &priv->in_stage, &priv->in_stage_size, n,
+    /* A staged upload returns once the frame is copied (its DMA and our
+     * kernels follow in the queue's order), so the next frame's copy
+     * overlaps them. */
+    if ((filter_stages (priv, n)
+            && !take_stage (priv, &stage, &busy, &error))
+        || !ensure_stage (dev, &priv->in_stage, &priv->in_stage_size, n,
             CL_MEM_READ_ONLY, &error)
         || !(stage ? gst_cl_upload_staged (dev, FALSE, stage, priv->in_stage,
-                0, n, src, &error) : gst_cl_upload (dev, priv->in_stage, 0, n,
-                src, &error)))
+                0, n, src, busy, &error) : gst_cl_upload (dev,
+                priv->in_stage, 0, n, src, &error)))
       goto failed;
     in.mem = priv->in_stage;
   }
@@ -752,6 +803,7 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GError *error = NULL;
   GstFlowReturn ret;
   gboolean pinned;
+  ClvPinnedStage *stage = NULL;
 
   /* Planes where the buffer says they are, if it says. */
   gst_cl_buffer_video_info (buf, &priv->in_info, &info);
@@ -773,12 +825,13 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
    * kernels on the device. */
   pinned = priv->upload_pinned > 0 || (priv->upload_pinned < 0
       && clv_device_analysers (priv->device) > 1);
-  if (!ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
+  if ((pinned && !take_stage (priv, &stage, NULL, &error))
+      || !ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
           map.size, CL_MEM_READ_ONLY, &error)
-      || !(pinned ? gst_cl_upload_staged (priv->device, TRUE,
-              &priv->in_pinned, priv->in_stage, 0, map.size, map.data,
-              &error) : gst_cl_upload_unordered (priv->device,
-              priv->in_stage, 0, map.size, map.data, &error)))
+      || !(pinned ? gst_cl_upload_staged (priv->device, TRUE, stage,
+              priv->in_stage, 0, map.size, map.data, NULL, &error) :
+          gst_cl_upload_unordered (priv->device, priv->in_stage, 0, map.size,
+              map.data, &error)))
     goto failed;
   gst_buffer_unmap (buf, &map);
   return klass->analyse (GST_CLV_FILTER (trans), buf, priv->in_stage, &info);

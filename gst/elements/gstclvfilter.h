@@ -70,9 +70,11 @@ struct _GstClvFilterClass
 
 /* Fields subclasses may read while streaming. */
 ClvDevice *gst_clv_filter_get_device (GstClvFilter * filter);
-/* The pinned memory to upload an `n`-byte frame from pageable memory
- * through, or NULL to upload it from where it is (UPLOAD_PINNED). */
-ClvPinnedStage *gst_clv_filter_upload_stage (GstClvFilter * filter, gsize n);
+/* In *stage, the pinned memory (free) to upload an `n`-byte frame from
+ * pageable memory through, or NULL to upload it from where it is
+ * (UPLOAD_PINNED). */
+gboolean gst_clv_filter_upload_stage (GstClvFilter * filter, gsize n,
+    ClvPinnedStage ** stage, GError ** error);
 const GstVideoInfo *gst_clv_filter_get_in_info (GstClvFilter * filter);
 const GstVideoInfo *gst_clv_filter_get_out_info (GstClvFilter * filter);
 

@@ -15,6 +15,10 @@
  *   system_pool      the same, frames written into the pool of pinned
  *                    buffers the first element proposes (what a source
  *                    element upstream would use);
+ *   system_queue     system, with a queue before the sink, so that the
+ *                    sink reads frame n in its own thread while the chain
+ *                    copies frame n+1 (a staged upload returns once the
+ *                    frame is copied);
  *   opencl_pageable  clupload ! chain ! cldownload, frames from malloc;
  *   opencl_pinned    the same, frames written into clupload's pool (pinned
  *                    host memory, what a source element upstream would use);
@@ -50,10 +54,11 @@ typedef enum
   MODE_PAGEABLE,
   MODE_PINNED,
   MODE_RESIDENT,
+  MODE_SYSTEM_QUEUE,
 } Mode;
 
 static const char *mode_names[] = { "system", "system_pool",
-  "opencl_pageable", "opencl_pinned", "resident"
+  "opencl_pageable", "opencl_pinned", "resident", "system_queue"
 };
 
 typedef struct
@@ -126,11 +131,13 @@ pipeline_desc (Mode mode, const gchar * chain, const gchar * caps)
 {
   gchar *body, *desc;
 
-  if (mode == MODE_SYSTEM || mode == MODE_SYSTEM_POOL) {
+  if (mode == MODE_SYSTEM || mode == MODE_SYSTEM_POOL
+      || mode == MODE_SYSTEM_QUEUE) {
     gchar *sys = system_chain (chain);
     /* In system mode, the source gets no pool from the chain. */
-    body = g_strconcat (mode == MODE_SYSTEM ?
-        "identity drop-allocation=true ! " : "", sys, NULL);
+    body = g_strconcat (mode != MODE_SYSTEM_POOL ?
+        "identity drop-allocation=true ! " : "", sys,
+        mode == MODE_SYSTEM_QUEUE ? " ! queue max-size-buffers=4" : "", NULL);
     g_free (sys);
   } else
     body = g_strconcat ("clupload", *chain ? " ! " : "", chain,
@@ -297,6 +304,7 @@ run_mode (Mode mode, const gchar * chain, const gchar * caps_str,
 
     switch (mode) {
       case MODE_SYSTEM:
+      case MODE_SYSTEM_QUEUE:
       case MODE_PAGEABLE:
         buf = gst_buffer_ref (plain);
         break;

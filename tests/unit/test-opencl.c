@@ -646,7 +646,8 @@ test_corrupt_tuning_file (gconstpointer contents)
 
 /* clv_upload_staged puts every byte where a plain upload would: a size that
  * is no multiple of its chunks, at an offset, then a smaller upload through
- * the same (grown) stage, and nothing for size 0. */
+ * the same (grown) stage that returns before its DMA ends (an event tells
+ * when), and nothing for size 0. */
 static void
 test_upload_staged (void)
 {
@@ -655,6 +656,7 @@ test_upload_staged (void)
   guint8 *src = g_malloc (big), *back = g_malloc (big + offset);
   ClvPinnedStage stage = { 0 };
   GError *error = NULL;
+  cl_event done = NULL;
   cl_mem mem;
 
   g_assert_nonnull (dev);
@@ -663,7 +665,7 @@ test_upload_staged (void)
   for (gsize i = 0; i < big; i++)
     src[i] = (guint8) (i * 2654435761u >> 13);
   g_assert_true (clv_upload_staged (dev, dev->queue, &stage, mem, offset, src,
-          big, &error));
+          big, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (stage.size, ==, big);
   g_assert_cmpint (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, offset, big,
@@ -673,10 +675,15 @@ test_upload_staged (void)
   for (gsize i = 0; i < small; i++)
     src[i] = (guint8) ~src[i];
   g_assert_true (clv_upload_staged (dev, dev->transfer_queue, &stage, mem, 0,
-          src, small, &error));
-  g_assert_true (clv_upload_staged (dev, dev->queue, &stage, mem, 0, src, 0,
-          &error));
+          src, small, &done, &error));
   g_assert_no_error (error);
+  g_assert_nonnull (done);
+  g_assert_cmpint (clWaitForEvents (1, &done), ==, CL_SUCCESS);
+  clReleaseEvent (done);
+  g_assert_true (clv_upload_staged (dev, dev->queue, &stage, mem, 0, src, 0,
+          &done, &error));
+  g_assert_no_error (error);
+  g_assert_null (done);
   g_assert_cmpuint (stage.size, ==, big);
   g_assert_cmpint (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, 0, small,
           back, 0, NULL, NULL), ==, CL_SUCCESS);
