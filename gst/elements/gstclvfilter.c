@@ -269,6 +269,25 @@ no_device:
   }
 }
 
+/* Waits until pinned stage k is no longer read by a DMA, and forgets the
+ * event that told. */
+static gboolean
+stage_wait_free (GstClvFilterPrivate * priv, guint k, GError ** error)
+{
+  cl_event ev = priv->in_pinned_busy[k];
+
+  if (ev == NULL)
+    return TRUE;
+  priv->in_pinned_busy[k] = NULL;
+  CLV_CHECK (clWaitForEvents (1, &ev), error, fail);
+  clReleaseEvent (ev);
+  return TRUE;
+
+fail:
+  clReleaseEvent (ev);
+  return FALSE;
+}
+
 static void
 release_stages (GstClvFilterPrivate * priv)
 {
@@ -276,11 +295,8 @@ release_stages (GstClvFilterPrivate * priv)
   g_clear_pointer (&priv->out_stage, clReleaseMemObject);
   priv->in_stage_size = priv->out_stage_size = 0;
   for (guint i = 0; i < G_N_ELEMENTS (priv->in_pinned); i++) {
-    if (priv->in_pinned_busy[i]) {
-      /* Its memory may still be read by a DMA. */
-      clWaitForEvents (1, &priv->in_pinned_busy[i]);
-      g_clear_pointer (&priv->in_pinned_busy[i], clReleaseEvent);
-    }
+    /* Its memory may still be read by a DMA; a failed one is past caring. */
+    stage_wait_free (priv, i, NULL);
     clv_pinned_stage_clear (priv->device, &priv->in_pinned[i]);
   }
 }
@@ -602,22 +618,12 @@ take_stage (GstClvFilterPrivate * priv, ClvPinnedStage ** stage,
     cl_event ** busy, GError ** error)
 {
   const guint k = priv->in_pinned_next;
-  cl_event ev = priv->in_pinned_busy[k];
 
   priv->in_pinned_next = (k + 1) % G_N_ELEMENTS (priv->in_pinned);
-  priv->in_pinned_busy[k] = NULL;
   *stage = &priv->in_pinned[k];
   if (busy)
     *busy = &priv->in_pinned_busy[k];
-  if (ev == NULL)
-    return TRUE;
-  CLV_CHECK (clWaitForEvents (1, &ev), error, fail);
-  clReleaseEvent (ev);
-  return TRUE;
-
-fail:
-  clReleaseEvent (ev);
-  return FALSE;
+  return stage_wait_free (priv, k, error);
 }
 
 /* Whether a filter stages an `n`-byte frame from pageable memory. */

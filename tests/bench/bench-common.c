@@ -19,34 +19,68 @@ bench_median (double *v, int n)
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double
-bench_copy_seconds (ClvDevice * dev, gsize traffic, int iterations)
+/* Enqueues run `i` of a timing (i < 0: a warm-up run); returns its event. */
+typedef cl_event (*BenchEnqueue) (gpointer data, int i);
+
+/* Median device time of `iterations` runs after `warmup` runs, each one
+ * waited for before the next. */
+static double
+median_event_seconds (BenchEnqueue enqueue, gpointer data, int warmup,
+    int iterations)
 {
-  GError *error = NULL;
-  const gsize half = traffic / 2, size = MAX (half, BENCH_RING_BYTES);
-  cl_mem a = clv_buffer_new (dev, CL_MEM_READ_WRITE, size, &error);
-  cl_mem b = clv_buffer_new (dev, CL_MEM_READ_WRITE, size, &error);
   double *t = g_new (double, iterations), result;
 
-  if (a == NULL || b == NULL)
-    g_error ("bench: %s", error->message);
-  for (int i = -1; i < iterations; i++) {
-    /* Successive copies move through the buffers, as a kernel cycling
-     * through a ring of frames does, so that neither end sits in cache. */
-    const gsize at = (gsize) (i + 1) * half % (size - half + 1) / 256 * 256;
-    cl_event ev;
-    if (clEnqueueCopyBuffer (dev->queue, a, b, at, at, half, 0, NULL,
-            &ev) != CL_SUCCESS)
-      g_error ("bench: clEnqueueCopyBuffer failed");
+  for (int i = -warmup; i < iterations; i++) {
+    cl_event ev = enqueue (data, i);
     clWaitForEvents (1, &ev);
     if (i >= 0)
       t[i] = clv_event_seconds (ev);
     clReleaseEvent (ev);
   }
   result = bench_median (t, iterations);
-  clReleaseMemObject (a);
-  clReleaseMemObject (b);
   g_free (t);
+  return result;
+}
+
+typedef struct
+{
+  ClvDevice *dev;
+  cl_mem a, b;
+  gsize half, size;
+} CopyRun;
+
+static cl_event
+enqueue_copy (gpointer data, int i)
+{
+  const CopyRun *c = data;
+  /* Successive copies move through the buffers, as a kernel cycling
+   * through a ring of frames does, so that neither end sits in cache. */
+  const gsize at = (gsize) (i + 1) * c->half % (c->size - c->half + 1) / 256
+      * 256;
+  cl_event ev;
+
+  if (clEnqueueCopyBuffer (c->dev->queue, c->a, c->b, at, at, c->half, 0,
+          NULL, &ev) != CL_SUCCESS)
+    g_error ("bench: clEnqueueCopyBuffer failed");
+  return ev;
+}
+
+double
+bench_copy_seconds (ClvDevice * dev, gsize traffic, int iterations)
+{
+  GError *error = NULL;
+  CopyRun c = { dev, NULL, NULL, traffic / 2,
+    MAX (traffic / 2, BENCH_RING_BYTES)
+  };
+  double result;
+
+  c.a = clv_buffer_new (dev, CL_MEM_READ_WRITE, c.size, &error);
+  c.b = clv_buffer_new (dev, CL_MEM_READ_WRITE, c.size, &error);
+  if (c.a == NULL || c.b == NULL)
+    g_error ("bench: %s", error->message);
+  result = median_event_seconds (enqueue_copy, &c, 1, iterations);
+  clReleaseMemObject (c.a);
+  clReleaseMemObject (c.b);
   return result;
 }
 
@@ -64,42 +98,53 @@ static const char read_source[] =
     "    sink[0] = i;\n"
     "}\n";
 
+typedef struct
+{
+  ClvDevice *dev;
+  cl_kernel kernel;
+  cl_mem *ring, sink;
+  int ring_n;
+  cl_uint n;
+} ReadRun;
+
+static cl_event
+enqueue_read (gpointer data, int i)
+{
+  const ReadRun *r = data;
+  const size_t local = 256, global = clv_round_up (r->n, local);
+  GError *error = NULL;
+  cl_event ev;
+
+  if (!clv_kernel_set_args (r->kernel, &error,
+          CLV_ARG (r->ring[(i + r->ring_n) % r->ring_n]), CLV_ARG (r->n),
+          CLV_ARG (r->sink), CLV_ARGS_END)
+      || clEnqueueNDRangeKernel (r->dev->queue, r->kernel, 1, NULL, &global,
+          &local, 0, NULL, &ev) != CL_SUCCESS)
+    g_error ("bench: the read kernel failed");
+  return ev;
+}
+
 double
 bench_read_seconds (ClvDevice * dev, const void *frame, gsize bytes,
     int iterations)
 {
   GError *error = NULL;
-  int ring_n;
-  cl_mem *ring = bench_ring_new (dev, frame, bytes, &ring_n);
-  cl_mem sink = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, sizeof (cl_uint),
-      &error);
-  cl_program prog = sink ? clv_program_build (dev, "bench-read", read_source,
-      "", &error) : NULL;
-  cl_kernel k = prog ? clv_kernel_new (prog, "read_frame", &error) : NULL;
-  const cl_uint n = bytes / 16;
-  const size_t local = 256, global = clv_round_up (n, local);
-  double *t = g_new (double, iterations), result;
+  ReadRun r = { dev, NULL, NULL, NULL, 0, bytes / 16 };
+  cl_program prog;
+  double result;
 
-  if (k == NULL)
+  r.ring = bench_ring_new (dev, frame, bytes, &r.ring_n);
+  r.sink = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, sizeof (cl_uint), &error);
+  prog = r.sink ? clv_program_build (dev, "bench-read", read_source, "",
+      &error) : NULL;
+  r.kernel = prog ? clv_kernel_new (prog, "read_frame", &error) : NULL;
+  if (r.kernel == NULL)
     g_error ("bench: %s", error->message);
-  for (int i = -ring_n; i < iterations; i++) {
-    cl_event ev;
-    if (!clv_kernel_set_args (k, &error, CLV_ARG (ring[(i + ring_n) % ring_n]),
-            CLV_ARG (n), CLV_ARG (sink), CLV_ARGS_END)
-        || clEnqueueNDRangeKernel (dev->queue, k, 1, NULL, &global, &local,
-            0, NULL, &ev) != CL_SUCCESS)
-      g_error ("bench: the read kernel failed");
-    clWaitForEvents (1, &ev);
-    if (i >= 0)
-      t[i] = clv_event_seconds (ev);
-    clReleaseEvent (ev);
-  }
-  result = bench_median (t, iterations);
-  clReleaseKernel (k);
+  result = median_event_seconds (enqueue_read, &r, r.ring_n, iterations);
+  clReleaseKernel (r.kernel);
   clReleaseProgram (prog);
-  clReleaseMemObject (sink);
-  bench_ring_free (ring, ring_n);
-  g_free (t);
+  clReleaseMemObject (r.sink);
+  bench_ring_free (r.ring, r.ring_n);
   return result;
 }
 
