@@ -38,6 +38,10 @@ typedef struct
   cl_int ystep;
   cl_int nx;
   cl_int first_window;
+  cl_int ny;
+  cl_int tiles_x;               /* the tiled variant's tiles */
+  cl_int first_tile;
+  cl_int pad;
 } ClvVjWindows;
 
 /* kernels/vj_detect.cl's Node: a tree node with its feature as OpenCV's
@@ -67,7 +71,6 @@ typedef struct
   int n_win;                    /* levels with windows */
   ClvVjWindows *win;
   int *win_level;               /* level of each win[] */
-  int *win_ny;
   int total_windows, total_rows, total_cols, max_level_w, pix;
   int band_w, band_h;
   cl_mem xtab, ytab;
@@ -92,7 +95,9 @@ struct _ClvVjDetector
   ClvCascadeFeature *features;
   cl_mem stages;
 
+  /* k_uber: vj_detect_uber, or vj_detect_tiled for the tiled variant. */
   cl_kernel k_luma, k_rows, k_cols, k_tilted, k_simple, k_uber;
+  cl_mem tile_nodes;            /* the nodes laid out for a tile */
 
   GPtrArray *geometries;        /* ClvVjGeometry, most recent last */
 
@@ -111,7 +116,7 @@ struct _ClvVjDetector
   gsize levels_mem_bytes;
   int total_cols;               /* vj_cols' columns over the batch */
   GArray *batch_win;            /* ClvVjWindows of every frame */
-  GArray *win_frame, *win_level, *win_ny;       /* int per batch_win */
+  GArray *win_frame, *win_level;        /* int per batch_win */
   cl_mem win_mem;
   gsize win_mem_bytes;
   cl_mem sbuf, pixels, diag;
@@ -139,26 +144,37 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   const gboolean gpu = dev->simd_width > 1;
   /* On CPUs (PoCL) the plain kernel is 10-17% faster than the uberkernel,
    * whose barriers and local queues keep PoCL from vectorising across
-   * work-items (docs/PERFORMANCE.md, "Detection on CPUs"). */
+   * work-items (docs/PERFORMANCE.md, "Detection on CPUs").  On GPUs the
+   * uberkernel over tiles in local memory: 11% less detection time than
+   * over chunks at 1920x1280 in batches of 16 frames, 17% at 640x480, 20%
+   * on the crowded canvas (H100, docs/PERFORMANCE.md, "Tiles"). */
   const char *variant = clv_device_tune_string (dev, "VJ_VARIANT",
-      gpu ? "uber" : "simple");
+      gpu ? "tiled" : "simple");
 
-  /* From the seed's parameters (its Table 1): N = one window per
-   * work-item; 8 (AMD) groups per compute unit; stages 0-2 one window per
-   * work-item.  Its groups of one warp (32) and M = 2 on NVIDIA became
-   * groups of two warps with M = 4, as on AMD (a wavefront, 64): fewer
-   * registers (40 against 57), more resident warps, and the kernel 3-11%
-   * faster on the H100 and the H200 of 2026-11-26 (docs/PERFORMANCE.md,
-   * "Registers").  On NVIDIA 32 groups per compute unit, not the seed's
-   * 12: a Hopper SM holds 64 warps, and the H200 sweep in
-   * docs/PERFORMANCE.md was fastest at 32 on every frame.  On a CPU a group
-   * is a few SIMD lanes. */
   t->variant = g_ascii_strcasecmp (variant, "simple") == 0 ?
       CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
-      CLV_VJ_VARIANT_UBER : CLV_VJ_VARIANT_INVALID;
-  t->wg = tune_int (dev, "VJ_WG", gpu ? (int) MAX (dev->simd_width, 64) : 8);
+      CLV_VJ_VARIANT_UBER : g_ascii_strcasecmp (variant, "tiled") == 0 ?
+      CLV_VJ_VARIANT_TILED : CLV_VJ_VARIANT_INVALID;
+  /* The uberkernel over chunks, from the seed's parameters (its Table 1):
+   * N = one window per work-item; 8 (AMD) groups per compute unit; stages
+   * 0-2 one window per work-item.  Its groups of one warp (32) and M = 2
+   * on NVIDIA became groups of two warps with M = 4, as on AMD (a
+   * wavefront, 64): fewer registers (40 against 57), more resident warps,
+   * and the kernel 3-11% faster on the H100 and the H200 of 2026-11-26
+   * (docs/PERFORMANCE.md, "Registers").  Over tiles, groups of four warps
+   * sharing a tile of 32 x 8 windows, 8 work-items to a window in the
+   * cooperative stages (M = 16), were fastest in the H100 sweep.  On
+   * NVIDIA 32 groups per compute unit, not the seed's 12: a Hopper SM
+   * holds 64 warps, and the H200 sweep in docs/PERFORMANCE.md was fastest
+   * at 32 on every frame.  On a CPU a group is a few SIMD lanes. */
+  const gboolean tiled = gpu && t->variant == CLV_VJ_VARIANT_TILED;
+  t->wg = tune_int (dev, "VJ_WG", !gpu ? 8 : tiled ? 128 :
+      (int) MAX (dev->simd_width, 64));
   t->chunk = tune_int (dev, "VJ_CHUNK", gpu ? t->wg : 64);
-  t->coop_windows = tune_int (dev, "VJ_COOP_WINDOWS", gpu ? 4 : 2);
+  t->tile_x = tune_int (dev, "VJ_TILE_X", 32);
+  t->tile_y = tune_int (dev, "VJ_TILE_Y", 8);
+  t->coop_windows = tune_int (dev, "VJ_COOP_WINDOWS", !gpu ? 2 : tiled ?
+      16 : 4);
   t->coop_stage = tune_int (dev, "VJ_COOP_STAGE", 3);
   t->groups_per_cu = tune_int (dev, "VJ_GROUPS_PER_CU",
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);
@@ -236,7 +252,7 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
 
   if (t->variant == CLV_VJ_VARIANT_INVALID) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-        "Invalid VJ_VARIANT=%s in CLVISION_TUNE: uber or simple",
+        "Invalid VJ_VARIANT=%s in CLVISION_TUNE: uber, tiled or simple",
         clv_device_tune_string (dev, "VJ_VARIANT", ""));
     return FALSE;
   }
@@ -252,7 +268,8 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
     }
   }
   if (t->wg < 1 || (gsize) t->wg > dev->max_work_group_size
-      || t->chunk < 1 || t->coop_windows < 1 || t->coop_windows > t->wg
+      || t->chunk < 1 || t->tile_x < 1 || t->tile_y < 1
+      || t->coop_windows < 1 || t->coop_windows > t->wg
       || t->wg % t->coop_windows != 0 || !is_pow2 (t->wg / t->coop_windows)
       || t->coop_stage < 0 || t->groups_per_cu < 1 || t->row_wg < 1
       || (gsize) t->row_wg > dev->max_work_group_size || t->col_segs < 1
@@ -263,23 +280,63 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
       || row_bytes > dev->local_mem_size) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
         "Invalid vjfacedetect tuning for %s: VJ_WG=%d VJ_CHUNK=%d "
-        "VJ_COOP_WINDOWS=%d VJ_COOP_STAGE=%d VJ_GROUPS_PER_CU=%d "
-        "VJ_ROW_WG=%d VJ_COL_SEGS=%d VJ_SIMPLE_WG=%d (work-groups up to %"
-        G_GSIZE_FORMAT
+        "VJ_TILE_X=%d VJ_TILE_Y=%d VJ_COOP_WINDOWS=%d VJ_COOP_STAGE=%d "
+        "VJ_GROUPS_PER_CU=%d VJ_ROW_WG=%d VJ_COL_SEGS=%d VJ_SIMPLE_WG=%d "
+        "(work-groups up to %" G_GSIZE_FORMAT
         ", VJ_WG / VJ_COOP_WINDOWS a power of two, local memory %"
         G_GUINT64_FORMAT " bytes)", dev->device_name, t->wg, t->chunk,
-        t->coop_windows, t->coop_stage, t->groups_per_cu, t->row_wg,
-        t->col_segs, t->simple_wg, dev->max_work_group_size,
-        dev->local_mem_size);
+        t->tile_x, t->tile_y, t->coop_windows, t->coop_stage,
+        t->groups_per_cu, t->row_wg, t->col_segs, t->simple_wg,
+        dev->max_work_group_size, dev->local_mem_size);
     return FALSE;
   }
   return TRUE;
 }
 
+/* vj_detect_tiled's tile: the integrals under tile_x x tile_y windows at
+ * OpenCV's largest step (2). */
+static int
+tile_cols (const ClvVjTuning * t, const ClvCascade * c)
+{
+  return (t->tile_x - 1) * 2 + c->window_w + 1;
+}
+
+static int
+tile_rows (const ClvVjTuning * t, const ClvCascade * c)
+{
+  return (t->tile_y - 1) * 2 + c->window_h + 1;
+}
+
+/* Whether vj_detect_tiled's tile and queues for cascade `c` fit the
+ * device's local memory. */
+static gboolean
+check_tile (ClvDevice * dev, const ClvVjTuning * t, const ClvCascade * c,
+    GError ** error)
+{
+  const gsize tile = (gsize) tile_cols (t, c) * tile_rows (t, c)
+      * (c->has_tilted ? 2 : 1) * sizeof (cl_uint);
+  const gsize bytes = tile + (gsize) t->tile_x * t->tile_y * 36
+      + (gsize) t->wg * 8 + 64;
+
+  if (t->variant != CLV_VJ_VARIANT_TILED || bytes <= dev->local_mem_size)
+    return TRUE;
+  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+      "Invalid vjfacedetect tuning for %s: tiles of VJ_TILE_X=%d x "
+      "VJ_TILE_Y=%d windows of %d x %d need %" G_GSIZE_FORMAT " bytes of "
+      "local memory, the device has %" G_GUINT64_FORMAT, dev->device_name,
+      t->tile_x, t->tile_y, c->window_w, c->window_h, bytes,
+      dev->local_mem_size);
+  return FALSE;
+}
+
+static ClvVjNode *layout_nodes (const ClvVjDetector * d, int step,
+    int tilt_ofs, int *count);
+
 static gboolean
 build_kernels (ClvVjDetector * d, GError ** error)
 {
   const ClvVjTuning *t = &d->tune;
+  const gboolean tiled = t->variant == CLV_VJ_VARIANT_TILED;
   char *opts, *regs;
   cl_program prog;
 
@@ -301,18 +358,32 @@ build_kernels (ClvVjDetector * d, GError ** error)
       t->max_registers) : g_strdup ("");
   opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
       "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d "
-      "-DVJ_MAX_REGISTERS=%d%s", d->fp64, t->wg, t->chunk, t->coop_windows,
-      d->coop_stage, t->static_schedule, t->max_registers, regs);
+      "-DVJ_MAX_REGISTERS=%d -DVJ_TILE_X=%d -DVJ_TILE_Y=%d -DVJ_WIN_W=%d "
+      "-DVJ_WIN_H=%d -DVJ_TILTED=%d -DVJ_STUMPS=%d%s", d->fp64, t->wg,
+      t->chunk, t->coop_windows, d->coop_stage, t->static_schedule,
+      t->max_registers, tiled ? t->tile_x : 0, t->tile_y, d->shape.window_w,
+      d->shape.window_h, d->shape.has_tilted, d->shape.is_stump_based, regs);
   g_free (regs);
   prog = clv_device_get_program (d->dev, "vj_detect", opts, error);
   g_free (opts);
   if (prog == NULL)
     return FALSE;
   d->k_simple = clv_kernel_new (prog, "vj_detect_simple", error);
-  d->k_uber = d->k_simple ? clv_kernel_new (prog, "vj_detect_uber",
-      error) : NULL;
+  d->k_uber = d->k_simple ? clv_kernel_new (prog, tiled ? "vj_detect_tiled"
+      : "vj_detect_uber", error) : NULL;
   clReleaseProgram (prog);
-  return d->k_uber != NULL;
+  if (d->k_uber == NULL)
+    return FALSE;
+  if (tiled) {
+    const int plane = tile_cols (t, &d->shape) * tile_rows (t, &d->shape);
+    int n_nodes;
+    ClvVjNode *nodes = layout_nodes (d, tile_cols (t, &d->shape), plane,
+        &n_nodes);
+    d->tile_nodes = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
+        nodes, sizeof (ClvVjNode) * n_nodes, error);
+    g_free (nodes);
+  }
+  return !tiled || d->tile_nodes != NULL;
 }
 
 static void
@@ -330,7 +401,6 @@ geometry_free (gpointer data)
   g_free (g->levels);
   g_free (g->win);
   g_free (g->win_level);
-  g_free (g->win_ny);
   g_clear_pointer (&g->xtab, clReleaseMemObject);
   g_clear_pointer (&g->ytab, clReleaseMemObject);
   g_free (g);
@@ -350,7 +420,6 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
   d->batch_win = g_array_new (FALSE, FALSE, sizeof (ClvVjWindows));
   d->win_frame = g_array_new (FALSE, FALSE, sizeof (int));
   d->win_level = g_array_new (FALSE, FALSE, sizeof (int));
-  d->win_ny = g_array_new (FALSE, FALSE, sizeof (int));
   if (tuning)
     d->tune = *tuning;
   else
@@ -379,7 +448,7 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
       sizeof (ClvCascadeFeature) * c->n_features);
   if (!(d->stages = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
               c->stages, sizeof (ClvCascadeStage) * c->n_stages, error))
-      || !build_kernels (d, error))
+      || !check_tile (dev, &d->tune, c, error) || !build_kernels (d, error))
     goto fail;
   return d;
 
@@ -401,8 +470,8 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_array_unref (d->batch_win);
   g_array_unref (d->win_frame);
   g_array_unref (d->win_level);
-  g_array_unref (d->win_ny);
   g_clear_pointer (&d->nodes_mem, clReleaseMemObject);
+  g_clear_pointer (&d->tile_nodes, clReleaseMemObject);
   g_clear_pointer (&d->win_mem, clReleaseMemObject);
   g_clear_pointer (&d->sbuf, clReleaseMemObject);
   g_clear_pointer (&d->pixels, clReleaseMemObject);
@@ -533,7 +602,6 @@ geometry_new (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   g->levels = g_new0 (ClvVjLevel, g->n_levels);
   g->win = g_new0 (ClvVjWindows, g->n_levels);
   g->win_level = g_new0 (int, g->n_levels);
-  g->win_ny = g_new0 (int, g->n_levels);
   xt = g_array_new (FALSE, FALSE, sizeof (cl_int) * 2);
   yt = g_array_new (FALSE, FALSE, sizeof (cl_int) * 2);
   g->band_w = (int) clv_round_up (g->scales[0].width + 31, 32);
@@ -585,9 +653,9 @@ geometry_new (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
       wn->ystep = s->step;
       wn->nx = (s->x_end + s->step - 1) / s->step;
       wn->first_window = windows;
-      g->win_ny[g->n_win] = (s->y_end + s->step - 1) / s->step;
+      wn->ny = (s->y_end + s->step - 1) / s->step;
       g->win_level[g->n_win] = i;
-      windows += (gint64) wn->nx * g->win_ny[g->n_win];
+      windows += (gint64) wn->nx * wn->ny;
       g->n_win++;
     }
   }
@@ -710,9 +778,8 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   g_array_set_size (d->batch_win, 0);
   g_array_set_size (d->win_frame, 0);
   g_array_set_size (d->win_level, 0);
-  g_array_set_size (d->win_ny, 0);
   d->total_cols = 0;
-  for (guint i = 0, windows = 0; i < n; i++) {
+  for (guint i = 0, windows = 0, tiles = 0; i < n; i++) {
     const ClvVjGeometry *g = geo[i];
     /* Band-relative offsets y' * band_w + x become batch ones; vj_cols
      * numbers the columns of all frames. */
@@ -731,11 +798,13 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
       wn.layer_ofs = (y + wn.layer_ofs / g->band_w) * w
           + wn.layer_ofs % g->band_w;
       wn.first_window = windows;
-      windows += wn.nx * g->win_ny[k];
+      windows += wn.nx * wn.ny;
+      wn.tiles_x = (wn.nx + d->tune.tile_x - 1) / d->tune.tile_x;
+      wn.first_tile = tiles;
+      tiles += wn.tiles_x * ((wn.ny + d->tune.tile_y - 1) / d->tune.tile_y);
       g_array_append_val (d->batch_win, wn);
       g_array_append_val (d->win_frame, f);
       g_array_append_val (d->win_level, g->win_level[k]);
-      g_array_append_val (d->win_ny, g->win_ny[k]);
     }
     y += g->band_h;
   }
@@ -898,7 +967,7 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
   if (d->tune.variant == CLV_VJ_VARIANT_SIMPLE) {
     for (guint i = 0; i < d->batch_win->len; i++) {
       const ClvVjWindows *w = &g_array_index (d->batch_win, ClvVjWindows, i);
-      cl_int si = i, wny = g_array_index (d->win_ny, int, i);
+      cl_int si = i;
       arg = 10;
       CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int), &si),
           error, fail);
@@ -908,12 +977,12 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
               &w->ystep), error, fail);
       CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int),
               &w->nx), error, fail);
-      CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int), &wny),
-          error, fail);
+      CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int),
+              &w->ny), error, fail);
       l[0] = d->tune.simple_wg;
       l[1] = 1;
       g[0] = clv_round_up (w->nx, l[0]);
-      g[1] = wny;
+      g[1] = w->ny;
       if (!enqueue (d, d->k_simple, 2, g, l, error))
         return FALSE;
     }
@@ -921,8 +990,11 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
     const ClvVjWindows *last = &g_array_index (d->batch_win, ClvVjWindows,
         d->batch_win->len - 1);
     cl_int n_win = d->batch_win->len;
-    cl_int total = last->first_window + last->nx *
-        g_array_index (d->win_ny, int, d->batch_win->len - 1);
+    const gboolean tiled = d->tune.variant == CLV_VJ_VARIANT_TILED;
+    /* Windows, or the tiled variant's tiles. */
+    cl_int total = tiled ? last->first_tile + last->tiles_x *
+        ((last->ny + d->tune.tile_y - 1) / d->tune.tile_y) :
+        last->first_window + last->nx * last->ny;
     arg = 10;
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
             &d->win_mem), error, fail);
@@ -930,6 +1002,19 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
         error, fail);
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &total),
         error, fail);
+    if (tiled) {
+      const int tc = tile_cols (&d->tune, &d->shape);
+      cl_int tilt_ofs = d->tilt_ofs;
+      cl_int4 tile_nofs = { {1 + tc, 1 + nx + tc, 1 + tc * (1 + ny),
+              1 + nx + tc * (1 + ny)}
+      };
+      CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int),
+              &tilt_ofs), error, fail);
+      CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
+              &d->tile_nodes), error, fail);
+      CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int4),
+              &tile_nofs), error, fail);
+    }
     if (!enqueue_1d (d, d->k_uber, (size_t) d->tune.wg *
             d->tune.groups_per_cu * d->dev->compute_units, d->tune.wg, error))
       return FALSE;

@@ -19,6 +19,7 @@ typedef enum
 {
   CLV_VJ_VARIANT_UBER,          /* persistent uberkernel, dynamic mapping */
   CLV_VJ_VARIANT_SIMPLE,        /* one work-item per window, one launch per scale */
+  CLV_VJ_VARIANT_TILED,         /* the uberkernel over tiles in local memory */
   CLV_VJ_VARIANT_INVALID,       /* CLVISION_TUNE named neither */
 } ClvVjVariant;
 
@@ -27,9 +28,11 @@ typedef enum
  * field can be overridden through CLVISION_TUNE (names in brackets). */
 typedef struct
 {
-  ClvVjVariant variant;         /* [VJ_VARIANT=uber|simple] */
+  ClvVjVariant variant;         /* [VJ_VARIANT=uber|simple|tiled] */
   int wg;                       /* [VJ_WG] work-group size: one warp */
   int chunk;                    /* [VJ_CHUNK] windows per atomic fetch (N) */
+  int tile_x, tile_y;           /* [VJ_TILE_X, VJ_TILE_Y] windows of a
+                                 * tile of the tiled variant */
   int coop_windows;             /* [VJ_COOP_WINDOWS] windows evaluated by
                                  * the whole group at once (M) */
   int coop_stage;               /* [VJ_COOP_STAGE] first cooperative stage */

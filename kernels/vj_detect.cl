@@ -16,12 +16,16 @@
  * after every stage.  Warp-level exchange goes through local memory and
  * barriers (no cl_khr_subgroups on NVIDIA).
  *
- * vj_detect_simple is the plain variant for comparison: one work-item per
- * window, one launch per scale.  VJ_STATIC=1 (benchmarks only) deals the
- * uberkernel's chunks round-robin instead of through the atomic counter,
- * to show what dynamic mapping buys.
+ * vj_detect_tiled (the GPU default) is the same framework over tiles of
+ * windows whose integrals a work-group first copies into local memory (see
+ * there).  vj_detect_simple is the plain variant for comparison: one
+ * work-item per window, one launch per scale.  VJ_STATIC=1 (benchmarks
+ * only) deals the uberkernels' chunks or tiles round-robin instead of
+ * through the atomic counter, to show what dynamic mapping buys.
+ * VJ_STUMPS=1 (every tree one node, as in most of OpenCV's cascades) drops
+ * the walk down a tree.
  *
- * Both give exactly OpenCV 4.6's CPU results (CascadeClassifierInvoker):
+ * All give exactly OpenCV 4.6's CPU results (CascadeClassifierInvoker):
  *  - the same types and operation order (float feature values, double
  *    variance and stage sums; FP_CONTRACT off, no fused multiply-add);
  *  - stage sums split across work-items are only used when the host has
@@ -66,13 +70,19 @@ typedef struct
   float2 leaf;                  /* left, right leaf values */
 } Node;
 
-/* A scale: its windows are numbered from first_window, row by row. */
+/* A scale: nx x ny windows ystep apart, numbered from first_window row by
+ * row; for vj_detect_tiled, tiles of VJ_TILE_X x VJ_TILE_Y of them, tiles_x
+ * a row, numbered from first_tile. */
 typedef struct
 {
   int layer_ofs;
   int ystep;
   int nx;
   int first_window;
+  int ny;
+  int tiles_x;
+  int first_tile;
+  int pad;
 } Scale;
 
 typedef struct
@@ -86,36 +96,84 @@ typedef struct
   const __global Node *nodes;
 } Cascade;
 
-inline int
-rect_sum (const __global uint * p, const int4 o)
-{
-  return (int) (p[o.x] - p[o.y] - p[o.z] + p[o.w]);
+
+/* The cascade's evaluation over integrals in address space AS (suffix S):
+ * __global for the frame's integrals, __local for a tile of them. */
+#define CASCADE_FUNCTIONS(AS, S)                                        \
+inline int                                                              \
+rect_sum##S (const AS uint * p, const int4 o)                           \
+{                                                                       \
+  return (int) (p[o.x] - p[o.y] - p[o.z] + p[o.w]);                     \
+}                                                                       \
+                                                                        \
+/* OptFeature::calc (pwin) * varianceNormFactor, in float. */           \
+inline float                                                            \
+feature_value##S (const __global Node * f, const AS uint * p,           \
+    const float vnf)                                                    \
+{                                                                       \
+  const float4 w = f->weight;                                           \
+  const float a = w.x * (float) rect_sum##S (p, f->ofs[0]);             \
+  const float b = w.y * (float) rect_sum##S (p, f->ofs[1]);             \
+  float r = a + b;                                                      \
+                                                                        \
+  if (w.z != 0.0f) {                                                    \
+    const float d = w.z * (float) rect_sum##S (p, f->ofs[2]);           \
+    r = r + d;                                                          \
+  }                                                                     \
+  return r * vnf;                                                       \
+}                                                                       \
+                                                                        \
+/* The leaf tree `t` gives the window. */                               \
+inline float                                                            \
+tree_leaf##S (const Cascade * c, const AS uint * p, const float vnf,    \
+    const int t)                                                        \
+{                                                                       \
+  int n = t;                                                            \
+                                                                        \
+  for (;;) {                                                            \
+    const __global Node *nd = c->nodes + n;                             \
+    const bool left = feature_value##S (nd, p, vnf) < nd->weight.w;     \
+    if (VJ_STUMPS)                                                      \
+      return left ? nd->leaf.x : nd->leaf.y;                            \
+    const int next = left ? nd->next.x : nd->next.y;                    \
+    if (next <= 0)                                                      \
+      return left ? nd->leaf.x : nd->leaf.y;                            \
+    n = next;                                                           \
+  }                                                                     \
+}                                                                       \
+                                                                        \
+inline bool                                                             \
+stage_passes##S (const Cascade * c, const AS uint * p, const float vnf, \
+    const int si)                                                       \
+{                                                                       \
+  const Stage s = c->stages[si];                                        \
+  real_t sum = 0;                                                       \
+                                                                        \
+  for (int t = 0; t < s.n_trees; t++)                                   \
+    sum += (real_t) tree_leaf##S (c, p, vnf, s.first_tree + t);         \
+  return !(sum < (real_t) s.threshold);                                 \
+}                                                                       \
+                                                                        \
+/* Stages [first, last) one after the other, as OpenCV runs them. */    \
+inline bool                                                             \
+stages_pass##S (const Cascade * c, const AS uint * p, const float vnf,  \
+    const int first, const int last)                                    \
+{                                                                       \
+  for (int si = first; si < last; si++)                                 \
+    if (!stage_passes##S (c, p, vnf, si))                               \
+      return false;                                                     \
+  return true;                                                          \
 }
 
-/* OptFeature::calc (pwin) * varianceNormFactor, in float. */
-inline float
-feature_value (const __global Node * f, const __global uint * p,
-    const float vnf)
-{
-  const float4 w = f->weight;
-  const float a = w.x * (float) rect_sum (p, f->ofs[0]);
-  const float b = w.y * (float) rect_sum (p, f->ofs[1]);
-  float r = a + b;
+CASCADE_FUNCTIONS (__global, _g)
+CASCADE_FUNCTIONS (__local, _l)
 
-  if (w.z != 0.0f) {
-    const float d = w.z * (float) rect_sum (p, f->ofs[2]);
-    r = r + d;
-  }
-  return r * vnf;
-}
-
-/* HaarEvaluator::setWindow: the variance normalisation of the window at
- * `p`; false for windows OpenCV does not evaluate (runAt returns -1). */
+/* HaarEvaluator::setWindow from the window's sum `s` and squared sum `q`
+ * over the variance rectangle: its normalisation; false for windows OpenCV
+ * does not evaluate (runAt returns -1). */
 inline bool
-window_norm (const Cascade * c, const __global uint * p, float *vnf)
+window_norm_sums (const Cascade * c, const int s, const uint q, float *vnf)
 {
-  const int s = rect_sum (p, c->nofs);
-  const uint q = (uint) rect_sum (p + c->sq_ofs, c->nofs);
   const real_t a = c->area * (real_t) q;
   const real_t b = (real_t) s * (real_t) s;
   real_t nf = a - b;
@@ -129,44 +187,12 @@ window_norm (const Cascade * c, const __global uint * p, float *vnf)
   return false;
 }
 
-/* The leaf tree `t` gives the window. */
-inline float
-tree_leaf (const Cascade * c, const __global uint * p, const float vnf,
-    const int t)
-{
-  int n = t;
-
-  for (;;) {
-    const __global Node *nd = c->nodes + n;
-    const bool left = feature_value (nd, p, vnf) < nd->weight.w;
-    const int next = left ? nd->next.x : nd->next.y;
-    if (next <= 0)
-      return left ? nd->leaf.x : nd->leaf.y;
-    n = next;
-  }
-}
-
+/* The same for the window at `p` in the frame's integrals. */
 inline bool
-stage_passes (const Cascade * c, const __global uint * p, const float vnf,
-    const int si)
+window_norm (const Cascade * c, const __global uint * p, float *vnf)
 {
-  const Stage s = c->stages[si];
-  real_t sum = 0;
-
-  for (int t = 0; t < s.n_trees; t++)
-    sum += (real_t) tree_leaf (c, p, vnf, s.first_tree + t);
-  return !(sum < (real_t) s.threshold);
-}
-
-/* Stages [first, last) one after the other, as OpenCV runs them. */
-inline bool
-stages_pass (const Cascade * c, const __global uint * p, const float vnf,
-    const int first, const int last)
-{
-  for (int si = first; si < last; si++)
-    if (!stage_passes (c, p, vnf, si))
-      return false;
-  return true;
+  return window_norm_sums (c, rect_sum_g (p, c->nofs),
+      (uint) rect_sum_g (p + c->sq_ofs, c->nofs), vnf);
 }
 
 /* Whether OpenCV evaluates the window at (x, y) of a level whose windows
@@ -181,7 +207,7 @@ not_skipped (const Cascade * c, const int layer, const int x, const int y,
   for (int xl = x - ystep; xl >= 0; xl -= ystep) {
     const __global uint *p = c->sbuf + layer + y * c->sbuf_w + xl;
     float vnf;
-    if (!window_norm (c, p, &vnf) || stage_passes (c, p, vnf, 0))
+    if (!window_norm (c, p, &vnf) || stage_passes_g (c, p, vnf, 0))
       break;
     run++;
   }
@@ -200,20 +226,29 @@ emit (__global uint * out, const uint cap, const int scale, const int x,
     vstore2 ((uint2) (scale, ((uint) y << 16) | (uint) x), k + 1, out);
 }
 
-/* Which scale window `g` belongs to, and where it is. */
+/* The scale whose windows (or tiles) are numbered from `first` on. */
 inline int
-decode_window (__constant const Scale * sc, const int n_scales, const int g,
-    int *x, int *y)
+find_scale (__constant const Scale * sc, const int n_scales, const int g,
+    const bool tiles)
 {
   int lo = 0, hi = n_scales - 1;
 
   while (lo < hi) {
     const int mid = (lo + hi + 1) >> 1;
-    if (sc[mid].first_window <= g)
+    if ((tiles ? sc[mid].first_tile : sc[mid].first_window) <= g)
       lo = mid;
     else
       hi = mid - 1;
   }
+  return lo;
+}
+
+/* Which scale window `g` belongs to, and where it is. */
+inline int
+decode_window (__constant const Scale * sc, const int n_scales, const int g,
+    int *x, int *y)
+{
+  const int lo = find_scale (sc, n_scales, g, false);
   const int i = g - sc[lo].first_window;
   const int row = i / sc[lo].nx;
   *x = (i - row * sc[lo].nx) * sc[lo].ystep;
@@ -243,12 +278,69 @@ vj_detect_simple (CASCADE_ARGS, const int scale, const int layer_ofs,
   const __global uint *p = sbuf + layer_ofs + y * sbuf_w + x;
   float vnf;
 
-  if (window_norm (&c, p, &vnf) && stages_pass (&c, p, vnf, 0, n_stages)
+  if (window_norm (&c, p, &vnf) && stages_pass_g (&c, p, vnf, 0, n_stages)
       && not_skipped (&c, layer_ofs, x, y, ystep))
     emit (out, out_cap, scale, x, y);
 }
 
 #define VJ_LANES (VJ_WG / VJ_COOP_WINDOWS)
+
+/* Stages coop .. n_stages - 1 of the n windows queued at base + q_pos[]:
+ * VJ_COOP_WINDOWS windows at a time, VJ_LANES work-items per window, the
+ * survivors compacted in place; returns their number.  Called by the whole
+ * work-group. */
+#define COOPERATIVE_STAGES(AS, S)                                       \
+inline int                                                              \
+cooperative_stages##S (const Cascade * c, const AS uint * base,         \
+    const int coop, const int n_stages, int n, __local int *q_pos,      \
+    __local int *q_win, __local float *q_vnf, __local real_t * red,     \
+    __local int *l_keep)                                                \
+{                                                                       \
+  const int lid = get_local_id (0);                                     \
+  const int w_off = lid / VJ_LANES, lane = lid % VJ_LANES;              \
+                                                                        \
+  for (int si = coop; si < n_stages && n > 0; si++) {                   \
+    const Stage st = c->stages[si];                                     \
+    if (lid == 0)                                                       \
+      *l_keep = 0;                                                      \
+    barrier (CLK_LOCAL_MEM_FENCE);                                      \
+    for (int b = 0; b < n; b += VJ_COOP_WINDOWS) {                      \
+      const int w = b + w_off;                                          \
+      int pos = 0, win = 0;                                             \
+      float vnf = 0.0f;                                                 \
+      real_t part = 0;                                                  \
+      if (w < n) {                                                      \
+        pos = q_pos[w];                                                 \
+        win = q_win[w];                                                 \
+        vnf = q_vnf[w];                                                 \
+        for (int t = lane; t < st.n_trees; t += VJ_LANES)               \
+          part += (real_t) tree_leaf##S (c, base + pos, vnf,            \
+              st.first_tree + t);                                       \
+      }                                                                 \
+      red[lid] = part;                                                  \
+      barrier (CLK_LOCAL_MEM_FENCE);                                    \
+      for (int off = VJ_LANES / 2; off > 0; off >>= 1) {                \
+        if (lane < off)                                                 \
+          red[lid] += red[lid + off];                                   \
+        barrier (CLK_LOCAL_MEM_FENCE);                                  \
+      }                                                                 \
+      if (lane == 0 && w < n && !(red[lid] < (real_t) st.threshold)) {  \
+        const int k = atomic_inc (l_keep);                              \
+        q_pos[k] = pos;                                                 \
+        q_win[k] = win;                                                 \
+        q_vnf[k] = vnf;                                                 \
+      }                                                                 \
+      barrier (CLK_LOCAL_MEM_FENCE);                                    \
+    }                                                                   \
+    n = *l_keep;                                                        \
+    barrier (CLK_LOCAL_MEM_FENCE);                                      \
+  }                                                                     \
+  return n;                                                             \
+}
+
+COOPERATIVE_STAGES (__global, _g)
+COOPERATIVE_STAGES (__local, _l)
+
 #define VJ_QUEUE (VJ_WG + VJ_CHUNK)
 /* Queue B holds fewer than VJ_WG windows before a round adds A's. */
 #define VJ_QUEUE_B (2 * VJ_WG + VJ_CHUNK)
@@ -321,7 +413,7 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
           const int s = decode_window (scales, n_scales, g, &x, &y);
           const int pos = scales[s].layer_ofs + y * sbuf_w + x;
           if (!window_norm (&c, sbuf + pos, &vnf)
-              || !stages_pass (&c, sbuf + pos, vnf, 0, first))
+              || !stages_pass_g (&c, sbuf + pos, vnf, 0, first))
             continue;
           const int k = atomic_inc (&l_a);
           a_pos[k] = pos;
@@ -339,7 +431,7 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
       for (int i = lid; i < na; i += VJ_WG) {
         const int pos = a_pos[i], g = a_win[i];
         const float vnf = a_vnf[i];
-        if (!stages_pass (&c, sbuf + pos, vnf, first, coop))
+        if (!stages_pass_g (&c, sbuf + pos, vnf, first, coop))
           continue;
         if (coop == n_stages) {
           int x, y;
@@ -359,45 +451,8 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
     if (n == 0 && exhausted)
       break;
 
-    /* Later stages: VJ_COOP_WINDOWS windows at a time, VJ_LANES
-     * work-items per window, survivors compacted in place. */
-    const int w_off = lid / VJ_LANES, lane = lid % VJ_LANES;
-    for (int si = coop; si < n_stages && n > 0; si++) {
-      const Stage st = stages[si];
-      if (lid == 0)
-        l_keep = 0;
-      barrier (CLK_LOCAL_MEM_FENCE);
-      for (int b = 0; b < n; b += VJ_COOP_WINDOWS) {
-        const int w = b + w_off;
-        int pos = 0, win = 0;
-        float vnf = 0.0f;
-        real_t part = 0;
-        if (w < n) {
-          pos = q_pos[w];
-          win = q_win[w];
-          vnf = q_vnf[w];
-          for (int t = lane; t < st.n_trees; t += VJ_LANES)
-            part += (real_t) tree_leaf (&c, sbuf + pos, vnf,
-                st.first_tree + t);
-        }
-        red[lid] = part;
-        barrier (CLK_LOCAL_MEM_FENCE);
-        for (int off = VJ_LANES / 2; off > 0; off >>= 1) {
-          if (lane < off)
-            red[lid] += red[lid + off];
-          barrier (CLK_LOCAL_MEM_FENCE);
-        }
-        if (lane == 0 && w < n && !(red[lid] < (real_t) st.threshold)) {
-          const int k = atomic_inc (&l_keep);
-          q_pos[k] = pos;
-          q_win[k] = win;
-          q_vnf[k] = vnf;
-        }
-        barrier (CLK_LOCAL_MEM_FENCE);
-      }
-      n = l_keep;
-      barrier (CLK_LOCAL_MEM_FENCE);
-    }
+    n = cooperative_stages_g (&c, sbuf, coop, n_stages, n, q_pos, q_win,
+        q_vnf, red, &l_keep);
 
     /* Windows that passed every stage. */
     for (int i = lid; i < n; i += VJ_WG) {
@@ -411,3 +466,158 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
       break;
   }
 }
+
+#if VJ_TILE_X
+/* vj_detect_tiled's tile: the integrals under VJ_TILE_X x VJ_TILE_Y windows
+ * at most 2 apart (OpenCV's step), a plane each for the sums and, if the
+ * cascade has tilted features, the tilted sums. */
+#define VJ_TILE_COLS ((VJ_TILE_X - 1) * 2 + VJ_WIN_W + 1)
+#define VJ_TILE_ROWS ((VJ_TILE_Y - 1) * 2 + VJ_WIN_H + 1)
+#define VJ_TILE_PLANE (VJ_TILE_COLS * VJ_TILE_ROWS)
+#define VJ_TILE_WINDOWS (VJ_TILE_X * VJ_TILE_Y)
+
+/* Which scale tile `t` belongs to; its first window's corner and how many
+ * windows it has across and down. */
+inline int
+decode_tile (__constant const Scale * sc, const int n_scales, const int t,
+    int *x0, int *y0, int *cw, int *ch)
+{
+  const int lo = find_scale (sc, n_scales, t, true);
+  const int i = t - sc[lo].first_tile;
+  const int ty = i / sc[lo].tiles_x, tx = i - ty * sc[lo].tiles_x;
+
+  *cw = min (VJ_TILE_X, sc[lo].nx - tx * VJ_TILE_X);
+  *ch = min (VJ_TILE_Y, sc[lo].ny - ty * VJ_TILE_Y);
+  *x0 = tx * VJ_TILE_X * sc[lo].ystep;
+  *y0 = ty * VJ_TILE_Y * sc[lo].ystep;
+  return lo;
+}
+
+/* The uberkernel over tiles, as OpenCV's OpenCL cascade reads its
+ * integrals: a work-group takes a tile of one scale from the global
+ * atomic counter (dynamic mapping), copies the tile's integrals into local
+ * memory and evaluates all of the tile's windows there, so the trees of
+ * neighbouring windows read the shared corners from local memory instead
+ * of gathering them from the caches.  The windows move through local
+ * queues: past the variance test (V), past stage 0 (A, one window per
+ * work-item), past stages 1 .. VJ_COOP_STAGE - 1 (B), then the cooperative
+ * stages as in vj_detect_uber.  Only the variance's squared sums and the
+ * skip rule's walk (for windows that pass every stage) read global memory.
+ * `tile_nodes` are the nodes laid out for the tile (row stride
+ * VJ_TILE_COLS, tilted plane at VJ_TILE_PLANE), `tile_nofs` the variance
+ * rectangle in it. */
+__kernel VJ_UBER_GROUP
+void
+vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
+    const int n_scales, const int total, const int tilt_ofs,
+    const __global Node * tile_nodes, const int4 tile_nofs)
+{
+  CASCADE_INIT;
+  const Cascade ct = { sbuf, sbuf_w, sq_ofs, tile_nofs, area, stages,
+    tile_nodes
+  };
+  __local uint tile[VJ_TILE_PLANE * (1 + VJ_TILTED)];
+  /* Per queued window: its corner in the tile, its index in the tile, its
+   * variance normalisation. */
+  __local int v_pos[VJ_TILE_WINDOWS], v_win[VJ_TILE_WINDOWS];
+  __local float v_vnf[VJ_TILE_WINDOWS];
+  __local int a_pos[VJ_TILE_WINDOWS], a_win[VJ_TILE_WINDOWS];
+  __local float a_vnf[VJ_TILE_WINDOWS];
+  __local int q_pos[VJ_TILE_WINDOWS], q_win[VJ_TILE_WINDOWS];
+  __local float q_vnf[VJ_TILE_WINDOWS];
+  __local real_t red[VJ_WG];
+  __local int l_tile, l_v, l_a, l_b, l_keep;
+  const int lid = get_local_id (0);
+  const int coop = min (VJ_COOP_STAGE, n_stages);
+  const int first = min (1, coop);
+#if VJ_STATIC
+  int fetch = 0;
+#endif
+
+  for (;;) {
+    if (lid == 0) {
+#if VJ_STATIC
+      l_tile = fetch * (int) get_num_groups (0) + (int) get_group_id (0);
+#else
+      l_tile = (int) atomic_inc (out + 1);
+#endif
+      l_v = 0;
+      l_a = 0;
+      l_b = 0;
+    }
+#if VJ_STATIC
+    fetch++;
+#endif
+    barrier (CLK_LOCAL_MEM_FENCE);
+    const int t = l_tile;
+    if (t >= total)
+      break;
+    int x0, y0, cw, ch;
+    const int s = decode_tile (scales, n_scales, t, &x0, &y0, &cw, &ch);
+    const int step = scales[s].ystep;
+    const int corner = scales[s].layer_ofs + y0 * sbuf_w + x0;
+    const int cols = (cw - 1) * step + VJ_WIN_W + 1;
+    const int rows = (ch - 1) * step + VJ_WIN_H + 1;
+
+    for (int i = lid; i < rows * cols; i += VJ_WG) {
+      const int r = i / cols, col = i - r * cols;
+      const int g = corner + r * sbuf_w + col;
+      tile[r * VJ_TILE_COLS + col] = sbuf[g];
+#if VJ_TILTED
+      tile[VJ_TILE_PLANE + r * VJ_TILE_COLS + col] = sbuf[tilt_ofs + g];
+#endif
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+
+    for (int j = lid; j < cw * ch; j += VJ_WG) {
+      const int wy = j / cw, wx = j - wy * cw;
+      const int pos = (wy * VJ_TILE_COLS + wx) * step;
+      const __global uint *sq = sbuf + sq_ofs + corner
+          + (wy * sbuf_w + wx) * step;
+      float vnf;
+      if (!window_norm_sums (&c, rect_sum_l (tile + pos, tile_nofs),
+              (uint) rect_sum_g (sq, nofs), &vnf))
+        continue;
+      const int k = atomic_inc (&l_v);
+      v_pos[k] = pos;
+      v_win[k] = j;
+      v_vnf[k] = vnf;
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+
+    const int nv = l_v;
+    for (int i = lid; i < nv; i += VJ_WG) {
+      if (!stages_pass_l (&ct, tile + v_pos[i], v_vnf[i], 0, first))
+        continue;
+      const int k = atomic_inc (&l_a);
+      a_pos[k] = v_pos[i];
+      a_win[k] = v_win[i];
+      a_vnf[k] = v_vnf[i];
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+
+    const int na = l_a;
+    for (int i = lid; i < na; i += VJ_WG) {
+      if (!stages_pass_l (&ct, tile + a_pos[i], a_vnf[i], first, coop))
+        continue;
+      const int k = atomic_inc (&l_b);
+      q_pos[k] = a_pos[i];
+      q_win[k] = a_win[i];
+      q_vnf[k] = a_vnf[i];
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+
+    const int n = cooperative_stages_l (&ct, tile, coop, n_stages, l_b,
+        q_pos, q_win, q_vnf, red, &l_keep);
+
+    /* Windows that passed every stage. */
+    for (int i = lid; i < n; i += VJ_WG) {
+      const int wy = q_win[i] / cw, wx = q_win[i] - wy * cw;
+      const int x = x0 + wx * step, y = y0 + wy * step;
+      if (not_skipped (&c, scales[s].layer_ofs, x, y, step))
+        emit (out, out_cap, s, x, y);
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+}
+#endif

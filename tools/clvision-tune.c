@@ -345,7 +345,9 @@ static const Kernel kernels[] = {
           {"SAR_Q_FS", "1,4,8,16"},
           {"SAR_Q_ATOMIC", "0,1"}}},
   {"vj", measure_vj, {
-          {"VJ_WG,VJ_COOP_WINDOWS", "8:2,32:1,32:2,32:4,64:2,64:4,64:8"},
+          {"VJ_WG,VJ_COOP_WINDOWS",
+              "8:2,32:1,32:2,32:4,64:2,64:4,64:8,128:8,128:16,128:32"},
+          {"VJ_TILE_X,VJ_TILE_Y", "16:8,32:8,16:16,32:16,64:8"},
           {"VJ_CHUNK", "32,64,128,256"},
           {"VJ_COOP_STAGE", "2,3,4,6"},
           {"VJ_GROUPS_PER_CU", "4,8,16,32,48"},

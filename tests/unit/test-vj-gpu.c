@@ -1,6 +1,7 @@
 /* The OpenCL Viola–Jones path equals the C reference: pyramid pictures and
  * integrals bit for bit, raw candidate windows one for one, final faces;
- * for the uberkernel and the simple variant, gray planes and packed RGB. */
+ * for the uberkernel (over chunks and over tiles) and the simple variant,
+ * gray planes and packed RGB. */
 #include <string.h>
 
 #include "clv-test-util.h"
@@ -9,6 +10,17 @@
 #include "vj-test-gray.h"
 
 static ClvDevice *device;
+
+/* The detection kernels every equality test runs. */
+static const struct
+{
+  ClvVjVariant variant;
+  const char *name;
+} variants[] = {
+  {CLV_VJ_VARIANT_UBER, "uber"},
+  {CLV_VJ_VARIANT_TILED, "tiled"},
+  {CLV_VJ_VARIANT_SIMPLE, "simple"},
+};
 
 /* opencv-data's haarcascade_NAME.xml */
 static ClvCascade *
@@ -51,6 +63,9 @@ detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
     t.coop_windows = 1;
     t.chunk = 3 * t.wg + 1;
     t.static_schedule = TRUE;
+    /* Tiles cut across the levels' edges. */
+    t.tile_x = 5;
+    t.tile_y = 3;
   } else if (extra && g_str_equal (extra, "registers-64")) {
     t.max_registers = 64;
   }
@@ -154,7 +169,7 @@ typedef struct
   double scale_factor;
 } Case;
 
-/* The candidate windows of both variants equal the reference's, in order. */
+/* The candidate windows of every variant equal the reference's, in order. */
 static void
 check_candidates (const Case * k, const char *tuning)
 {
@@ -167,12 +182,11 @@ check_candidates (const Case * k, const char *tuning)
   p.scale_factor = k->scale_factor;
   ref = clv_vj_detect_raw (c, g.pixels, g.width, g.height, g.width, &p);
   g_assert_cmpuint (ref->len, >, 0);
-  for (int v = 0; v < 2; v++) {
-    ClvVjDetector *d = detector (c, v ? CLV_VJ_VARIANT_SIMPLE :
-        CLV_VJ_VARIANT_UBER, tuning);
+  for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
+    ClvVjDetector *d = detector (c, variants[v].variant, tuning);
     GArray *got = gpu_candidates (d, &g, &p);
     char *what = g_strdup_printf ("%s %s %dx%d x%g %s%s", k->cascade,
-        k->image, g.width, g.height, k->scale_factor, v ? "simple" : "uber",
+        k->image, g.width, g.height, k->scale_factor, variants[v].name,
         tuning ? tuning : "");
     assert_rects_equal (got, ref, what);
     g_free (what);
@@ -248,11 +262,10 @@ test_skip_rule_and_many_candidates (void)
   }
   clv_vj_integrals_free (in);
   g_assert_cmpint (skipped, >, 0);
-  for (int v = 0; v < 2; v++) {
-    ClvVjDetector *d = detector (&weak, v ? CLV_VJ_VARIANT_SIMPLE :
-        CLV_VJ_VARIANT_UBER, NULL);
+  for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
+    ClvVjDetector *d = detector (&weak, variants[v].variant, NULL);
     GArray *got = gpu_candidates (d, &g, &p);
-    assert_rects_equal (got, ref, v ? "weak simple" : "weak uber");
+    assert_rects_equal (got, ref, variants[v].name);
     g_array_free (got, TRUE);
     clv_vj_detector_free (d);
   }
@@ -579,7 +592,7 @@ check_batch (ClvVjDetector * d, BatchFrame * frames, const guint * order,
 }
 
 /* Batches of 1 to 8 frames in shuffled orders give every frame exactly the
- * reference's candidates (each lands on its own frame), for both variants,
+ * reference's candidates (each lands on its own frame), for every variant,
  * also after batches of other sizes have been through the detector. */
 static void
 test_batches_match_reference (void)
@@ -592,10 +605,10 @@ test_batches_match_reference (void)
 
   for (guint i = 0; i < n; i++)
     frames[i] = batch_frame (c, &batch_cases[i]);
-  for (int v = 0; v < 2; v++) {
-    ClvVjDetector *d = detector (c, v ? CLV_VJ_VARIANT_SIMPLE :
-        CLV_VJ_VARIANT_UBER, NULL);
-    for (guint m = v ? n : 1; m <= n; m++) {
+  for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
+    const gboolean simple = variants[v].variant == CLV_VJ_VARIANT_SIMPLE;
+    ClvVjDetector *d = detector (c, variants[v].variant, NULL);
+    for (guint m = simple ? n : 1; m <= n; m++) {
       for (guint i = 0; i < n; i++)
         order[i] = i;
       for (guint i = n - 1; i > 0; i--) {
@@ -603,7 +616,7 @@ test_batches_match_reference (void)
         order[i] = order[j];
         order[j] = t;
       }
-      check_batch (d, frames, order, m, v ? "simple" : "uber");
+      check_batch (d, frames, order, m, variants[v].name);
     }
     clv_vj_detector_free (d);
   }
@@ -628,16 +641,18 @@ test_batch_tilted (void)
   };
   BatchFrame frames[G_N_ELEMENTS (k)];
   const guint order[] = { 2, 0, 1 };
-  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
 
   for (guint i = 0; i < G_N_ELEMENTS (k); i++)
     frames[i] = batch_frame (c, &k[i]);
-  check_batch (d, frames, order, G_N_ELEMENTS (k), "smile");
+  for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
+    ClvVjDetector *d = detector (c, variants[v].variant, NULL);
+    check_batch (d, frames, order, G_N_ELEMENTS (k), variants[v].name);
+    clv_vj_detector_free (d);
+  }
   for (guint i = 0; i < G_N_ELEMENTS (k); i++) {
     clReleaseMemObject (frames[i].mem);
     g_array_free (frames[i].ref, TRUE);
   }
-  clv_vj_detector_free (d);
   clv_cascade_free (c);
 }
 
@@ -800,6 +815,15 @@ test_bad_tuning (void)
   g_assert_null (clv_vj_detector_new (device, c, &t, &error));
   g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "VJ_COOP_WINDOWS=3"));
+  g_clear_error (&error);
+  /* A tile larger than the device's local memory. */
+  clv_vj_tuning_for_device (device, &t);
+  t.variant = CLV_VJ_VARIANT_TILED;
+  t.tile_x = (int) device->local_mem_size;
+  g_assert_null (clv_vj_detector_new (device, c, &t, &error));
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "local memory"));
+  g_assert_nonnull (strstr (error->message, "VJ_TILE_X"));
   g_clear_error (&error);
   clv_cascade_free (c);
 }
