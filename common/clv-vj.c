@@ -188,6 +188,14 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   t->max_registers = tune_int (dev, "VJ_MAX_REGISTERS", 0);
 }
 
+void
+clv_vj_uber_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
+{
+  clv_vj_tuning_for_device (dev, t);
+  if (t->variant == CLV_VJ_VARIANT_SIMPLE)
+    t->variant = CLV_VJ_VARIANT_UBER;
+}
+
 gboolean
 clv_vj_cascade_sums_exact (const ClvCascade * c, int first_stage)
 {

@@ -53,6 +53,10 @@ typedef struct
 /* The defaults for `dev`, with CLVISION_TUNE applied. */
 void clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * tuning);
 
+/* The same for an uberkernel: the tuned variant, or the uberkernel over
+ * chunks where that is the simple kernel (the default on CPUs). */
+void clv_vj_uber_tuning_for_device (ClvDevice * dev, ClvVjTuning * tuning);
+
 
 typedef struct _ClvVjDetector ClvVjDetector;
 

@@ -306,10 +306,9 @@ measure_vj (Workload * w, double *seconds, GByteArray * output,
   r.frame = clv_buffer_new_with_data (w->dev, CL_MEM_READ_ONLY, w->frame,
       (gsize) w->frame_w * w->frame_h, error);
   if (r.frame) {
-    clv_vj_tuning_for_device (w->dev, &tuning);
-    /* The macros searched are the uberkernel's (the default on CPUs is the
+    /* The macros searched are the uberkernels' (the default on CPUs is the
      * simple kernel, which has none of them). */
-    tuning.variant = CLV_VJ_VARIANT_UBER;
+    clv_vj_uber_tuning_for_device (w->dev, &tuning);
     r.det = clv_vj_detector_new (w->dev, w->cascade, &tuning, error);
   }
   ok = r.det && median_of_runs (w, vj_once, &r, seconds, error);

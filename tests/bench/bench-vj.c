@@ -1,6 +1,7 @@
 /* vjfacedetect benchmark: wall time per frame (upload of the gray frame,
  * pyramid, integrals, detection, read-back and grouping on the host) of the
- * optimised uberkernel and of the simple variant, and OpenCV 4.6's
+ * device's uberkernel (over tiles on GPUs, over chunks on CPUs, or as
+ * CLVISION_TUNE's VJ_VARIANT says) and of the simple variant, and OpenCV 4.6's
  * detectMultiScale on the same frames through the oracle, in one run; one
  * JSON document on stdout.
  *
@@ -104,9 +105,9 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   char *profile;
 
   set_tune (tune);
-  clv_vj_tuning_for_device (dev, &t);
-  t.variant = strcmp (label, "clvision-simple") == 0 ?
-      CLV_VJ_VARIANT_SIMPLE : CLV_VJ_VARIANT_UBER;
+  clv_vj_uber_tuning_for_device (dev, &t);
+  if (strcmp (label, "clvision-simple") == 0)
+    t.variant = CLV_VJ_VARIANT_SIMPLE;
   det = clv_vj_detector_new (dev, cascade, &t, &error);
   if (det == NULL || mem == NULL)
     g_error ("bench-vj: %s", error->message);
@@ -132,10 +133,12 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
         faces->len * sizeof (ClvVjFace)) == 0;
   profile = clv_vj_detector_kernel_profile (det);
   g_string_append_printf (out, "{\"implementation\": \"%s\", "
-      "\"tune\": \"%s\", \"wg\": %d, \"chunk\": %d, \"coop_windows\": %d, "
+      "\"variant\": \"%s\", \"tune\": \"%s\", \"wg\": %d, \"chunk\": %d, \"coop_windows\": %d, "
       "\"coop_stage\": %d, \"groups_per_cu\": %d, \"static\": %s, "
       "\"frame\": \"%s\", \"width\": %d, \"height\": %d, \"faces\": %u, "
-      "\"repeat\": %d, ", label, tune ? tune : "", t.wg, t.chunk,
+      "\"repeat\": %d, ", label, t.variant == CLV_VJ_VARIANT_SIMPLE ?
+      "simple" : t.variant == CLV_VJ_VARIANT_TILED ? "tiled" : "uber",
+      tune ? tune : "", t.wg, t.chunk,
       t.coop_windows, t.coop_stage, t.groups_per_cu,
       t.static_schedule ? "true" : "false", f->name, f->width, f->height,
       faces->len, o->repeat);
