@@ -471,8 +471,8 @@ copies its JSON to `docs/bench/report-h100/` and `docs/bench/report-pocl/`.
                          g4d and g4d["detect_kernels_ms_median"]))
         self.w("**Where the time goes** (OpenCL profiling events, median ms per frame):\n")
         self.w(table(["frame", "simple: wall", "simple: pyramid kernels",
-                      "simple: detection kernels", "uber: detection",
-                      "uber static: detection", "4 groups/CU static",
+                      "simple: detection kernels", "uberkernel (default): detection",
+                      "the same, static mapping", "4 groups/CU static",
                       "4 groups/CU dynamic"], rows))
         share = [f["simple"]["detect_kernels_ms_median"] / f["simple"]["ms_median"]
                  for f in vj.get("frames", []) if f["simple"]["ms_median"]]
