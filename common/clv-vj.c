@@ -315,16 +315,23 @@ tile_rows (const ClvVjTuning * t, const ClvCascade * c)
   return (t->tile_y - 1) * 2 + c->window_h + 1;
 }
 
+/* Local memory vj_detect_tiled needs for its tile and queues. */
+static gsize
+tile_local_bytes (const ClvVjTuning * t, const ClvCascade * c)
+{
+  const gsize tile = (gsize) tile_cols (t, c) * tile_rows (t, c)
+      * (c->has_tilted ? 2 : 1) * sizeof (cl_uint);
+
+  return tile + (gsize) t->tile_x * t->tile_y * 36 + (gsize) t->wg * 8 + 64;
+}
+
 /* Whether vj_detect_tiled's tile and queues for cascade `c` fit the
  * device's local memory. */
 static gboolean
 check_tile (ClvDevice * dev, const ClvVjTuning * t, const ClvCascade * c,
     GError ** error)
 {
-  const gsize tile = (gsize) tile_cols (t, c) * tile_rows (t, c)
-      * (c->has_tilted ? 2 : 1) * sizeof (cl_uint);
-  const gsize bytes = tile + (gsize) t->tile_x * t->tile_y * 36
-      + (gsize) t->wg * 8 + 64;
+  const gsize bytes = tile_local_bytes (t, c);
 
   if (t->variant != CLV_VJ_VARIANT_TILED || bytes <= dev->local_mem_size)
     return TRUE;
@@ -434,6 +441,17 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
     clv_vj_tuning_for_device (dev, &d->tune);
   if (!check_tuning (dev, &d->tune, error))
     goto fail;
+  /* With the device's tuning (what the elements use), a cascade whose
+   * windows make a tile too large for local memory runs the uberkernel
+   * over chunks instead of failing; a tuning passed in is taken as asked. */
+  if (tuning == NULL && d->tune.variant == CLV_VJ_VARIANT_TILED
+      && tile_local_bytes (&d->tune, c) > dev->local_mem_size) {
+    g_info ("%s: tiles of %d x %d windows of %d x %d would need %"
+        G_GSIZE_FORMAT " bytes of local memory; the detector runs over "
+        "chunks instead", dev->device_name, d->tune.tile_x, d->tune.tile_y,
+        c->window_w, c->window_h, tile_local_bytes (&d->tune, c));
+    d->tune.variant = CLV_VJ_VARIANT_UBER;
+  }
   /* Without doubles the variance and stage sums are not OpenCV's. */
   d->fp64 = dev->has_fp64;
   if (!d->fp64)

@@ -828,6 +828,38 @@ test_bad_tuning (void)
   clv_cascade_free (c);
 }
 
+/* The device's own tuning (what the elements use) with tiles too large
+ * for local memory: the detector runs over chunks and still equals the
+ * reference, where the same values passed in are refused above. */
+static void
+test_tile_too_large_falls_back (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  Gray g = load_gray ("grace_hopper");
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  char *tune = g_strdup_printf ("VJ_VARIANT=tiled,VJ_TILE_X=%"
+      G_GUINT64_FORMAT, device->local_mem_size);
+  GError *error = NULL;
+  ClvVjDetector *d;
+  GArray *ref, *got;
+
+  g_setenv ("CLVISION_TUNE", tune, TRUE);
+  d = clv_vj_detector_new (device, c, NULL, &error);
+  g_unsetenv ("CLVISION_TUNE");
+  g_assert_no_error (error);
+  g_assert_nonnull (d);
+  ref = clv_vj_detect_raw (c, g.pixels, g.width, g.height, g.width, &p);
+  got = gpu_candidates (d, &g, &p);
+  g_assert_cmpuint (ref->len, >, 0);
+  assert_rects_equal (got, ref, "tiles too large, over chunks");
+  g_array_free (got, TRUE);
+  g_array_free (ref, TRUE);
+  clv_vj_detector_free (d);
+  g_free (g.pixels);
+  g_free (tune);
+  clv_cascade_free (c);
+}
+
 /* VJ_MAX_REGISTERS: with NVIDIA's compiler a register cap still gives the
  * reference's windows; elsewhere, and for a negative count, a clear error. */
 static void
@@ -880,6 +912,8 @@ main (int argc, char **argv)
   g_test_add_func ("/vj-gpu/plane-with-offset-and-stride",
       test_plane_with_offset_and_stride);
   g_test_add_func ("/vj-gpu/tiny-frames", test_tiny_frames);
+  g_test_add_func ("/vj-gpu/tile-too-large-falls-back",
+      test_tile_too_large_falls_back);
   g_test_add_func ("/vj-gpu/batches-match-reference",
       test_batches_match_reference);
   g_test_add_func ("/vj-gpu/batch-tilted", test_batch_tilted);
