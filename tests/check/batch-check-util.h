@@ -22,7 +22,7 @@ gint batch_check_unwatch (void);
 cl_event batch_check_hold (ClvDevice * dev);
 
 /* Lets the queue go once `*started` (counted by the stream threads before
- * their first frame) reaches `streams`, and half a second more for the
+ * their first frame) reaches `streams`, and two seconds more for the
  * frames to reach the service. */
 void batch_check_release (cl_event hold, gint * started, gint streams);
 
