@@ -61,6 +61,9 @@ typedef struct
   const char *name;             /* group in the tuning file */
   MeasureFunc measure;
   Macro macros[8];              /* ended by one without a name, or full */
+  /* Whether the kernel the device's defaults build reads a macro (NULL:
+   * every one), so that one it ignores cannot win on noise. */
+  gboolean (*reads) (ClvDevice * dev, const char *macro);
 } Kernel;
 
 static double
@@ -324,6 +327,22 @@ measure_vj (Workload * w, double *seconds, GByteArray * output,
   return ok;
 }
 
+/* The uberkernel over tiles has no chunks; the one over chunks no tiles. */
+static gboolean
+vj_reads (ClvDevice * dev, const char *macro)
+{
+  ClvVjTuning t;
+  gboolean tiled;
+
+  clv_vj_uber_tuning_for_device (dev, &t);
+  tiled = t.variant == CLV_VJ_VARIANT_TILED;
+  if (g_str_has_prefix (macro, "VJ_TILE_"))
+    return tiled;
+  if (strcmp (macro, "VJ_CHUNK") == 0)
+    return !tiled;
+  return TRUE;
+}
+
 /* The macros searched, with values around each default (see the kernels'
  * *_new functions); combinations the device refuses are skipped. */
 static const Kernel kernels[] = {
@@ -350,7 +369,7 @@ static const Kernel kernels[] = {
           {"VJ_CHUNK", "32,64,128,256"},
           {"VJ_COOP_STAGE", "2,3,4,6"},
           {"VJ_GROUPS_PER_CU", "4,8,16,32,48"},
-          {"VJ_MAX_REGISTERS", "0,32,48,64,96"}}},
+          {"VJ_MAX_REGISTERS", "0,32,48,64,96"}}, vj_reads},
 };
 
 /* "A=1,B=2" from the macros set so far. */
@@ -427,6 +446,7 @@ tune_kernel (const Kernel * k, Workload * w, GKeyFile * kf, GString * json)
       g_free);
   GByteArray *expected = NULL;
   GString *searched = g_string_new (NULL);
+  gboolean reads[G_N_ELEMENTS (k->macros)];
   double def_s, best_s;
   int tried = 1;
   char *best_str;
@@ -438,10 +458,19 @@ tune_kernel (const Kernel * k, Workload * w, GKeyFile * kf, GString * json)
     return FALSE;
   }
   best_s = def_s;
+  /* Decided under the defaults' CLVISION_TUNE (empty), which the
+   * candidates below replace. */
+  for (int i = 0; i < (int) G_N_ELEMENTS (k->macros) && k->macros[i].name;
+      i++)
+    reads[i] = k->reads == NULL || k->reads (w->dev, k->macros[i].name);
   for (const Macro * m = k->macros;
       m < k->macros + G_N_ELEMENTS (k->macros) && m->name; m++) {
-    char **values = g_strsplit (m->values, ",", -1);
+    char **values;
     char *chosen = NULL;
+
+    if (!reads[m - k->macros])
+      continue;
+    values = g_strsplit (m->values, ",", -1);
 
     g_string_append_printf (searched, "%s%s", searched->len ? ";" : "",
         m->name);
