@@ -1,8 +1,8 @@
 /* vjfacedetect benchmark: wall time per frame (upload of the gray frame,
  * pyramid, integrals, detection, read-back and grouping on the host) of the
  * device's uberkernel (over tiles on GPUs, over chunks on CPUs, or as
- * CLVISION_TUNE's VJ_VARIANT says) and of the simple variant, and OpenCV 4.6's
- * detectMultiScale on the same frames through the oracle, in one run; one
+ * CLVISION_TUNE's VJ_VARIANT says) and of the simple variant, and OpenCV
+ * 4.6's detectMultiScale on the same frames through the oracle, in one run; one
  * JSON document on stdout.
  *
  *   bench-vj [--repeat N] [--warmup N] [--size WxH ...] [--no-native]
@@ -133,15 +133,15 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
         faces->len * sizeof (ClvVjFace)) == 0;
   profile = clv_vj_detector_kernel_profile (det);
   g_string_append_printf (out, "{\"implementation\": \"%s\", "
-      "\"variant\": \"%s\", \"tune\": \"%s\", \"wg\": %d, \"chunk\": %d, \"coop_windows\": %d, "
-      "\"coop_stage\": %d, \"groups_per_cu\": %d, \"static\": %s, "
-      "\"frame\": \"%s\", \"width\": %d, \"height\": %d, \"faces\": %u, "
-      "\"repeat\": %d, ", label, t.variant == CLV_VJ_VARIANT_SIMPLE ?
-      "simple" : t.variant == CLV_VJ_VARIANT_TILED ? "tiled" : "uber",
-      tune ? tune : "", t.wg, t.chunk,
-      t.coop_windows, t.coop_stage, t.groups_per_cu,
-      t.static_schedule ? "true" : "false", f->name, f->width, f->height,
-      faces->len, o->repeat);
+      "\"variant\": \"%s\", \"tune\": \"%s\", \"wg\": %d, \"chunk\": %d, "
+      "\"coop_windows\": %d, \"coop_stage\": %d, \"groups_per_cu\": %d, "
+      "\"static\": %s, \"frame\": \"%s\", \"width\": %d, \"height\": %d, "
+      "\"faces\": %u, \"repeat\": %d, ", label,
+      t.variant == CLV_VJ_VARIANT_SIMPLE ? "simple" :
+      t.variant == CLV_VJ_VARIANT_TILED ? "tiled" : "uber",
+      tune ? tune : "", t.wg, t.chunk, t.coop_windows, t.coop_stage,
+      t.groups_per_cu, t.static_schedule ? "true" : "false", f->name,
+      f->width, f->height, faces->len, o->repeat);
   {
     double med = bench_median (ms, o->repeat);
     g_string_append_printf (out, "\"ms_min\": %.3f, \"ms_median\": %.3f, "

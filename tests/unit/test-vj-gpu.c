@@ -439,10 +439,10 @@ test_plane_with_offset_and_stride (void)
  * windows, no error; a bad scale factor or a frame too large to index is
  * an error. */
 static void
-test_tiny_frames (void)
+check_tiny_frames (ClvVjVariant variant)
 {
   ClvCascade *c = load_cascade ("frontalface_default");
-  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
+  ClvVjDetector *d = detector (c, variant, NULL);
   ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
   guint8 px[40 * 40];
   GError *error = NULL;
@@ -486,6 +486,13 @@ test_tiny_frames (void)
   clReleaseMemObject (m);
   clv_vj_detector_free (d);
   clv_cascade_free (c);
+}
+
+static void
+test_tiny_frames (void)
+{
+  for (guint v = 0; v < G_N_ELEMENTS (variants); v++)
+    check_tiny_frames (variants[v].variant);
 }
 
 /* One frame of a batch test: a picture in one of the layouts the element
