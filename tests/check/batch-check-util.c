@@ -62,9 +62,8 @@ batch_check_release (cl_event hold, gint * started, gint streams)
 {
   while (g_atomic_int_get (started) < streams)
     g_usleep (1000);
-  /* Time for every started stream to reach the service, generous for a
-   * CI machine of two cores busy with other tests (half a second once
-   * let a stream arrive after the held batch had gone). */
+  /* Time for every started stream to reach the service, with a margin
+   * for a CI machine of two cores busy with other tests. */
   g_usleep (2 * G_USEC_PER_SEC);
   g_assert_cmpint (clSetUserEventStatus (hold, CL_COMPLETE), ==, CL_SUCCESS);
   clReleaseEvent (hold);

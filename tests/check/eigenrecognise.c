@@ -663,6 +663,27 @@ static const guint8 *stream_gray;
 static ClvImage stream_im;
 static gint streams_started;
 
+/* One frame of stream `s` through its element, every ROI checked. */
+static void
+recognise_stream_frame (RecogniseStream * s)
+{
+  GstBuffer *in = gst_buffer_new_memdup (stream_gray,
+      stream_im.stride * stream_im.height), *out;
+
+  for (int f = 0; f < s->n; f++)
+    add_roi (in, "face", s->boxes[f].x, s->boxes[f].y, s->boxes[f].w,
+        s->boxes[f].h, f);
+  out = gst_harness_push_and_pull (s->h, in);
+  fail_unless (out != NULL);
+  for (int f = 0; f < s->n; f++) {
+    double dist;
+    int label = expected (stream_gray, &stream_im, s->boxes[f],
+        G_MAXDOUBLE, &dist);
+    check_recognition (roi_by_id (out, f), label, dist);
+  }
+  gst_buffer_unref (out);
+}
+
 static gpointer
 recognise_stream_thread (gpointer data)
 {
@@ -670,20 +691,7 @@ recognise_stream_thread (gpointer data)
 
   g_atomic_int_inc (&streams_started);
   for (int r = 0; r < 8; r++) {
-    GstBuffer *in = gst_buffer_new_memdup (stream_gray,
-        stream_im.stride * stream_im.height), *out;
-    for (int f = 0; f < s->n; f++)
-      add_roi (in, "face", s->boxes[f].x, s->boxes[f].y, s->boxes[f].w,
-          s->boxes[f].h, f);
-    out = gst_harness_push_and_pull (s->h, in);
-    fail_unless (out != NULL);
-    for (int f = 0; f < s->n; f++) {
-      double dist;
-      int label = expected (stream_gray, &stream_im, s->boxes[f],
-          G_MAXDOUBLE, &dist);
-      check_recognition (roi_by_id (out, f), label, dist);
-    }
-    gst_buffer_unref (out);
+    recognise_stream_frame (s);
     s->done++;
   }
   return NULL;
@@ -718,6 +726,11 @@ GST_START_TEST (test_streams_share_batches)
     s[i].boxes[s[i].n - 1].w += i;
     s[i].boxes[s[i].n - 1].h += i;
   }
+  /* A first frame each, before the hold: what an element does once (on
+   * PoCL, building kernels, which takes seconds while other tests load the
+   * cores) is then behind it when the held frames come. */
+  for (int i = 0; i < 5; i++)
+    recognise_stream_frame (&s[i]);
   streams_started = 0;
   hold = batch_check_hold (dev);
   for (int i = 0; i < 5; i++)
