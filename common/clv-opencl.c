@@ -1163,9 +1163,12 @@ clv_pinned_new (ClvDevice * dev, gsize size, cl_mem * buffer, GError ** error)
   *buffer = clv_buffer_new (dev, CL_MEM_ALLOC_HOST_PTR, size, error);
   if (*buffer == NULL)
     return NULL;
-  CLV_CHECK ((data = clEnqueueMapBuffer (dev->queue, *buffer, CL_TRUE,
-              CL_MAP_READ | CL_MAP_WRITE, 0, MAX (size, 1), 0, NULL, NULL,
-              &st), st), error, fail);
+  /* Mapped through the transfer queue: the new buffer waits for nothing,
+   * and on the device's queue the map would wait behind every kernel other
+   * pipelines have queued (a stream's first frame stalled behind them). */
+  CLV_CHECK ((data = clEnqueueMapBuffer (dev->transfer_queue, *buffer,
+              CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, MAX (size, 1), 0, NULL,
+              NULL, &st), st), error, fail);
   return data;
 fail:
   g_clear_pointer (buffer, clReleaseMemObject);

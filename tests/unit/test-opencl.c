@@ -697,6 +697,54 @@ test_upload_staged (void)
   clv_device_unref (dev);
 }
 
+static gint pinned_done;
+
+static gpointer
+pinned_new_thread (gpointer data)
+{
+  ClvDevice *dev = data;
+  cl_mem buffer = NULL;
+  void *p = clv_pinned_new (dev, 4096, &buffer, NULL);
+
+  g_atomic_int_set (&pinned_done, 1);
+  clv_pinned_free (dev, buffer, p);
+  return GINT_TO_POINTER (p != NULL);
+}
+
+/* Pinned memory comes without waiting for the device's queue: with that
+ * queue held behind a user event (as by other pipelines' kernels), a
+ * stage is still allocated and mapped. */
+static void
+test_pinned_new_while_queue_held (void)
+{
+  ClvDevice *dev = clv_device_open ("first", NULL);
+  const gint64 end = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+  gboolean while_held;
+  cl_event hold;
+  GThread *t;
+  cl_int st;
+
+  g_assert_nonnull (dev);
+  hold = clCreateUserEvent (dev->context, &st);
+  g_assert_cmpint (st, ==, CL_SUCCESS);
+  g_assert_cmpint (clEnqueueMarkerWithWaitList (dev->queue, 1, &hold, NULL),
+      ==, CL_SUCCESS);
+  g_assert_cmpint (clFlush (dev->queue), ==, CL_SUCCESS);
+  g_atomic_int_set (&pinned_done, 0);
+  t = g_thread_new ("pinned", pinned_new_thread, dev);
+  while (!g_atomic_int_get (&pinned_done) && g_get_monotonic_time () < end)
+    g_usleep (10 * 1000);
+  while_held = g_atomic_int_get (&pinned_done);
+  /* Let the queue go in any case: a map stuck behind it then ends, and the
+   * test fails instead of hanging. */
+  g_assert_cmpint (clSetUserEventStatus (hold, CL_COMPLETE), ==, CL_SUCCESS);
+  clReleaseEvent (hold);
+  g_assert_true (GPOINTER_TO_INT (g_thread_join (t)));
+  g_assert_true (while_held);
+  g_assert_cmpint (clFinish (dev->queue), ==, CL_SUCCESS);
+  clv_device_unref (dev);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -725,6 +773,8 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/tune-lookup", test_tune_lookup);
   g_test_add_func ("/opencl/stored-tuning-used", test_stored_tuning_used);
   g_test_add_func ("/opencl/upload-staged", test_upload_staged);
+  g_test_add_func ("/opencl/pinned-new-while-queue-held",
+      test_pinned_new_while_queue_held);
   g_test_add_data_func ("/opencl/corrupt-tuning/garbage",
       "\x7f\x01 not a key file [[[", test_corrupt_tuning_file);
   g_test_add_data_func ("/opencl/corrupt-tuning/not-an-integer",
