@@ -115,6 +115,7 @@ struct _ClvVjDetector
   cl_mem levels_mem;
   gsize levels_mem_bytes;
   int total_cols;               /* vj_cols' columns over the batch */
+  int total_windows, total_tiles;       /* over the batch */
   GArray *batch_win;            /* ClvVjWindows of every frame */
   GArray *win_frame, *win_level;        /* int per batch_win */
   cl_mem win_mem;
@@ -444,13 +445,15 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
   /* With the device's tuning (what the elements use), a cascade whose
    * windows make a tile too large for local memory runs the uberkernel
    * over chunks instead of failing; a tuning passed in is taken as asked. */
-  if (tuning == NULL && d->tune.variant == CLV_VJ_VARIANT_TILED
-      && tile_local_bytes (&d->tune, c) > dev->local_mem_size) {
-    g_info ("%s: tiles of %d x %d windows of %d x %d would need %"
-        G_GSIZE_FORMAT " bytes of local memory; the detector runs over "
-        "chunks instead", dev->device_name, d->tune.tile_x, d->tune.tile_y,
-        c->window_w, c->window_h, tile_local_bytes (&d->tune, c));
-    d->tune.variant = CLV_VJ_VARIANT_UBER;
+  if (tuning == NULL && d->tune.variant == CLV_VJ_VARIANT_TILED) {
+    const gsize bytes = tile_local_bytes (&d->tune, c);
+    if (bytes > dev->local_mem_size) {
+      g_info ("%s: tiles of %d x %d windows of %d x %d would need %"
+          G_GSIZE_FORMAT " bytes of local memory; the detector runs over "
+          "chunks instead", dev->device_name, d->tune.tile_x,
+          d->tune.tile_y, c->window_w, c->window_h, bytes);
+      d->tune.variant = CLV_VJ_VARIANT_UBER;
+    }
   }
   /* Without doubles the variance and stage sums are not OpenCV's. */
   d->fp64 = dev->has_fp64;
@@ -805,7 +808,9 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   g_array_set_size (d->win_frame, 0);
   g_array_set_size (d->win_level, 0);
   d->total_cols = 0;
-  for (guint i = 0, windows = 0, tiles = 0; i < n; i++) {
+  d->total_windows = 0;
+  d->total_tiles = 0;
+  for (guint i = 0; i < n; i++) {
     const ClvVjGeometry *g = geo[i];
     /* Band-relative offsets y' * band_w + x become batch ones; vj_cols
      * numbers the columns of all frames. */
@@ -823,11 +828,12 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
       int f = (int) i;
       wn.layer_ofs = (y + wn.layer_ofs / g->band_w) * w
           + wn.layer_ofs % g->band_w;
-      wn.first_window = windows;
-      windows += wn.nx * wn.ny;
+      wn.first_window = d->total_windows;
+      d->total_windows += wn.nx * wn.ny;
       wn.tiles_x = (wn.nx + d->tune.tile_x - 1) / d->tune.tile_x;
-      wn.first_tile = tiles;
-      tiles += wn.tiles_x * ((wn.ny + d->tune.tile_y - 1) / d->tune.tile_y);
+      wn.first_tile = d->total_tiles;
+      d->total_tiles += wn.tiles_x *
+          ((wn.ny + d->tune.tile_y - 1) / d->tune.tile_y);
       g_array_append_val (d->batch_win, wn);
       g_array_append_val (d->win_frame, f);
       g_array_append_val (d->win_level, g->win_level[k]);
@@ -1013,14 +1019,10 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
         return FALSE;
     }
   } else {
-    const ClvVjWindows *last = &g_array_index (d->batch_win, ClvVjWindows,
-        d->batch_win->len - 1);
     cl_int n_win = d->batch_win->len;
     const gboolean tiled = d->tune.variant == CLV_VJ_VARIANT_TILED;
     /* Windows, or the tiled variant's tiles. */
-    cl_int total = tiled ? last->first_tile + last->tiles_x *
-        ((last->ny + d->tune.tile_y - 1) / d->tune.tile_y) :
-        last->first_window + last->nx * last->ny;
+    cl_int total = tiled ? d->total_tiles : d->total_windows;
     arg = 10;
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
             &d->win_mem), error, fail);

@@ -285,16 +285,36 @@ vj_detect_simple (CASCADE_ARGS, const int scale, const int layer_ofs,
 
 #define VJ_LANES (VJ_WG / VJ_COOP_WINDOWS)
 
-/* Stages coop .. n_stages - 1 of the n windows queued at base + q_pos[]:
+/* A queue of windows in local memory: per window its corner (in the
+ * integrals read), its number and its variance normalisation. */
+typedef struct
+{
+  __local int *pos;
+  __local int *win;
+  __local float *vnf;
+} Queue;
+
+/* Appends a window to `q`, whose length is `*count`. */
+inline void
+queue_push (const Queue q, __local int *count, const int pos, const int win,
+    const float vnf)
+{
+  const int k = atomic_inc (count);
+
+  q.pos[k] = pos;
+  q.win[k] = win;
+  q.vnf[k] = vnf;
+}
+
+/* Stages coop .. n_stages - 1 of the n windows queued in q (at base + pos):
  * VJ_COOP_WINDOWS windows at a time, VJ_LANES work-items per window, the
  * survivors compacted in place; returns their number.  Called by the whole
  * work-group. */
 #define COOPERATIVE_STAGES(AS, S)                                       \
 inline int                                                              \
 cooperative_stages##S (const Cascade * c, const AS uint * base,         \
-    const int coop, const int n_stages, int n, __local int *q_pos,      \
-    __local int *q_win, __local float *q_vnf, __local real_t * red,     \
-    __local int *l_keep)                                                \
+    const int coop, const int n_stages, int n, const Queue q,           \
+    __local real_t * red, __local int *l_keep)                          \
 {                                                                       \
   const int lid = get_local_id (0);                                     \
   const int w_off = lid / VJ_LANES, lane = lid % VJ_LANES;              \
@@ -310,9 +330,9 @@ cooperative_stages##S (const Cascade * c, const AS uint * base,         \
       float vnf = 0.0f;                                                 \
       real_t part = 0;                                                  \
       if (w < n) {                                                      \
-        pos = q_pos[w];                                                 \
-        win = q_win[w];                                                 \
-        vnf = q_vnf[w];                                                 \
+        pos = q.pos[w];                                                 \
+        win = q.win[w];                                                 \
+        vnf = q.vnf[w];                                                 \
         for (int t = lane; t < st.n_trees; t += VJ_LANES)               \
           part += (real_t) tree_leaf##S (c, base + pos, vnf,            \
               st.first_tree + t);                                       \
@@ -324,12 +344,8 @@ cooperative_stages##S (const Cascade * c, const AS uint * base,         \
           red[lid] += red[lid + off];                                   \
         barrier (CLK_LOCAL_MEM_FENCE);                                  \
       }                                                                 \
-      if (lane == 0 && w < n && !(red[lid] < (real_t) st.threshold)) {  \
-        const int k = atomic_inc (l_keep);                              \
-        q_pos[k] = pos;                                                 \
-        q_win[k] = win;                                                 \
-        q_vnf[k] = vnf;                                                 \
-      }                                                                 \
+      if (lane == 0 && w < n && !(red[lid] < (real_t) st.threshold))    \
+        queue_push (q, l_keep, pos, win, vnf);                          \
       barrier (CLK_LOCAL_MEM_FENCE);                                    \
     }                                                                   \
     n = *l_keep;                                                        \
@@ -368,6 +384,7 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
   __local int q_pos[VJ_QUEUE_B];
   __local int q_win[VJ_QUEUE_B];
   __local float q_vnf[VJ_QUEUE_B];
+  const Queue qa = { a_pos, a_win, a_vnf }, qb = { q_pos, q_win, q_vnf };
   __local real_t red[VJ_WG];
   __local int l_base, l_a, l_count, l_keep;
   const int lid = get_local_id (0);
@@ -415,10 +432,7 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
           if (!window_norm (&c, sbuf + pos, &vnf)
               || !stages_pass_g (&c, sbuf + pos, vnf, 0, first))
             continue;
-          const int k = atomic_inc (&l_a);
-          a_pos[k] = pos;
-          a_win[k] = g;
-          a_vnf[k] = vnf;
+          queue_push (qa, &l_a, pos, g, vnf);
         }
         barrier (CLK_LOCAL_MEM_FENCE);
         if (l_a >= VJ_WG)
@@ -439,10 +453,7 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
           if (not_skipped (&c, scales[s].layer_ofs, x, y, scales[s].ystep))
             emit (out, out_cap, s, x, y);
         } else {
-          const int k = atomic_inc (&l_count);
-          q_pos[k] = pos;
-          q_win[k] = g;
-          q_vnf[k] = vnf;
+          queue_push (qb, &l_count, pos, g, vnf);
         }
       }
       barrier (CLK_LOCAL_MEM_FENCE);
@@ -451,8 +462,7 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
     if (n == 0 && exhausted)
       break;
 
-    n = cooperative_stages_g (&c, sbuf, coop, n_stages, n, q_pos, q_win,
-        q_vnf, red, &l_keep);
+    n = cooperative_stages_g (&c, sbuf, coop, n_stages, n, qb, red, &l_keep);
 
     /* Windows that passed every stage. */
     for (int i = lid; i < n; i += VJ_WG) {
@@ -493,6 +503,18 @@ decode_tile (__constant const Scale * sc, const int n_scales, const int t,
   return lo;
 }
 
+/* The n windows of `from` (corners in `tile`) that pass stages
+ * [first, last), one window per work-item, appended to `to`. */
+inline void
+queue_pass_l (const Cascade * c, const __local uint * tile, const Queue from,
+    const int n, const int first, const int last, const Queue to,
+    __local int *count)
+{
+  for (int i = get_local_id (0); i < n; i += VJ_WG)
+    if (stages_pass_l (c, tile + from.pos[i], from.vnf[i], first, last))
+      queue_push (to, count, from.pos[i], from.win[i], from.vnf[i]);
+}
+
 /* The uberkernel over tiles, as OpenCV's OpenCL cascade reads its
  * integrals: a work-group takes a tile of one scale from the global
  * atomic counter (dynamic mapping), copies the tile's integrals into local
@@ -525,6 +547,8 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
   __local float a_vnf[VJ_TILE_WINDOWS];
   __local int q_pos[VJ_TILE_WINDOWS], q_win[VJ_TILE_WINDOWS];
   __local float q_vnf[VJ_TILE_WINDOWS];
+  const Queue qv = { v_pos, v_win, v_vnf }, qa = { a_pos, a_win, a_vnf },
+      qb = { q_pos, q_win, q_vnf };
   __local real_t red[VJ_WG];
   __local int l_tile, l_v, l_a, l_b, l_keep;
   const int lid = get_local_id (0);
@@ -578,37 +602,16 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
       if (!window_norm_sums (&c, rect_sum_l (tile + pos, tile_nofs),
               (uint) rect_sum_g (sq, nofs), &vnf))
         continue;
-      const int k = atomic_inc (&l_v);
-      v_pos[k] = pos;
-      v_win[k] = j;
-      v_vnf[k] = vnf;
+      queue_push (qv, &l_v, pos, j, vnf);
     }
     barrier (CLK_LOCAL_MEM_FENCE);
-
-    const int nv = l_v;
-    for (int i = lid; i < nv; i += VJ_WG) {
-      if (!stages_pass_l (&ct, tile + v_pos[i], v_vnf[i], 0, first))
-        continue;
-      const int k = atomic_inc (&l_a);
-      a_pos[k] = v_pos[i];
-      a_win[k] = v_win[i];
-      a_vnf[k] = v_vnf[i];
-    }
+    queue_pass_l (&ct, tile, qv, l_v, 0, first, qa, &l_a);
+    barrier (CLK_LOCAL_MEM_FENCE);
+    queue_pass_l (&ct, tile, qa, l_a, first, coop, qb, &l_b);
     barrier (CLK_LOCAL_MEM_FENCE);
 
-    const int na = l_a;
-    for (int i = lid; i < na; i += VJ_WG) {
-      if (!stages_pass_l (&ct, tile + a_pos[i], a_vnf[i], first, coop))
-        continue;
-      const int k = atomic_inc (&l_b);
-      q_pos[k] = a_pos[i];
-      q_win[k] = a_win[i];
-      q_vnf[k] = a_vnf[i];
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-
-    const int n = cooperative_stages_l (&ct, tile, coop, n_stages, l_b,
-        q_pos, q_win, q_vnf, red, &l_keep);
+    const int n = cooperative_stages_l (&ct, tile, coop, n_stages, l_b, qb,
+        red, &l_keep);
 
     /* Windows that passed every stage. */
     for (int i = lid; i < n; i += VJ_WG) {
