@@ -8,10 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pixels per work-item per pass of a row in vj_rows. */
-#define ROW_PIX 8
-/* Columns per work-group of vj_cols (its COL_GROUP). */
-#define COL_GROUP 32
 /* Raw windows read back with the counters in one go; more grow the buffer. */
 #define INITIAL_CAPACITY 4096
 /* Scales of one batch: the detection kernel keeps their table in
@@ -27,7 +23,8 @@ typedef struct
   cl_int layer_ofs;
   cl_int xtab, ytab;
   cl_int xfirst, xend, yfirst, yend;
-  cl_int first_row, first_col;
+  cl_int first_tile, first_col;
+  cl_int v_ofs, h_ofs;
   cl_int pix_ofs;
 } ClvVjLevel;
 
@@ -71,7 +68,9 @@ typedef struct
   int n_win;                    /* levels with windows */
   ClvVjWindows *win;
   int *win_level;               /* level of each win[] */
-  int total_windows, total_rows, total_cols, max_level_w, pix;
+  int total_windows, max_level_w, pix;
+  /* vj_band_*: tiles, columns, column sums of bands, row sums of tiles */
+  int band_tiles, total_cols, total_sums, total_row_sums;
   int band_w, band_h;
   cl_mem xtab, ytab;
 } ClvVjGeometry;
@@ -96,7 +95,8 @@ struct _ClvVjDetector
   cl_mem stages;
 
   /* k_uber: vj_detect_uber, or vj_detect_tiled for the tiled variant. */
-  cl_kernel k_luma, k_rows, k_cols, k_tilted, k_simple, k_uber;
+  cl_kernel k_luma, k_sums, k_carry, k_integrals, k_tilted, k_simple,
+      k_uber;
   cl_mem tile_nodes;            /* the nodes laid out for a tile */
 
   GPtrArray *geometries;        /* ClvVjGeometry, most recent last */
@@ -114,14 +114,17 @@ struct _ClvVjDetector
   guint *first_level;           /* per frame: its first in batch_levels */
   cl_mem levels_mem;
   gsize levels_mem_bytes;
-  int total_cols;               /* vj_cols' columns over the batch */
+  int total_cols;               /* vj_band_carry's columns over the batch */
+  int total_sums, total_row_sums;       /* over the batch */
+  int total_pix;                /* the levels' pixels over the batch */
   int total_windows, total_tiles;       /* over the batch */
   GArray *batch_win;            /* ClvVjWindows of every frame */
   GArray *win_frame, *win_level;        /* int per batch_win */
   cl_mem win_mem;
   gsize win_mem_bytes;
-  cl_mem sbuf, pixels, diag;
-  gsize sbuf_bytes, pixels_bytes, diag_bytes;
+  cl_mem sbuf, pixels, diag, band_sums, row_sums;
+  gsize sbuf_bytes, pixels_bytes, diag_bytes, band_sums_bytes,
+      row_sums_bytes;
 
   cl_mem luma;                  /* packed RGB frames: their luma */
   gsize luma_bytes;
@@ -179,11 +182,8 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   t->coop_stage = tune_int (dev, "VJ_COOP_STAGE", 3);
   t->groups_per_cu = tune_int (dev, "VJ_GROUPS_PER_CU",
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);
-  t->row_wg = tune_int (dev, "VJ_ROW_WG", gpu ? 128 : 16);
-  /* 16 column segments measured best on the H100 (32 is as fast); at most
-   * what a work-group holds. */
-  t->col_segs = tune_int (dev, "VJ_COL_SEGS", !gpu ? 1 :
-      (int) MIN (16, dev->max_work_group_size / COL_GROUP));
+  t->band_wg = tune_int (dev, "VJ_BAND_WG", gpu ? 128 : 16);
+  t->band_rows = tune_int (dev, "VJ_BAND_ROWS", 16);
   t->simple_wg = tune_int (dev, "VJ_SIMPLE_WG", gpu ? 64 : 8);
   t->static_schedule = tune_int (dev, "VJ_STATIC", 0) != 0;
   t->max_registers = tune_int (dev, "VJ_MAX_REGISTERS", 0);
@@ -256,8 +256,10 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
   /* vj_detect_uber's queues A and B (12 bytes a window), reduction. */
   const gsize local_bytes = (gsize) (t->wg + t->chunk) * 12
       + (gsize) (2 * t->wg + t->chunk) * 12 + t->wg * 8 + 64;
-  /* vj_rows' tile and scan buffer (uint2 each). */
-  const gsize row_bytes = (gsize) t->row_wg * (ROW_PIX + 2) * 8 + 8;
+  /* vj_band_integrals' tile, segment totals and carries (uint2). */
+  const gsize band_bytes = t->band_rows < 1 ? 0 : ((gsize) t->band_rows
+      * (t->band_wg + t->band_wg / t->band_rows) + t->band_wg
+      + 2 * t->band_rows) * 8;
 
   if (t->variant == CLV_VJ_VARIANT_INVALID) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
@@ -280,22 +282,23 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
       || t->chunk < 1 || t->tile_x < 1 || t->tile_y < 1
       || t->coop_windows < 1 || t->coop_windows > t->wg
       || t->wg % t->coop_windows != 0 || !is_pow2 (t->wg / t->coop_windows)
-      || t->coop_stage < 0 || t->groups_per_cu < 1 || t->row_wg < 1
-      || (gsize) t->row_wg > dev->max_work_group_size || t->col_segs < 1
-      || (gsize) t->col_segs * COL_GROUP > dev->max_work_group_size
+      || t->coop_stage < 0 || t->groups_per_cu < 1 || t->band_rows < 1
+      || t->band_wg < t->band_rows || t->band_wg % t->band_rows != 0
+      || (gsize) t->band_wg > dev->max_work_group_size
       || t->simple_wg < 1
       || (gsize) t->simple_wg > dev->max_work_group_size
       || local_bytes > dev->local_mem_size
-      || row_bytes > dev->local_mem_size) {
+      || band_bytes > dev->local_mem_size) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
         "Invalid vjfacedetect tuning for %s: VJ_WG=%d VJ_CHUNK=%d "
         "VJ_TILE_X=%d VJ_TILE_Y=%d VJ_COOP_WINDOWS=%d VJ_COOP_STAGE=%d "
-        "VJ_GROUPS_PER_CU=%d VJ_ROW_WG=%d VJ_COL_SEGS=%d VJ_SIMPLE_WG=%d "
+        "VJ_GROUPS_PER_CU=%d VJ_BAND_WG=%d VJ_BAND_ROWS=%d VJ_SIMPLE_WG=%d "
         "(work-groups up to %" G_GSIZE_FORMAT
-        ", VJ_WG / VJ_COOP_WINDOWS a power of two, local memory %"
+        ", VJ_WG / VJ_COOP_WINDOWS a power of two, VJ_BAND_WG a multiple "
+        "of VJ_BAND_ROWS, local memory %"
         G_GUINT64_FORMAT " bytes)", dev->device_name, t->wg, t->chunk,
         t->tile_x, t->tile_y, t->coop_windows, t->coop_stage,
-        t->groups_per_cu, t->row_wg, t->col_segs, t->simple_wg,
+        t->groups_per_cu, t->band_wg, t->band_rows, t->simple_wg,
         dev->max_work_group_size, dev->local_mem_size);
     return FALSE;
   }
@@ -356,16 +359,20 @@ build_kernels (ClvVjDetector * d, GError ** error)
   char *opts, *regs;
   cl_program prog;
 
-  opts = g_strdup_printf ("-DVJ_ROW_WG=%d -DVJ_ROW_PIX=%d -DVJ_COL_SEGS=%d",
-      t->row_wg, ROW_PIX, t->col_segs);
+  opts = g_strdup_printf ("-DVJ_BAND_WG=%d -DVJ_BAND_ROWS=%d", t->band_wg,
+      t->band_rows);
   prog = clv_device_get_program (d->dev, "vj_pyramid", opts, error);
   g_free (opts);
   if (prog == NULL)
     return FALSE;
   d->k_luma = clv_kernel_new (prog, "vj_luma", error);
-  d->k_rows = d->k_luma ? clv_kernel_new (prog, "vj_rows", error) : NULL;
-  d->k_cols = d->k_rows ? clv_kernel_new (prog, "vj_cols", error) : NULL;
-  d->k_tilted = d->k_cols ? clv_kernel_new (prog, "vj_tilted", error) : NULL;
+  d->k_sums = d->k_luma ? clv_kernel_new (prog, "vj_band_sums", error) : NULL;
+  d->k_carry = d->k_sums ? clv_kernel_new (prog, "vj_band_carry", error)
+      : NULL;
+  d->k_integrals = d->k_carry ? clv_kernel_new (prog, "vj_band_integrals",
+      error) : NULL;
+  d->k_tilted = d->k_integrals ? clv_kernel_new (prog, "vj_tilted", error)
+      : NULL;
   clReleaseProgram (prog);
   if (d->k_tilted == NULL)
     return FALSE;
@@ -505,12 +512,15 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_clear_pointer (&d->sbuf, clReleaseMemObject);
   g_clear_pointer (&d->pixels, clReleaseMemObject);
   g_clear_pointer (&d->diag, clReleaseMemObject);
+  g_clear_pointer (&d->band_sums, clReleaseMemObject);
+  g_clear_pointer (&d->row_sums, clReleaseMemObject);
   g_clear_pointer (&d->luma, clReleaseMemObject);
   g_clear_pointer (&d->out, clReleaseMemObject);
   g_clear_pointer (&d->stages, clReleaseMemObject);
   g_clear_pointer (&d->k_luma, clReleaseKernel);
-  g_clear_pointer (&d->k_rows, clReleaseKernel);
-  g_clear_pointer (&d->k_cols, clReleaseKernel);
+  g_clear_pointer (&d->k_sums, clReleaseKernel);
+  g_clear_pointer (&d->k_carry, clReleaseKernel);
+  g_clear_pointer (&d->k_integrals, clReleaseKernel);
   g_clear_pointer (&d->k_tilted, clReleaseKernel);
   g_clear_pointer (&d->k_simple, clReleaseKernel);
   g_clear_pointer (&d->k_uber, clReleaseKernel);
@@ -616,7 +626,8 @@ geometry_new (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   GArray *xt, *yt;
   int x = 0, y = 0, band_h = 0;
   /* 64-bit sums: a huge frame is refused below, after the layout. */
-  gint64 rows = 0, cols = 0, pix = 0, windows = 0;
+  const int band_rows = d->tune.band_rows, band_wg = d->tune.band_wg;
+  gint64 tiles = 0, cols = 0, sums = 0, row_sums = 0, pix = 0, windows = 0;
   gsize area;
   gboolean ok;
 
@@ -668,11 +679,19 @@ geometry_new (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
     g_free (ofs);
     g_free (c1);
 
-    l->first_row = rows;
-    l->first_col = cols;
+    {
+      const int bands = (s->height + band_rows - 1) / band_rows;
+      const int across = (s->width + band_wg - 1) / band_wg;
+      l->first_tile = tiles;
+      l->first_col = cols;
+      l->v_ofs = sums;
+      l->h_ofs = row_sums;
+      tiles += (gint64) bands * across;
+      cols += iw;
+      sums += (gint64) bands * s->width;
+      row_sums += (gint64) s->height * across;
+    }
     l->pix_ofs = pix;
-    rows += s->height;
-    cols += iw;
     pix += (gint64) s->width * s->height;
     g->max_level_w = MAX (g->max_level_w, s->width);
 
@@ -692,7 +711,7 @@ geometry_new (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   area = (gsize) g->band_w * g->band_h;
   /* The kernels index the packed buffer, pixels and windows with ints. */
   if (area * (d->shape.has_tilted ? 3 : 2) > G_MAXINT || pix > G_MAXINT
-      || windows > G_MAXINT) {
+      || windows > G_MAXINT || sums > G_MAXINT || tiles > G_MAXINT) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "A %dx%d frame is "
         "too large for the detector (%" G_GSIZE_FORMAT " integral values "
         "per plane); scale it down or raise min-size", w, h, area);
@@ -701,8 +720,10 @@ geometry_new (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
     geometry_free (g);
     return NULL;
   }
-  g->total_rows = (int) rows;
+  g->band_tiles = (int) tiles;
   g->total_cols = (int) cols;
+  g->total_sums = (int) sums;
+  g->total_row_sums = (int) row_sums;
   g->total_windows = (int) windows;
   g->pix = (int) pix;
 
@@ -770,11 +791,10 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   ClvDevice *dev = d->dev;
   const int planes = d->shape.has_tilted ? 3 : 2;
   int w = 0, y = 0, diag_w = 0, diag_levels = 0;
-  gsize pix = 0, plane;
+  gsize plane;
 
   for (guint i = 0; i < n; i++) {
     w = MAX (w, geo[i]->band_w);
-    pix = MAX (pix, (gsize) geo[i]->pix);
     diag_w = MAX (diag_w, geo[i]->max_level_w);
     diag_levels = MAX (diag_levels, geo[i]->n_levels);
   }
@@ -808,21 +828,30 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   g_array_set_size (d->win_frame, 0);
   g_array_set_size (d->win_level, 0);
   d->total_cols = 0;
+  d->total_sums = 0;
+  d->total_row_sums = 0;
+  d->total_pix = 0;
   d->total_windows = 0;
   d->total_tiles = 0;
   for (guint i = 0; i < n; i++) {
     const ClvVjGeometry *g = geo[i];
-    /* Band-relative offsets y' * band_w + x become batch ones; vj_cols
-     * numbers the columns of all frames. */
+    /* Band-relative offsets y' * band_w + x become batch ones;
+     * vj_band_carry numbers the columns and band sums of all frames. */
     d->first_level[i] = d->batch_levels->len;
     for (int l = 0; l < g->n_levels; l++) {
       ClvVjLevel lv = g->levels[l];
       lv.layer_ofs = (y + lv.layer_ofs / g->band_w) * w
           + lv.layer_ofs % g->band_w;
       lv.first_col += d->total_cols;
+      lv.v_ofs += d->total_sums;
+      lv.h_ofs += d->total_row_sums;
+      lv.pix_ofs += d->total_pix;
       g_array_append_val (d->batch_levels, lv);
     }
     d->total_cols += g->total_cols;
+    d->total_sums += g->total_sums;
+    d->total_row_sums += g->total_row_sums;
+    d->total_pix += g->pix;
     for (int k = 0; k < g->n_win; k++) {
       ClvVjWindows wn = g->win[k];
       int f = (int) i;
@@ -842,7 +871,12 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   }
   return ensure_buffer (dev, &d->sbuf, &d->sbuf_bytes,
       plane * planes * sizeof (cl_uint), error)
-      && ensure_buffer (dev, &d->pixels, &d->pixels_bytes, pix, error)
+      && ensure_buffer (dev, &d->pixels, &d->pixels_bytes,
+      MAX (d->total_pix, 1), error)
+      && ensure_buffer (dev, &d->band_sums, &d->band_sums_bytes,
+      (gsize) MAX (d->total_sums, 1) * 2 * sizeof (cl_uint), error)
+      && ensure_buffer (dev, &d->row_sums, &d->row_sums_bytes,
+      (gsize) MAX (d->total_row_sums, 1) * 2 * sizeof (cl_uint), error)
       && (!d->shape.has_tilted || ensure_buffer (dev, &d->diag,
           &d->diag_bytes, (gsize) diag_levels * 2 * diag_w * sizeof (cl_uint),
           error))
@@ -875,12 +909,12 @@ enqueue_1d (ClvVjDetector * d, cl_kernel kernel, size_t global, size_t local,
   return enqueue (d, kernel, 1, &global, &local, error);
 }
 
-/* Step 1 for frame `i` of the batch: luma (packed RGB only), its levels'
- * rows (and tilted integrals) into its band.  A kernel cannot take a
- * varying number of frame buffers, so these are launched per frame;
- * enqueue_integrals finishes every frame's integrals in one launch. */
+/* Step 1, first pass, for frame `i` of the batch: its luma (packed RGB
+ * only), its levels' pixels and the sums of their tiles.  A kernel cannot
+ * take a varying number of frame buffers, so this pass is launched per
+ * frame. */
 static gboolean
-enqueue_pyramid (ClvVjDetector * d, guint i, const ClvVjFrame * fr,
+enqueue_band_sums (ClvVjDetector * d, guint i, const ClvVjFrame * fr,
     GError ** error)
 {
   const ClvVjGeometry *g = d->frame_geo[i];
@@ -890,69 +924,70 @@ enqueue_pyramid (ClvVjDetector * d, guint i, const ClvVjFrame * fr,
   cl_uint luma_stride = (cl_uint) f->image.stride;
   cl_int lw = f->image.width, lh = f->image.height, n_levels = g->n_levels;
   cl_int first_level = (cl_int) d->first_level[i];
-  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
-  cl_int diag_w = g->max_level_w;
-  size_t g2[2];
+  const size_t wg = d->tune.band_wg;
 
   if (f->r >= 0) {
     cl_uint ps = f->image.bpp, r = f->r, gr = f->g, b = f->b;
+    size_t g2[2] = { lw, lh };
     if (!ensure_buffer (d->dev, &d->luma, &d->luma_bytes,
             (gsize) lw * lh, error)
         || !clv_kernel_set_args (d->k_luma, error, CLV_ARG (frame),
             CLV_ARG (luma_ofs), CLV_ARG (luma_stride), CLV_ARG (ps),
             CLV_ARG (r), CLV_ARG (gr), CLV_ARG (b), CLV_ARG (lw),
-            CLV_ARG (lh), CLV_ARG (d->luma), CLV_ARGS_END))
-      return FALSE;
-    g2[0] = lw;
-    g2[1] = lh;
-    if (!enqueue (d, d->k_luma, 2, g2, NULL, error))
+            CLV_ARG (lh), CLV_ARG (d->luma), CLV_ARGS_END)
+        || !enqueue (d, d->k_luma, 2, g2, NULL, error))
       return FALSE;
     luma = d->luma;
     luma_ofs = 0;
     luma_stride = lw;
   }
-
-  if (!clv_kernel_set_args (d->k_rows, error, CLV_ARG (luma),
-          CLV_ARG (luma_ofs), CLV_ARG (luma_stride), CLV_ARG (lw),
-          CLV_ARG (lh), CLV_ARG (d->levels_mem), CLV_ARG (first_level),
-          CLV_ARG (n_levels), CLV_ARG (g->xtab), CLV_ARG (g->ytab),
-          CLV_ARG (d->sbuf), CLV_ARG (sbuf_w), CLV_ARG (sq_ofs),
-          CLV_ARG (d->pixels), CLV_ARGS_END))
-    return FALSE;
-  if (!enqueue_1d (d, d->k_rows, (size_t) g->total_rows * d->tune.row_wg,
-          d->tune.row_wg, error))
-    return FALSE;
-
-  /* The tilted integrals read the frame's level pixels, which the next
-   * frame's rows overwrite. */
-  if (d->shape.has_tilted
-      && (!clv_kernel_set_args (d->k_tilted, error, CLV_ARG (d->levels_mem),
-              CLV_ARG (first_level), CLV_ARG (d->pixels), CLV_ARG (d->sbuf),
-              CLV_ARG (sbuf_w), CLV_ARG (tilt_ofs), CLV_ARG (d->diag),
-              CLV_ARG (diag_w), CLV_ARGS_END)
-          || !enqueue_1d (d, d->k_tilted, (size_t) g->n_levels *
-              d->tune.row_wg, d->tune.row_wg, error)))
-    return FALSE;
-  return TRUE;
+  return clv_kernel_set_args (d->k_sums, error, CLV_ARG (luma),
+      CLV_ARG (luma_ofs), CLV_ARG (luma_stride), CLV_ARG (lw), CLV_ARG (lh),
+      CLV_ARG (d->levels_mem), CLV_ARG (first_level), CLV_ARG (n_levels),
+      CLV_ARG (g->xtab), CLV_ARG (g->ytab), CLV_ARG (d->pixels),
+      CLV_ARG (d->band_sums), CLV_ARG (d->row_sums), CLV_ARGS_END)
+      && enqueue_1d (d, d->k_sums, (size_t) g->band_tiles * wg, wg, error);
 }
 
-/* The column pass of every frame's integrals, one launch for the batch. */
+/* Step 1, second pass, one launch for the batch: the carries of every
+ * band from the sums of the bands above it. */
 static gboolean
-enqueue_integrals (ClvVjDetector * d, GError ** error)
+enqueue_band_carry (ClvVjDetector * d, GError ** error)
 {
   cl_int n_levels = d->batch_levels->len, total_cols = d->total_cols;
-  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs;
-  size_t g2[2], l2[2];
+  const size_t wg = d->tune.band_wg;
 
-  if (!clv_kernel_set_args (d->k_cols, error, CLV_ARG (d->levels_mem),
-          CLV_ARG (n_levels), CLV_ARG (total_cols), CLV_ARG (d->sbuf),
-          CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END))
+  return clv_kernel_set_args (d->k_carry, error, CLV_ARG (d->levels_mem),
+      CLV_ARG (n_levels), CLV_ARG (total_cols), CLV_ARG (d->band_sums),
+      CLV_ARGS_END)
+      && enqueue_1d (d, d->k_carry, clv_round_up (total_cols, wg), wg,
+      error);
+}
+
+/* Step 1, last pass, for frame `i`: its levels' integrals (and tilted
+ * integrals) into its band of the packed buffer. */
+static gboolean
+enqueue_band_integrals (ClvVjDetector * d, guint i, GError ** error)
+{
+  const ClvVjGeometry *g = d->frame_geo[i];
+  cl_int first_level = (cl_int) d->first_level[i], n_levels = g->n_levels;
+  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
+  cl_int diag_w = g->max_level_w;
+  const size_t wg = d->tune.band_wg;
+
+  if (!clv_kernel_set_args (d->k_integrals, error, CLV_ARG (d->levels_mem),
+          CLV_ARG (first_level), CLV_ARG (n_levels), CLV_ARG (d->pixels),
+          CLV_ARG (d->band_sums), CLV_ARG (d->row_sums), CLV_ARG (d->sbuf),
+          CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END)
+      || !enqueue_1d (d, d->k_integrals, (size_t) g->band_tiles * wg, wg,
+          error))
     return FALSE;
-  g2[0] = clv_round_up (total_cols, COL_GROUP);
-  g2[1] = d->tune.col_segs;
-  l2[0] = COL_GROUP;
-  l2[1] = d->tune.col_segs;
-  return enqueue (d, d->k_cols, 2, g2, l2, error);
+  return !d->shape.has_tilted
+      || (clv_kernel_set_args (d->k_tilted, error, CLV_ARG (d->levels_mem),
+          CLV_ARG (first_level), CLV_ARG (d->pixels), CLV_ARG (d->sbuf),
+          CLV_ARG (sbuf_w), CLV_ARG (tilt_ofs), CLV_ARG (d->diag),
+          CLV_ARG (diag_w), CLV_ARGS_END)
+      && enqueue_1d (d, d->k_tilted, (size_t) g->n_levels * wg, wg, error));
 }
 
 /* Steps 2-5 over every window of the batch: the detection kernel(s),
@@ -1116,9 +1151,14 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
           sizeof (ClvVjLevel) * d->batch_levels->len, d->batch_levels->data,
           0, NULL, NULL), error, fail);
   for (guint i = 0; i < n; i++)
-    if (!enqueue_pyramid (d, i, frames[i], error))
+    if (!enqueue_band_sums (d, i, frames[i], error))
       goto fail;
-  if (!enqueue_integrals (d, error) || !enqueue_detect (d, error))
+  if (!enqueue_band_carry (d, error))
+    goto fail;
+  for (guint i = 0; i < n; i++)
+    if (!enqueue_band_integrals (d, i, error))
+      goto fail;
+  if (!enqueue_detect (d, error))
     goto fail;
   for (;;) {
     CLV_CHECK (clEnqueueReadBuffer (d->dev->queue, d->out, CL_TRUE, 0,
@@ -1314,8 +1354,6 @@ clv_vj_detector_read_level (ClvVjDetector * d, int level, guint8 * pixels,
   const ClvVjLevel *l;
   size_t origin[3], region[3];
 
-  /* The pixels buffer holds the last frame's levels; the integrals every
-   * frame's: the first frame is the one read. */
   if (d->n_frames != 1 || level < 0 || level >= d->frame_geo[0]->n_levels)
     return FALSE;
   l = &g_array_index (d->batch_levels, ClvVjLevel, level);

@@ -37,9 +37,9 @@ typedef struct
                                  * the whole group at once (M) */
   int coop_stage;               /* [VJ_COOP_STAGE] first cooperative stage */
   int groups_per_cu;            /* [VJ_GROUPS_PER_CU] */
-  int row_wg;                   /* [VJ_ROW_WG] work-group of the row pass */
-  int col_segs;                 /* [VJ_COL_SEGS] work-items sharing a
-                                 * column in the column pass */
+  int band_wg;                  /* [VJ_BAND_WG] work-group of the
+                                 * integrals: columns of a band at a time */
+  int band_rows;                /* [VJ_BAND_ROWS] rows of a band */
   int simple_wg;                /* [VJ_SIMPLE_WG] work-group of the simple
                                  * variant (x, 1) */
   gboolean static_schedule;     /* [VJ_STATIC=1] benchmarks: chunks dealt
@@ -109,7 +109,7 @@ void clv_vj_detector_kernel_ms (ClvVjDetector * det, double *pyramid_ms,
     double *detect_ms);
 
 /* For benchmarks: the device time of each kernel in the last batch,
- * summed over its launches, as a JSON object {"vj_rows": ms, ...}. */
+ * summed over its launches, as a JSON object {"vj_band_sums": ms, ...}. */
 char *clv_vj_detector_kernel_profile (ClvVjDetector * det);
 
 /* For tests: after a run, copies level `level`'s pyramid picture (nullable,

@@ -17,14 +17,15 @@
  * first source centre or right of / below the last take the edge pixel.
  *
  * The level table is the whole batch's, in global memory (a batch's table
- * can outgrow __constant memory): vj_rows and vj_tilted take one frame's
- * levels from `first_level` on (first_row counts within the frame); vj_cols
- * runs once over every level of the batch (first_col counts over it).  Each
- * work-item copies its level into private memory once.
+ * can outgrow __constant memory): vj_band_sums, vj_band_integrals and
+ * vj_tilted take one frame's levels from `first_level` on (first_tile
+ * counts within the frame); vj_band_carry runs once over every level of the
+ * batch (first_col, v_ofs and h_ofs count over it).  Each work-item copies its
+ * level into private memory once.
  *
- * Build macros: VJ_ROW_WG (work-group size of vj_rows), VJ_ROW_PIX (pixels
- * per work-item per pass of a row), VJ_COL_SEGS (work-items sharing a
- * column in vj_cols). */
+ * Build macros: VJ_BAND_ROWS (rows of a tile), VJ_BAND_WG (columns of a
+ * tile and the work-group size of the tile kernels; a multiple of
+ * VJ_BAND_ROWS). */
 
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -38,9 +39,12 @@ typedef struct
   int ytab;                     /* and in ytab */
   int xfirst, xend;             /* interpolated columns: [xfirst, xend) */
   int yfirst, yend;             /* interpolated rows */
-  int first_row;                /* prefix sums over levels, for vj_rows */
-  int first_col;                /* and vj_cols */
-  int pix_ofs;                  /* resized pixels, when kept */
+  int first_tile;               /* tiles of the frame's levels before */
+  int first_col;                /* columns (width + 1) of the batch's levels
+                                 * before */
+  int v_ofs;                    /* column sums of bands in vj_band_*'s `v` */
+  int h_ofs;                    /* row sums of tiles in `h` */
+  int pix_ofs;                  /* resized pixels */
 } Level;
 
 /* OpenCV 4.6's RGB2Gray<uchar>: 15-bit weights, rounded (as
@@ -60,16 +64,77 @@ vj_luma (const __global uchar * src, const uint offset, const uint stride,
       (uchar) ((p[r] * 9798 + p[g] * 19235 + p[b] * 3735 + (1 << 14)) >> 15);
 }
 
-/* The level that `pos` (a row or column index over all levels) falls in. */
+/* Output index i of an axis: its source index, the next source index and
+ * the 8-bit weight of the next.  Outside [first, end) the edge pixel with
+ * weight 0, which the blend below turns into OpenCV's copy of the edge:
+ * (a * 256 * 256 + 32768) >> 16 = a. */
+inline int3
+resize_tap (const __global int2 * tab, const int first, const int end,
+    const int last, const int i)
+{
+  if (i < first)
+    return (int3) (0, 0, 0);
+  if (i >= end)
+    return (int3) (last, last, 0);
+  const int2 t = tab[i];
+  return (int3) (t.x, t.x + 1, t.y);
+}
+
+/* Source rows blended horizontally to 8.8 fixed point, then vertically
+ * with rounding. */
+inline uint
+tap_pixel (const __global uchar * luma, const uint stride, const int3 tx,
+    const int3 ty)
+{
+  const __global uchar *r0 = luma + (size_t) ty.x * stride;
+  const __global uchar *r1 = luma + (size_t) ty.y * stride;
+  const uint h0 = (uint) ((256 - tx.z) * r0[tx.x] + tx.z * r0[tx.y]);
+  const uint h1 = (uint) ((256 - tx.z) * r1[tx.x] + tx.z * r1[tx.y]);
+
+  return min ((h0 * (uint) (256 - ty.z) + h1 * (uint) ty.z + 32768) >> 16,
+      255u);
+}
+
+/* The integrals are built by reduce-then-scan over tiles of VJ_BAND_ROWS
+ * rows (a band) by VJ_BAND_WG columns of a level, so that every integral
+ * value is written once and never read back, and the tiles of a wide
+ * level run side by side:
+ *   vj_band_sums      resizes each tile into the level's pixels and sums
+ *                     its columns down (into `v`: band b's sums of column
+ *                     x of a level at v_ofs + b * width + x) and its rows
+ *                     across (into `h`: row y's sums of tile column c at
+ *                     h_ofs + y * across + c);
+ *   vj_band_carry     down each column, the bands' sums become the sums of
+ *                     the bands above (an exclusive scan);
+ *   vj_band_integrals sums each tile's pixels from the carries above (v)
+ *                     and to the left (v and h), and writes the tile's
+ *                     integral rows.
+ * uint sums wrap modulo 2^32 as OpenCV's CV_32S buffers do; addition modulo
+ * 2^32 is associative, so any order gives OpenCV's values. */
+
+/* Work-items that share a row of a tile, each owning VJ_BAND_ROWS
+ * consecutive values; one pad value per run of them keeps those reads off
+ * one bank. */
+#define SEGS (VJ_BAND_WG / VJ_BAND_ROWS)
+#define TILE_SIZE (VJ_BAND_ROWS * (VJ_BAND_WG + SEGS))
+#define TILE(r, j) ((r) * VJ_BAND_WG + (j) + ((r) * VJ_BAND_WG + (j)) / VJ_BAND_ROWS)
+
+/* The level whose first unit (tile or column, by `key`) is the last at or
+ * before `pos`, counted from lv[0]'s. */
+#define KEY_TILE 0
+#define KEY_COL 1
+
 inline int
 find_level (const __global Level * lv, const int n_levels, const int pos,
-    const int by_col)
+    const int key)
 {
+  const int base = key == KEY_TILE ? lv->first_tile : lv->first_col;
   int lo = 0, hi = n_levels - 1;
 
   while (lo < hi) {
     const int mid = (lo + hi + 1) >> 1;
-    if ((by_col ? lv[mid].first_col : lv[mid].first_row) <= pos)
+    if ((key == KEY_TILE ? lv[mid].first_tile : lv[mid].first_col) - base
+        <= pos)
       lo = mid;
     else
       hi = mid - 1;
@@ -77,211 +142,235 @@ find_level (const __global Level * lv, const int n_levels, const int pos,
   return lo;
 }
 
-/* A source row blended horizontally at output column x, 8.8 fixed point. */
+/* The tile of one frame's levels that this work-group takes. */
+typedef struct
+{
+  Level l;
+  int across;                   /* tiles across the level */
+  int band, col;                /* the tile's band and tile column */
+  int y0, rows;                 /* its rows */
+  int x;                        /* this work-item's column */
+} Tile;
+
+inline Tile
+tile_of_group (const __global Level * levels, const int first_level,
+    const int n_levels)
+{
+  const __global Level *lf = levels + first_level;
+  Tile t;
+  int k;
+
+  t.l = lf[find_level (lf, n_levels, get_group_id (0), KEY_TILE)];
+  t.across = (t.l.width + VJ_BAND_WG - 1) / VJ_BAND_WG;
+  k = get_group_id (0) - (t.l.first_tile - lf->first_tile);
+  t.band = k / t.across;
+  t.col = k % t.across;
+  t.y0 = t.band * VJ_BAND_ROWS;
+  t.rows = min (VJ_BAND_ROWS, t.l.height - t.y0);
+  t.x = t.col * VJ_BAND_WG + get_local_id (0);
+  return t;
+}
+
+/* Row r of the tile at this work-item's column: its pixel, resized. */
 inline uint
-hblend (const __global uchar * row, const Level * l,
-    const __global int2 * xtab, const int luma_w, const int x)
+tile_pixel (const Tile * t, const __global uchar * luma,
+    const uint luma_stride, const int luma_h, const __global int2 * ytab,
+    const int3 tx, const int r)
 {
-  if (x < l->xfirst)
-    return (uint) row[0] << 8;
-  if (x >= l->xend)
-    return (uint) row[luma_w - 1] << 8;
-  const int2 t = xtab[l->xtab + x];
-  return (uint) ((256 - t.y) * row[t.x] + t.y * row[t.x + 1]);
+  return tap_pixel (luma, luma_stride, tx, resize_tap (ytab + t->l.ytab,
+          t->l.yfirst, t->l.yend, luma_h - 1, t->y0 + r));
 }
 
-/* Pixel (x, y) of a level. */
-inline uint
-level_pixel (const __global uchar * luma, const uint luma_stride,
-    const int luma_w, const int luma_h, const Level * l,
-    const __global int2 * xtab, const __global int2 * ytab, const int x,
-    const int y)
-{
-  if (y < l->yfirst || y >= l->yend) {
-    const int sy = y < l->yfirst ? 0 : luma_h - 1;
-    return (hblend (luma + (size_t) sy * luma_stride, l, xtab, luma_w,
-            x) + 128) >> 8;
-  }
-  const int2 t = ytab[l->ytab + y];
-  const __global uchar *row = luma + (size_t) t.x * luma_stride;
-  const uint h0 = hblend (row, l, xtab, luma_w, x);
-  const uint h1 = hblend (row + luma_stride, l, xtab, luma_w, x);
-  return min ((h0 * (uint) (256 - t.y) + h1 * (uint) t.y + 32768) >> 16,
-      255u);
-}
-
-/* Work-group inclusive scan of (sum, square sum) pairs; returns the totals
- * before this work-item and leaves the group total in tot[]. */
-inline uint2
-group_exclusive_scan (uint2 v, __local uint2 * tmp, __local uint2 * tot)
-{
-  const int lid = get_local_id (0);
-
-  tmp[lid] = v;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  for (int off = 1; off < VJ_ROW_WG; off <<= 1) {
-    const uint2 add = lid >= off ? tmp[lid - off] : (uint2) (0, 0);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    tmp[lid] += add;
-    barrier (CLK_LOCAL_MEM_FENCE);
-  }
-  const uint2 incl = tmp[lid];
-  if (lid == VJ_ROW_WG - 1)
-    *tot = incl;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  return incl - v;
-}
-
-/* One work-group per row of every level: resizes the row and writes its
- * prefix sums (and prefix sums of squares) into integral row y + 1; column
- * 0 is zero.  vj_cols then sums the rows up.  Global memory is read and
- * written coalesced (work-item lid takes pixels lid, lid + VJ_ROW_WG, ...);
- * the scan runs on a local tile where each work-item owns VJ_ROW_PIX
- * consecutive pixels (one pad element per chunk avoids bank conflicts). */
-#define ROW_TILE(j) ((j) + (j) / VJ_ROW_PIX)
-
-__kernel __attribute__ ((reqd_work_group_size (VJ_ROW_WG, 1, 1)))
+/* Also writes the level's pixels (vj_band_integrals, vj_tilted and tests
+ * read them). */
+__kernel __attribute__ ((reqd_work_group_size (VJ_BAND_WG, 1, 1)))
 void
-vj_rows (const __global uchar * luma, const uint luma_ofs,
+vj_band_sums (const __global uchar * luma, const uint luma_ofs,
     const uint luma_stride, const int luma_w, const int luma_h,
     const __global Level * levels, const int first_level, const int n_levels,
     const __global int2 * xtab, const __global int2 * ytab,
-    __global uint * sbuf, const int sbuf_w, const int sq_ofs,
-    __global uchar * pixels)
+    __global uchar * pixels, __global uint2 * v, __global uint2 * h)
 {
-  __local uint2 tile[VJ_ROW_WG * (VJ_ROW_PIX + 1)];
-  __local uint2 tmp[VJ_ROW_WG];
-  __local uint2 tot;
-  const int row = get_group_id (0), lid = get_local_id (0);
-  const Level lv = levels[first_level + find_level (levels + first_level,
-          n_levels, row, 0)];
-  const Level *l = &lv;
-  const int y = row - l->first_row, w = l->width;
-  __global uint *out = sbuf + l->layer_ofs + (size_t) (y + 1) * sbuf_w;
-  uint2 carry = (uint2) (0, 0);
+  __local uint px[TILE_SIZE];
+  __local uint2 seg_total[VJ_BAND_WG];
+  const int lid = get_local_id (0), sr = lid / SEGS, sk = lid % SEGS;
+  const Tile t = tile_of_group (levels, first_level, n_levels);
+  uint2 s = (uint2) (0, 0);
 
-  if (lid == 0) {
-    out[0] = 0;
-    out[sq_ofs] = 0;
+  if (t.x < t.l.width) {
+    const int3 tx = resize_tap (xtab + t.l.xtab, t.l.xfirst, t.l.xend,
+        luma_w - 1, t.x);
+    for (int r = 0; r < t.rows; r++) {
+      const uint p = tile_pixel (&t, luma + luma_ofs, luma_stride, luma_h,
+          ytab, tx, r);
+      pixels[t.l.pix_ofs + (size_t) (t.y0 + r) * t.l.width + t.x] =
+          (uchar) p;
+      s += (uint2) (p, p * p);
+      px[TILE (r, lid)] = p;
+    }
+    v[t.l.v_ofs + t.band * t.l.width + t.x] = s;
+  } else {
+    for (int r = 0; r < t.rows; r++)
+      px[TILE (r, lid)] = 0;
   }
-  for (int x0 = 0; x0 < w; x0 += VJ_ROW_WG * VJ_ROW_PIX) {
-    uint2 s = (uint2) (0, 0);
+  barrier (CLK_LOCAL_MEM_FENCE);
 
-    for (int i = 0; i < VJ_ROW_PIX; i++) {
-      const int j = i * VJ_ROW_WG + lid, x = x0 + j;
-      uint px = 0;
-      if (x < w) {
-        px = level_pixel (luma + luma_ofs, luma_stride, luma_w, luma_h, l,
-            xtab, ytab, x, y);
-        if (pixels)
-          pixels[l->pix_ofs + (size_t) y * w + x] = (uchar) px;
-      }
-      tile[ROW_TILE (j)] = (uint2) (px, px * px);
+  s = (uint2) (0, 0);
+  if (sr < t.rows)
+    for (int k = 0; k < VJ_BAND_ROWS; k++) {
+      const uint p = px[TILE (sr, sk * VJ_BAND_ROWS + k)];
+      s += (uint2) (p, p * p);
     }
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (int k = 0; k < VJ_ROW_PIX; k++)
-      s += tile[ROW_TILE (lid * VJ_ROW_PIX + k)];
-    s = group_exclusive_scan (s, tmp, &tot) + carry;
-    for (int k = 0; k < VJ_ROW_PIX; k++) {
-      const int j = ROW_TILE (lid * VJ_ROW_PIX + k);
-      s += tile[j];
-      tile[j] = s;
-    }
-    barrier (CLK_LOCAL_MEM_FENCE);
-    for (int i = 0; i < VJ_ROW_PIX; i++) {
-      const int j = i * VJ_ROW_WG + lid, x = x0 + j;
-      if (x < w) {
-        const uint2 v = tile[ROW_TILE (j)];
-        out[x + 1] = v.x;
-        out[sq_ofs + x + 1] = v.y;
-      }
-    }
-    carry += tot;
-    barrier (CLK_LOCAL_MEM_FENCE);
+  seg_total[lid] = s;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  if (lid < t.rows) {
+    s = (uint2) (0, 0);
+    for (int k = 0; k < SEGS; k++)
+      s += seg_total[lid * SEGS + k];
+    h[t.l.h_ofs + (t.y0 + lid) * t.across + t.col] = s;
   }
 }
 
-/* The column pass: integral row y + 1 = row y + the prefix row that vj_rows
- * left there; row 0 is zero.  A work-group takes 32 consecutive columns
- * (over all levels) and splits each column into VJ_COL_SEGS segments of
- * rows: every work-item sums its segment, the segment totals are added up
- * in local memory, then every work-item scans its segment again from its
- * offset.  Rows are loaded COL_BLOCK at a time before any is stored, so a
- * column's loads overlap instead of waiting for each other. */
-#define COL_BLOCK 8
-#define COL_GROUP 32
+/* One work-item per column of every level of the batch: band b's sums
+ * become those of bands 0 .. b-1.  Loads go CARRY_BLOCK at a time before
+ * any store, so that they overlap. */
+#define CARRY_BLOCK 8
 
-inline void
-col_segment (__global uint * p, const int sbuf_w, const int sq_ofs,
-    const int y0, const int y1, uint2 * acc, const bool store)
+__kernel void
+vj_band_carry (const __global Level * levels, const int n_levels,
+    const int total_cols, __global uint2 * v)
 {
-  int y = y0;
+  const int col = get_global_id (0);
 
-  for (; y + COL_BLOCK <= y1; y += COL_BLOCK) {
-    __global uint *r = p + (size_t) y * sbuf_w;
-    uint a[COL_BLOCK], b[COL_BLOCK];
-    for (int k = 0; k < COL_BLOCK; k++) {
-      a[k] = r[(size_t) k * sbuf_w];
-      b[k] = r[(size_t) k * sbuf_w + sq_ofs];
-    }
-    for (int k = 0; k < COL_BLOCK; k++) {
-      *acc += (uint2) (a[k], b[k]);
-      if (store) {
-        r[(size_t) k * sbuf_w] = acc->x;
-        r[(size_t) k * sbuf_w + sq_ofs] = acc->y;
-      }
-    }
-  }
-  for (; y < y1; y++) {
-    __global uint *r = p + (size_t) y * sbuf_w;
-    *acc += (uint2) (r[0], r[sq_ofs]);
-    if (store) {
-      r[0] = acc->x;
-      r[sq_ofs] = acc->y;
-    }
-  }
-}
-
-__kernel __attribute__ ((reqd_work_group_size (COL_GROUP, VJ_COL_SEGS, 1)))
-void
-vj_cols (const __global Level * levels, const int n_levels,
-    const int total_cols, __global uint * sbuf, const int sbuf_w,
-    const int sq_ofs)
-{
-  __local uint2 seg_total[VJ_COL_SEGS][COL_GROUP];
-  const int cx = get_local_id (0), sg = get_local_id (1);
-  const int col = get_group_id (0) * COL_GROUP + cx;
-  __global uint *p = sbuf;
-  int h = 0;
-
-  if (col < total_cols) {
-    const Level l = levels[find_level (levels, n_levels, col, 1)];
-    p = sbuf + l.layer_ofs + (col - l.first_col);
-    h = l.height;
-  }
-  /* Rows [y0, y1) of the integral, from 1 to h. */
-  const int seg = (h + VJ_COL_SEGS - 1) / VJ_COL_SEGS;
-  const int y0 = 1 + min (sg * seg, h), y1 = 1 + min ((sg + 1) * seg, h);
+  if (col >= total_cols)
+    return;
+  const Level l = levels[find_level (levels, n_levels, col, KEY_COL)];
+  const int x = col - l.first_col;
+  const int n = (l.height + VJ_BAND_ROWS - 1) / VJ_BAND_ROWS;
+  __global uint2 *p = v + l.v_ofs + x;
   uint2 acc = (uint2) (0, 0);
 
-  col_segment (p, sbuf_w, sq_ofs, y0, y1, &acc, false);
-  seg_total[sg][cx] = acc;
-  barrier (CLK_LOCAL_MEM_FENCE);
-  acc = (uint2) (0, 0);
-  for (int k = 0; k < sg; k++)
-    acc += seg_total[k][cx];
-  col_segment (p, sbuf_w, sq_ofs, y0, y1, &acc, true);
-  if (sg == 0 && h > 0) {
-    p[0] = 0;
-    p[sq_ofs] = 0;
+  /* Column `width` is the integral's extra one: no pixels. */
+  if (x >= l.width)
+    return;
+  for (int b0 = 0; b0 < n; b0 += CARRY_BLOCK) {
+    uint2 t[CARRY_BLOCK];
+    for (int b = 0; b < CARRY_BLOCK; b++)
+      t[b] = b0 + b < n ? p[(size_t) (b0 + b) * l.width] : (uint2) (0, 0);
+    for (int b = 0; b < CARRY_BLOCK && b0 + b < n; b++) {
+      p[(size_t) (b0 + b) * l.width] = acc;
+      acc += t[b];
+    }
   }
+}
+
+/* One work-group per tile of one frame's levels.  The carry into the
+ * tile's row r from the left is the sum of the pixels left of the tile in
+ * the bands above (v, carried) and in the tile's rows 0 .. r (h).
+ * Work-item j sums column j of
+ * the tile down from the column's carry (v) into `tile`; each row is then
+ * summed across by SEGS work-items from the row's carry; the rows are
+ * written out coalesced. */
+__kernel __attribute__ ((reqd_work_group_size (VJ_BAND_WG, 1, 1)))
+void
+vj_band_integrals (const __global Level * levels, const int first_level,
+    const int n_levels, const __global uchar * pixels,
+    const __global uint2 * v, const __global uint2 * h,
+    __global uint * sbuf, const int sbuf_w, const int sq_ofs)
+{
+  __local uint2 tile[TILE_SIZE];
+  __local uint2 seg_total[VJ_BAND_WG];
+  __local uint2 carry[2 * VJ_BAND_ROWS];
+  const int lid = get_local_id (0), sr = lid / SEGS, sk = lid % SEGS;
+  const Tile t = tile_of_group (levels, first_level, n_levels);
+  const int w = t.l.width, x0 = t.col * VJ_BAND_WG;
+  const __global uint2 *vb = v + t.l.v_ofs + t.band * w;
+  __global uint *out = sbuf + t.l.layer_ofs + (size_t) (t.y0 + 1) * sbuf_w;
+  uint2 above = (uint2) (0, 0), left = (uint2) (0, 0);
+
+  /* Partial carries: work-item j's columns j, j + VJ_BAND_WG, ... left of
+   * the tile; row sr's tile columns sk, sk + SEGS, ... left of it. */
+  for (int k = lid; k < x0; k += VJ_BAND_WG)
+    above += vb[k];
+  if (sr < t.rows)
+    for (int k = sk; k < t.col; k += SEGS)
+      left += h[t.l.h_ofs + (t.y0 + sr) * t.across + k];
+  tile[lid] = above;
+  seg_total[lid] = left;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  if (lid < VJ_BAND_ROWS) {
+    above = left = (uint2) (0, 0);
+    for (int k = 0; k < SEGS; k++) {
+      above += tile[lid * SEGS + k];
+      left += seg_total[lid * SEGS + k];
+    }
+    carry[lid] = above;
+    carry[VJ_BAND_ROWS + lid] = left;
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  /* The carry into row sr: everything above the band plus rows 0 .. sr. */
+  uint2 before = (uint2) (0, 0);
+  for (int k = 0; k < VJ_BAND_ROWS; k++)
+    before += carry[k] + (k <= sr ? carry[VJ_BAND_ROWS + k] : (uint2) (0, 0));
+
+  /* Integral row 0 and column 0 are zero. */
+  if (t.band == 0 && t.x < w) {
+    out[t.x + 1 - sbuf_w] = 0;
+    out[t.x + 1 - sbuf_w + sq_ofs] = 0;
+  }
+  if (t.band == 0 && t.x == 0) {
+    out[-sbuf_w] = 0;
+    out[-sbuf_w + sq_ofs] = 0;
+  }
+  if (t.col == 0 && lid < t.rows) {
+    out[(size_t) lid * sbuf_w] = 0;
+    out[(size_t) lid * sbuf_w + sq_ofs] = 0;
+  }
+
+  if (t.x < w) {
+    const __global uchar *col = pixels + t.l.pix_ofs + (size_t) t.y0 * w
+        + t.x;
+    uint2 s = vb[t.x];
+    for (int r = 0; r < t.rows; r++) {
+      const uint p = col[(size_t) r * w];
+      s += (uint2) (p, p * p);
+      tile[TILE (r, lid)] = s;
+    }
+  } else {
+    for (int r = 0; r < t.rows; r++)
+      tile[TILE (r, lid)] = (uint2) (0, 0);
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  uint2 sum = (uint2) (0, 0);
+  if (sr < t.rows)
+    for (int k = 0; k < VJ_BAND_ROWS; k++)
+      sum += tile[TILE (sr, sk * VJ_BAND_ROWS + k)];
+  seg_total[lid] = sum;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int k = 0; k < sk; k++)
+    before += seg_total[sr * SEGS + k];
+  if (sr < t.rows)
+    for (int k = 0; k < VJ_BAND_ROWS; k++) {
+      const int i = TILE (sr, sk * VJ_BAND_ROWS + k);
+      before += tile[i];
+      tile[i] = before;
+    }
+  barrier (CLK_LOCAL_MEM_FENCE);
+
+  if (t.x < w)
+    for (int r = 0; r < t.rows; r++) {
+      const uint2 s = tile[TILE (r, lid)];
+      out[(size_t) r * sbuf_w + t.x + 1] = s.x;
+      out[(size_t) r * sbuf_w + t.x + 1 + sq_ofs] = s.y;
+    }
 }
 
 /* Tilted integrals (cascades with 45-degree features), one work-group per
  * level walking down its rows with OpenCV's recurrence (imgproc's
  * integral_): `diag` holds the running up-right diagonal sums of the row
  * above, two rows of `diag_w` so a row reads the old one and writes the
- * new one.  Needs the level's pixels (vj_rows with `pixels`). */
+ * new one.  Needs the level's pixels (vj_band_integrals writes them). */
 __kernel void
 vj_tilted (const __global Level * levels, const int first_level,
     const __global uchar * pixels,

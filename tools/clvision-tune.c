@@ -369,7 +369,9 @@ static const Kernel kernels[] = {
           {"VJ_CHUNK", "32,64,128,256"},
           {"VJ_COOP_STAGE", "2,3,4,6"},
           {"VJ_GROUPS_PER_CU", "4,8,16,32,48"},
-          {"VJ_MAX_REGISTERS", "0,32,48,64,96"}}, vj_reads},
+          {"VJ_MAX_REGISTERS", "0,32,48,64,96"},
+          {"VJ_BAND_WG,VJ_BAND_ROWS",
+              "16:16,64:16,128:8,128:16,128:32,256:16"}}, vj_reads},
 };
 
 /* "A=1,B=2" from the macros set so far. */

@@ -42,7 +42,8 @@ names = set(k["searched"].split(";"))
 tiles = {"VJ_TILE_X,VJ_TILE_Y"} & names
 chunk = {"VJ_CHUNK"} & names
 assert bool(tiles) != bool(chunk), names
-for name in ("VJ_WG,VJ_COOP_WINDOWS", "VJ_COOP_STAGE", "VJ_GROUPS_PER_CU"):
+for name in ("VJ_WG,VJ_COOP_WINDOWS", "VJ_COOP_STAGE", "VJ_GROUPS_PER_CU",
+             "VJ_BAND_WG,VJ_BAND_ROWS"):
     assert name in names, (name, names)
 print("ok: vj searched", ", ".join(sorted(names)))
 PY

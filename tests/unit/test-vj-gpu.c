@@ -102,19 +102,32 @@ gpu_candidates (ClvVjDetector * d, const Gray * g, const ClvVjParams * p)
   return r;
 }
 
-/* Every level's picture and integrals equal the reference's. */
+/* Every level's picture and integrals equal the reference's, with bands
+ * of `band_rows` rows summed `band_wg` columns at a time (0: the device's
+ * tuning). */
 static void
-check_pyramid (const char *cascade, const Gray * g)
+check_pyramid (const char *cascade, const Gray * g, int band_wg,
+    int band_rows)
 {
   ClvCascade *c = load_cascade (cascade);
-  ClvVjDetector *d = detector (c, CLV_VJ_VARIANT_UBER, NULL);
+  ClvVjTuning t;
+  ClvVjDetector *d;
   ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
   ClvVjScale *scales;
   int n = clv_vj_scales (g->width, g->height, c->window_w, c->window_h, &p,
       &scales);
-  GArray *cand = gpu_candidates (d, g, &p);
+  GArray *cand;
   GError *error = NULL;
 
+  clv_vj_tuning_for_device (device, &t);
+  t.variant = CLV_VJ_VARIANT_UBER;
+  if (band_wg) {
+    t.band_wg = band_wg;
+    t.band_rows = band_rows;
+  }
+  d = clv_vj_detector_new (device, c, &t, &error);
+  g_assert_no_error (error);
+  cand = gpu_candidates (d, g, &p);
   g_assert_cmpint (n, >, 3);
   for (int i = 0; i < n; i++) {
     const int w = scales[i].width, h = scales[i].height;
@@ -129,13 +142,17 @@ check_pyramid (const char *cascade, const Gray * g)
     g_assert_true (clv_vj_detector_read_level (d, i, pix, got, &error));
     g_assert_no_error (error);
     if (memcmp (pix, ref_pix, (gsize) w * h) != 0)
-      g_error ("level %d (%dx%d) picture differs", i, w, h);
+      g_error ("%s, bands %d x %d: level %d (%dx%d) picture differs",
+          cascade, t.band_wg, t.band_rows, i, w, h);
     if (memcmp (got->sum, ref->sum, np * 4) != 0)
-      g_error ("level %d (%dx%d) integral differs", i, w, h);
+      g_error ("%s, bands %d x %d: level %d (%dx%d) integral differs",
+          cascade, t.band_wg, t.band_rows, i, w, h);
     if (memcmp (got->sqsum, ref->sqsum, np * 4) != 0)
-      g_error ("level %d (%dx%d) squared integral differs", i, w, h);
+      g_error ("%s, bands %d x %d: level %d (%dx%d) squared integral "
+          "differs", cascade, t.band_wg, t.band_rows, i, w, h);
     if (c->has_tilted && memcmp (got->tilted, ref->tilted, np * 4) != 0)
-      g_error ("level %d (%dx%d) tilted integral differs", i, w, h);
+      g_error ("%s, bands %d x %d: level %d (%dx%d) tilted integral "
+          "differs", cascade, t.band_wg, t.band_rows, i, w, h);
     clv_vj_integrals_free (ref);
     clv_vj_integrals_free (got);
     g_free (ref_pix);
@@ -154,9 +171,18 @@ test_pyramid_matches_reference (void)
   Gray g = load_gray ("grace_hopper");
   Gray odd = scaled (&g, 333, 301);
 
-  check_pyramid ("frontalface_default", &g);
-  /* Tilted features need the tilted integral too. */
-  check_pyramid ("smile", &odd);
+  /* The device's bands; the GPUs' (several work-items sum a row across);
+   * segments of a row that are not a power of two; bands of one row (the
+   * carry runs down every row); bands taller than most levels. */
+  static const int bands[][2] = { {0, 0}, {128, 16}, {48, 8}, {32, 1},
+  {64, 64}
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bands); i++) {
+    check_pyramid ("frontalface_default", &g, bands[i][0], bands[i][1]);
+    /* Tilted features need the tilted integral too. */
+    check_pyramid ("smile", &odd, bands[i][0], bands[i][1]);
+  }
   g_free (odd.pixels);
   g_free (g.pixels);
 }
