@@ -115,13 +115,14 @@ struct _ClvVjDetector
   cl_mem levels_mem;
   gsize levels_mem_bytes;
   int total_cols;               /* vj_band_carry's columns over the batch */
-  int total_sums, total_row_sums;       /* over the batch */
+  int band_tiles, total_sums, total_row_sums;    /* over the batch */
   int total_pix;                /* the levels' pixels over the batch */
   int total_windows, total_tiles;       /* over the batch */
   GArray *batch_win;            /* ClvVjWindows of every frame */
   GArray *win_frame, *win_level;        /* int per batch_win */
   cl_mem win_mem;
   gsize win_mem_bytes;
+  int diag_w;                   /* vj_tilted's rows of diagonal sums */
   cl_mem sbuf, pixels, diag, band_sums, row_sums;
   gsize sbuf_bytes, pixels_bytes, diag_bytes, band_sums_bytes,
       row_sums_bytes;
@@ -790,18 +791,18 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
 {
   ClvDevice *dev = d->dev;
   const int planes = d->shape.has_tilted ? 3 : 2;
-  int w = 0, y = 0, diag_w = 0, diag_levels = 0;
+  int w = 0, y = 0, diag_w = 0;
   gsize plane;
 
   for (guint i = 0; i < n; i++) {
     w = MAX (w, geo[i]->band_w);
     diag_w = MAX (diag_w, geo[i]->max_level_w);
-    diag_levels = MAX (diag_levels, geo[i]->n_levels);
   }
   plane = MAX (batch_plane (geo, n, w), (gsize) d->plane);
   if (w != d->sbuf_w)
     plane = batch_plane (geo, n, w);
   d->sbuf_w = w;
+  d->diag_w = diag_w;
   d->plane = (int) plane;
   d->tilt_ofs = d->shape.has_tilted ? (int) plane : 0;
   d->sq_ofs = (int) (d->shape.has_tilted ? 2 * plane : plane);
@@ -828,6 +829,7 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   g_array_set_size (d->win_frame, 0);
   g_array_set_size (d->win_level, 0);
   d->total_cols = 0;
+  d->band_tiles = 0;
   d->total_sums = 0;
   d->total_row_sums = 0;
   d->total_pix = 0;
@@ -835,8 +837,8 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   d->total_tiles = 0;
   for (guint i = 0; i < n; i++) {
     const ClvVjGeometry *g = geo[i];
-    /* Band-relative offsets y' * band_w + x become batch ones;
-     * vj_band_carry numbers the columns and band sums of all frames. */
+    /* Band-relative offsets y' * band_w + x become batch ones; the
+     * integral passes number the tiles, columns and sums of all frames. */
     d->first_level[i] = d->batch_levels->len;
     for (int l = 0; l < g->n_levels; l++) {
       ClvVjLevel lv = g->levels[l];
@@ -845,12 +847,14 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
       lv.first_col += d->total_cols;
       lv.v_ofs += d->total_sums;
       lv.h_ofs += d->total_row_sums;
+      lv.first_tile += d->band_tiles;
       lv.pix_ofs += d->total_pix;
       g_array_append_val (d->batch_levels, lv);
     }
     d->total_cols += g->total_cols;
     d->total_sums += g->total_sums;
     d->total_row_sums += g->total_row_sums;
+    d->band_tiles += g->band_tiles;
     d->total_pix += g->pix;
     for (int k = 0; k < g->n_win; k++) {
       ClvVjWindows wn = g->win[k];
@@ -878,7 +882,8 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
       && ensure_buffer (dev, &d->row_sums, &d->row_sums_bytes,
       (gsize) MAX (d->total_row_sums, 1) * 2 * sizeof (cl_uint), error)
       && (!d->shape.has_tilted || ensure_buffer (dev, &d->diag,
-          &d->diag_bytes, (gsize) diag_levels * 2 * diag_w * sizeof (cl_uint),
+          &d->diag_bytes, (gsize) d->batch_levels->len * 2 * diag_w
+          * sizeof (cl_uint),
           error))
       && ensure_buffer (dev, &d->win_mem, &d->win_mem_bytes,
       sizeof (ClvVjWindows) * MAX (d->batch_win->len, 1), error)
@@ -964,30 +969,29 @@ enqueue_band_carry (ClvVjDetector * d, GError ** error)
       error);
 }
 
-/* Step 1, last pass, for frame `i`: its levels' integrals (and tilted
- * integrals) into its band of the packed buffer. */
+/* Step 1, last pass, one launch for the batch: every frame's integrals
+ * (and tilted integrals) from its levels' pixels and the carries. */
 static gboolean
-enqueue_band_integrals (ClvVjDetector * d, guint i, GError ** error)
+enqueue_band_integrals (ClvVjDetector * d, GError ** error)
 {
-  const ClvVjGeometry *g = d->frame_geo[i];
-  cl_int first_level = (cl_int) d->first_level[i], n_levels = g->n_levels;
+  cl_int first_level = 0, n_levels = d->batch_levels->len;
   cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
-  cl_int diag_w = g->max_level_w;
+  cl_int diag_w = d->diag_w;
   const size_t wg = d->tune.band_wg;
 
   if (!clv_kernel_set_args (d->k_integrals, error, CLV_ARG (d->levels_mem),
           CLV_ARG (first_level), CLV_ARG (n_levels), CLV_ARG (d->pixels),
           CLV_ARG (d->band_sums), CLV_ARG (d->row_sums), CLV_ARG (d->sbuf),
           CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END)
-      || !enqueue_1d (d, d->k_integrals, (size_t) g->band_tiles * wg, wg,
-          error))
+      || !enqueue_1d (d, d->k_integrals, (size_t) d->band_tiles * wg,
+          wg, error))
     return FALSE;
   return !d->shape.has_tilted
       || (clv_kernel_set_args (d->k_tilted, error, CLV_ARG (d->levels_mem),
           CLV_ARG (first_level), CLV_ARG (d->pixels), CLV_ARG (d->sbuf),
           CLV_ARG (sbuf_w), CLV_ARG (tilt_ofs), CLV_ARG (d->diag),
           CLV_ARG (diag_w), CLV_ARGS_END)
-      && enqueue_1d (d, d->k_tilted, (size_t) g->n_levels * wg, wg, error));
+      && enqueue_1d (d, d->k_tilted, (size_t) n_levels * wg, wg, error));
 }
 
 /* Steps 2-5 over every window of the batch: the detection kernel(s),
@@ -1153,11 +1157,8 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
   for (guint i = 0; i < n; i++)
     if (!enqueue_band_sums (d, i, frames[i], error))
       goto fail;
-  if (!enqueue_band_carry (d, error))
+  if (!enqueue_band_carry (d, error) || !enqueue_band_integrals (d, error))
     goto fail;
-  for (guint i = 0; i < n; i++)
-    if (!enqueue_band_integrals (d, i, error))
-      goto fail;
   if (!enqueue_detect (d, error))
     goto fail;
   for (;;) {

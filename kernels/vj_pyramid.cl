@@ -17,10 +17,10 @@
  * first source centre or right of / below the last take the edge pixel.
  *
  * The level table is the whole batch's, in global memory (a batch's table
- * can outgrow __constant memory): vj_band_sums, vj_band_integrals and
- * vj_tilted take one frame's levels from `first_level` on (first_tile
- * counts within the frame); vj_band_carry runs once over every level of the
- * batch (first_col, v_ofs and h_ofs count over it).  Each work-item copies its
+ * can outgrow __constant memory): vj_band_sums takes one frame's levels
+ * from `first_level` on (it reads the frame); vj_band_carry,
+ * vj_band_integrals and vj_tilted run once over every level of the batch
+ * (the offsets count over it).  Each work-item copies its
  * level into private memory once.
  *
  * Build macros: VJ_BAND_ROWS (rows of a tile), VJ_BAND_WG (columns of a
@@ -39,7 +39,7 @@ typedef struct
   int ytab;                     /* and in ytab */
   int xfirst, xend;             /* interpolated columns: [xfirst, xend) */
   int yfirst, yend;             /* interpolated rows */
-  int first_tile;               /* tiles of the frame's levels before */
+  int first_tile;               /* tiles of the batch's levels before */
   int first_col;                /* columns (width + 1) of the batch's levels
                                  * before */
   int v_ofs;                    /* column sums of bands in vj_band_*'s `v` */
@@ -142,7 +142,8 @@ find_level (const __global Level * lv, const int n_levels, const int pos,
   return lo;
 }
 
-/* The tile of one frame's levels that this work-group takes. */
+/* The tile of the levels from `first_level` on that this work-group
+ * takes. */
 typedef struct
 {
   Level l;
@@ -264,7 +265,7 @@ vj_band_carry (const __global Level * levels, const int n_levels,
   }
 }
 
-/* One work-group per tile of one frame's levels.  The carry into the
+/* One work-group per tile of the batch's levels.  The carry into the
  * tile's row r from the left is the sum of the pixels left of the tile in
  * the bands above (v, carried) and in the tile's rows 0 .. r (h).
  * Work-item j sums column j of
