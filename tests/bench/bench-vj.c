@@ -456,6 +456,9 @@ main (int argc, char **argv)
     g_free (base);
     g_free (px);
   }
+  if (frames->len == 0)
+    g_error ("bench-vj: no frame to run: --no-native skips the images' own "
+        "sizes, so give at least one --size");
 
   dev = clv_device_open (NULL, &error);
   if (dev == NULL)
