@@ -37,9 +37,9 @@ typedef struct
                                  * the whole group at once (M) */
   int coop_stage;               /* [VJ_COOP_STAGE] first cooperative stage */
   int groups_per_cu;            /* [VJ_GROUPS_PER_CU] */
-  int band_wg;                  /* [VJ_BAND_WG] work-group of the
-                                 * integrals: columns of a band at a time */
-  int band_rows;                /* [VJ_BAND_ROWS] rows of a band */
+  int band_wg;                  /* [VJ_BAND_WG] columns of a tile of the
+                                 * integral passes, their work-group size */
+  int band_rows;                /* [VJ_BAND_ROWS] rows of a tile */
   int simple_wg;                /* [VJ_SIMPLE_WG] work-group of the simple
                                  * variant (x, 1) */
   gboolean static_schedule;     /* [VJ_STATIC=1] benchmarks: chunks dealt

@@ -102,8 +102,8 @@ gpu_candidates (ClvVjDetector * d, const Gray * g, const ClvVjParams * p)
   return r;
 }
 
-/* Every level's picture and integrals equal the reference's, with bands
- * of `band_rows` rows summed `band_wg` columns at a time (0: the device's
+/* Every level's picture and integrals equal the reference's, summed over
+ * tiles of `band_rows` rows by `band_wg` columns (0: the device's
  * tuning). */
 static void
 check_pyramid (const char *cascade, const Gray * g, int band_wg,
@@ -142,16 +142,16 @@ check_pyramid (const char *cascade, const Gray * g, int band_wg,
     g_assert_true (clv_vj_detector_read_level (d, i, pix, got, &error));
     g_assert_no_error (error);
     if (memcmp (pix, ref_pix, (gsize) w * h) != 0)
-      g_error ("%s, bands %d x %d: level %d (%dx%d) picture differs",
+      g_error ("%s, tiles %d x %d: level %d (%dx%d) picture differs",
           cascade, t.band_wg, t.band_rows, i, w, h);
     if (memcmp (got->sum, ref->sum, np * 4) != 0)
-      g_error ("%s, bands %d x %d: level %d (%dx%d) integral differs",
+      g_error ("%s, tiles %d x %d: level %d (%dx%d) integral differs",
           cascade, t.band_wg, t.band_rows, i, w, h);
     if (memcmp (got->sqsum, ref->sqsum, np * 4) != 0)
-      g_error ("%s, bands %d x %d: level %d (%dx%d) squared integral "
+      g_error ("%s, tiles %d x %d: level %d (%dx%d) squared integral "
           "differs", cascade, t.band_wg, t.band_rows, i, w, h);
     if (c->has_tilted && memcmp (got->tilted, ref->tilted, np * 4) != 0)
-      g_error ("%s, bands %d x %d: level %d (%dx%d) tilted integral "
+      g_error ("%s, tiles %d x %d: level %d (%dx%d) tilted integral "
           "differs", cascade, t.band_wg, t.band_rows, i, w, h);
     clv_vj_integrals_free (ref);
     clv_vj_integrals_free (got);
@@ -171,9 +171,9 @@ test_pyramid_matches_reference (void)
   Gray g = load_gray ("grace_hopper");
   Gray odd = scaled (&g, 333, 301);
 
-  /* The device's bands; the GPUs' (several work-items sum a row across);
-   * segments of a row that are not a power of two; bands of one row (the
-   * carry runs down every row); bands taller than most levels. */
+  /* The device's tiles; the GPUs' (several work-items sum a row across);
+   * segments of a row that are not a power of two; tiles of one row (the
+   * carry runs down every row); tiles taller than most levels. */
   static const int bands[][2] = { {0, 0}, {128, 16}, {48, 8}, {32, 1},
   {64, 64}
   };
