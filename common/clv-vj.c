@@ -183,7 +183,10 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   t->coop_stage = tune_int (dev, "VJ_COOP_STAGE", 3);
   t->groups_per_cu = tune_int (dev, "VJ_GROUPS_PER_CU",
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);
-  t->band_wg = tune_int (dev, "VJ_BAND_WG", gpu ? 128 : 16);
+  /* Tiles of 16 rows by 128 columns were fastest on an H200 (64: as
+   * fast; 8 or 32 rows: 5-23% slower); by 64 columns on PoCL, 13% less
+   * than 16 at 1920x1280 (docs/PERFORMANCE.md, "Integrals over tiles"). */
+  t->band_wg = tune_int (dev, "VJ_BAND_WG", gpu ? 128 : 64);
   t->band_rows = tune_int (dev, "VJ_BAND_ROWS", 16);
   t->simple_wg = tune_int (dev, "VJ_SIMPLE_WG", gpu ? 64 : 8);
   t->static_schedule = tune_int (dev, "VJ_STATIC", 0) != 0;
