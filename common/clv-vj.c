@@ -334,15 +334,25 @@ tile_local_bytes (const ClvVjTuning * t, const ClvCascade * c)
 }
 
 /* Whether vj_detect_tiled's tile and queues for cascade `c` fit the
- * device's local memory. */
+ * device's local memory.  Where they do not, the device's own tuning
+ * (`asked` FALSE: what the elements use) runs the uberkernel over chunks
+ * instead; a tuning passed in is taken as asked, and refused. */
 static gboolean
-check_tile (ClvDevice * dev, const ClvVjTuning * t, const ClvCascade * c,
-    GError ** error)
+fit_tile (ClvDevice * dev, ClvVjTuning * t, const ClvCascade * c,
+    gboolean asked, GError ** error)
 {
   const gsize bytes = tile_local_bytes (t, c);
 
   if (t->variant != CLV_VJ_VARIANT_TILED || bytes <= dev->local_mem_size)
     return TRUE;
+  if (!asked) {
+    g_info ("%s: tiles of %d x %d windows of %d x %d would need %"
+        G_GSIZE_FORMAT " bytes of local memory; the detector runs over "
+        "chunks instead", dev->device_name, t->tile_x, t->tile_y,
+        c->window_w, c->window_h, bytes);
+    t->variant = CLV_VJ_VARIANT_UBER;
+    return TRUE;
+  }
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
       "Invalid vjfacedetect tuning for %s: tiles of VJ_TILE_X=%d x "
       "VJ_TILE_Y=%d windows of %d x %d need %" G_GSIZE_FORMAT " bytes of "
@@ -451,21 +461,9 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
     d->tune = *tuning;
   else
     clv_vj_tuning_for_device (dev, &d->tune);
-  if (!check_tuning (dev, &d->tune, error))
+  if (!check_tuning (dev, &d->tune, error)
+      || !fit_tile (dev, &d->tune, c, tuning != NULL, error))
     goto fail;
-  /* With the device's tuning (what the elements use), a cascade whose
-   * windows make a tile too large for local memory runs the uberkernel
-   * over chunks instead of failing; a tuning passed in is taken as asked. */
-  if (tuning == NULL && d->tune.variant == CLV_VJ_VARIANT_TILED) {
-    const gsize bytes = tile_local_bytes (&d->tune, c);
-    if (bytes > dev->local_mem_size) {
-      g_info ("%s: tiles of %d x %d windows of %d x %d would need %"
-          G_GSIZE_FORMAT " bytes of local memory; the detector runs over "
-          "chunks instead", dev->device_name, d->tune.tile_x,
-          d->tune.tile_y, c->window_w, c->window_h, bytes);
-      d->tune.variant = CLV_VJ_VARIANT_UBER;
-    }
-  }
   /* Without doubles the variance and stage sums are not OpenCV's. */
   d->fp64 = dev->has_fp64;
   if (!d->fp64)
@@ -488,7 +486,7 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
       sizeof (ClvCascadeFeature) * c->n_features);
   if (!(d->stages = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
               c->stages, sizeof (ClvCascadeStage) * c->n_stages, error))
-      || !check_tile (dev, &d->tune, c, error) || !build_kernels (d, error))
+      || !build_kernels (d, error))
     goto fail;
   return d;
 

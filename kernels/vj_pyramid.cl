@@ -119,6 +119,18 @@ tap_pixel (const __global uchar * luma, const uint stride, const int3 tx,
 #define TILE_SIZE (VJ_BAND_ROWS * (VJ_BAND_WG + SEGS))
 #define TILE(r, j) ((r) * VJ_BAND_WG + (j) + ((r) * VJ_BAND_WG + (j)) / VJ_BAND_ROWS)
 
+/* Row r's total of the per-work-item values `part` holds: the sum of its
+ * SEGS work-items' values. */
+inline uint2
+row_total (const __local uint2 * part, const int r)
+{
+  uint2 s = (uint2) (0, 0);
+
+  for (int k = 0; k < SEGS; k++)
+    s += part[r * SEGS + k];
+  return s;
+}
+
 /* The level whose first unit (tile or column, by `key`) is the last at or
  * before `pos`, counted from lv[0]'s. */
 #define KEY_TILE 0
@@ -224,12 +236,9 @@ vj_band_sums (const __global uchar * luma, const uint luma_ofs,
     }
   seg_total[lid] = s;
   barrier (CLK_LOCAL_MEM_FENCE);
-  if (lid < t.rows) {
-    s = (uint2) (0, 0);
-    for (int k = 0; k < SEGS; k++)
-      s += seg_total[lid * SEGS + k];
-    h[t.l.h_ofs + (t.y0 + lid) * t.across + t.col] = s;
-  }
+  if (lid < t.rows)
+    h[t.l.h_ofs + (t.y0 + lid) * t.across + t.col] = row_total (seg_total,
+        lid);
 }
 
 /* One work-item per column of every level of the batch: band b's sums
@@ -290,7 +299,10 @@ vj_band_integrals (const __global Level * levels, const int first_level,
   uint2 above = (uint2) (0, 0), left = (uint2) (0, 0);
 
   /* Partial carries: work-item j's columns j, j + VJ_BAND_WG, ... left of
-   * the tile; row sr's tile columns sk, sk + SEGS, ... left of it. */
+   * the tile (into `tile`, free until the pixels come); row sr's tile
+   * columns sk, sk + SEGS, ... left of it.  Then work-item r sums SEGS of
+   * the first kind (the sum over all r is the carry from above) and row
+   * r's of the second. */
   for (int k = lid; k < x0; k += VJ_BAND_WG)
     above += vb[k];
   if (sr < t.rows)
@@ -300,13 +312,8 @@ vj_band_integrals (const __global Level * levels, const int first_level,
   seg_total[lid] = left;
   barrier (CLK_LOCAL_MEM_FENCE);
   if (lid < VJ_BAND_ROWS) {
-    above = left = (uint2) (0, 0);
-    for (int k = 0; k < SEGS; k++) {
-      above += tile[lid * SEGS + k];
-      left += seg_total[lid * SEGS + k];
-    }
-    carry[lid] = above;
-    carry[VJ_BAND_ROWS + lid] = left;
+    carry[lid] = row_total (tile, lid);
+    carry[VJ_BAND_ROWS + lid] = row_total (seg_total, lid);
   }
   barrier (CLK_LOCAL_MEM_FENCE);
   /* The carry into row sr: everything above the band plus rows 0 .. sr. */
