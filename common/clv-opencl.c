@@ -1052,16 +1052,25 @@ cl_program
 clv_device_get_program (ClvDevice * dev, const char *name,
     const char *options, GError ** error)
 {
-  const char *source = clv_kernel_source (name);
-  char *key;
+  return clv_device_get_program_generated (dev, name, NULL, options, error);
+}
+
+cl_program
+clv_device_get_program_generated (ClvDevice * dev, const char *name,
+    const char *generated, const char *options, GError ** error)
+{
+  const char *embedded = clv_kernel_source (name);
+  char *source, *key;
   cl_program prog;
 
-  if (source == NULL) {
+  if (embedded == NULL) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
         "No embedded kernel source kernels/%s.cl", name);
     return NULL;
   }
-  key = g_strconcat (name, "\n", options ? options : "", NULL);
+  source = g_strconcat (embedded, generated ? "\n" : "", generated, NULL);
+  key = g_strconcat (name, "\n", options ? options : "", "\n", generated,
+      NULL);
   g_mutex_lock (&dev->lock);
   prog = g_hash_table_lookup (dev->programs, key);
   if (prog == NULL) {
@@ -1073,6 +1082,7 @@ clv_device_get_program (ClvDevice * dev, const char *name,
     clRetainProgram (prog);
   g_mutex_unlock (&dev->lock);
   g_free (key);
+  g_free (source);
   return prog;
 }
 

@@ -207,6 +207,14 @@ CLV_API
 cl_program clv_device_get_program (ClvDevice * dev, const char *name,
     const char *options, GError ** error);
 
+/* The same for kernels/NAME.cl followed by `generated` (code made at run
+ * time, such as a cascade's stages; NULL for none), which is part of the
+ * program's key in both caches. */
+CLV_API
+cl_program clv_device_get_program_generated (ClvDevice * dev,
+    const char *name, const char *generated, const char *options,
+    GError ** error);
+
 /* Builds `source` for `dev` as clv_device_get_program() does, without the
  * in-process table.  A build failure reports the options and the build log. */
 CLV_API

@@ -48,6 +48,9 @@ typedef struct
                                  * work-item of the detection kernels, for
                                  * more resident warps (NVIDIA's
                                  * -cl-nv-maxrregcount); 0: the compiler's */
+  gboolean unroll;              /* [VJ_UNROLL] the tiled variant compiles a
+                                 * stump cascade's stages before
+                                 * coop_stage into its code */
 } ClvVjTuning;
 
 /* The defaults for `dev`, with CLVISION_TUNE applied. */
@@ -119,6 +122,11 @@ char *clv_vj_detector_kernel_profile (ClvVjDetector * det);
  * several frames. */
 gboolean clv_vj_detector_read_level (ClvVjDetector * det, int level,
     guint8 * pixels, ClvVjIntegrals * integrals, GError ** error);
+
+/* For tests and benchmarks: how many of the cascade's stages the detection
+ * kernel has compiled in (VJ_UNROLL: the tiled variant, a stump cascade),
+ * 0 if none. */
+int clv_vj_detector_unrolled_stages (ClvVjDetector * det);
 
 /* Whether stage sums may be split across work-items: every partial sum of
  * the leaf values of stages >= `first_stage` is exact in double. */

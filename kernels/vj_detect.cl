@@ -97,6 +97,19 @@ typedef struct
 } Cascade;
 
 
+/* OptFeature::calc (pwin) * varianceNormFactor, in float, into `r`: a
+ * node's weights W and its rectangles' offsets O0 .. O2 (macro arguments,
+ * so that a feature of two rectangles never reads a third's offsets),
+ * summed by RECT_SUM over the integrals at p. */
+#define FEATURE_VALUE(r, RECT_SUM, p, O0, O1, O2, W, vnf)                \
+  do {                                                                  \
+    r = (W).x * (float) RECT_SUM (p, O0)                                \
+        + (W).y * (float) RECT_SUM (p, O1);                             \
+    if ((W).z != 0.0f)                                                  \
+      r = r + (W).z * (float) RECT_SUM (p, O2);                         \
+    r = r * (vnf);                                                      \
+  } while (0)
+
 /* The cascade's evaluation over integrals in address space AS (suffix S):
  * __global for the frame's integrals, __local for a tile of them. */
 #define CASCADE_FUNCTIONS(AS, S)                                        \
@@ -106,21 +119,16 @@ rect_sum##S (const AS uint * p, const int4 o)                           \
   return (int) (p[o.x] - p[o.y] - p[o.z] + p[o.w]);                     \
 }                                                                       \
                                                                         \
-/* OptFeature::calc (pwin) * varianceNormFactor, in float. */           \
 inline float                                                            \
 feature_value##S (const __global Node * f, const AS uint * p,           \
     const float vnf)                                                    \
 {                                                                       \
   const float4 w = f->weight;                                           \
-  const float a = w.x * (float) rect_sum##S (p, f->ofs[0]);             \
-  const float b = w.y * (float) rect_sum##S (p, f->ofs[1]);             \
-  float r = a + b;                                                      \
+  float r;                                                              \
                                                                         \
-  if (w.z != 0.0f) {                                                    \
-    const float d = w.z * (float) rect_sum##S (p, f->ofs[2]);           \
-    r = r + d;                                                          \
-  }                                                                     \
-  return r * vnf;                                                       \
+  FEATURE_VALUE (r, rect_sum##S, p, f->ofs[0], f->ofs[1], f->ofs[2], w, \
+      vnf);                                                             \
+  return r;                                                             \
 }                                                                       \
                                                                         \
 /* The leaf tree `t` gives the window. */                               \
@@ -503,6 +511,29 @@ decode_tile (__constant const Scale * sc, const int n_scales, const int t,
   return lo;
 }
 
+#if VJ_UNROLLED
+/* The stages before VJ_COOP_STAGE compiled in: the host appends to this
+ * program, for a stump cascade, the definition of unrolled_stages_pass,
+ * stages [first, last) of the window at p as straight-line code whose
+ * nodes are constants (common/clv-vj.c, unrolled_stages_source), each tree
+ * one call of unrolled_stump.  A tree then costs its reads of the tile and
+ * its arithmetic, not first a chain of loads of its node. */
+bool unrolled_stages_pass (const __local uint * p, float vnf, int first,
+    int last);
+
+/* What tree_leaf_l gives for a stump with these offsets in the tile,
+ * weights (w.w: the threshold) and leaves. */
+inline real_t
+unrolled_stump (const __local uint * p, const float vnf, const int4 o0,
+    const int4 o1, const int4 o2, const float4 w, const float2 leaf)
+{
+  float r;
+
+  FEATURE_VALUE (r, rect_sum_l, p, o0, o1, o2, w, vnf);
+  return (real_t) (r < w.w ? leaf.x : leaf.y);
+}
+#endif
+
 /* The n windows of `from` (corners in `tile`) that pass stages
  * [first, last), one window per work-item, appended to `to`. */
 inline void
@@ -511,7 +542,11 @@ queue_pass_l (const Cascade * c, const __local uint * tile, const Queue from,
     __local int *count)
 {
   for (int i = get_local_id (0); i < n; i += VJ_WG)
+#if VJ_UNROLLED
+    if (unrolled_stages_pass (tile + from.pos[i], from.vnf[i], first, last))
+#else
     if (stages_pass_l (c, tile + from.pos[i], from.vnf[i], first, last))
+#endif
       queue_push (to, count, from.pos[i], from.win[i], from.vnf[i]);
 }
 

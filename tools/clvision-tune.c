@@ -327,7 +327,8 @@ measure_vj (Workload * w, double *seconds, GByteArray * output,
   return ok;
 }
 
-/* The uberkernel over tiles has no chunks; the one over chunks no tiles. */
+/* The uberkernel over tiles has no chunks; the one over chunks no tiles,
+ * nor stages compiled in. */
 static gboolean
 vj_reads (ClvDevice * dev, const char *macro)
 {
@@ -336,7 +337,8 @@ vj_reads (ClvDevice * dev, const char *macro)
 
   clv_vj_uber_tuning_for_device (dev, &t);
   tiled = t.variant == CLV_VJ_VARIANT_TILED;
-  if (g_str_has_prefix (macro, "VJ_TILE_"))
+  if (g_str_has_prefix (macro, "VJ_TILE_")
+      || strcmp (macro, "VJ_UNROLL") == 0)
     return tiled;
   if (strcmp (macro, "VJ_CHUNK") == 0)
     return !tiled;
@@ -367,7 +369,8 @@ static const Kernel kernels[] = {
               "8:2,32:1,32:2,32:4,64:2,64:4,64:8,128:8,128:16,128:32"},
           {"VJ_TILE_X,VJ_TILE_Y", "16:8,32:8,16:16,32:16,64:8"},
           {"VJ_CHUNK", "32,64,128,256"},
-          {"VJ_COOP_STAGE", "2,3,4,6"},
+          {"VJ_UNROLL", "0,1"},
+          {"VJ_COOP_STAGE", "2,3,4,5,6"},
           {"VJ_GROUPS_PER_CU", "4,8,16,32,48"},
           {"VJ_MAX_REGISTERS", "0,32,48,64,96"},
           {"VJ_BAND_WG,VJ_BAND_ROWS",

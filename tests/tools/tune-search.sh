@@ -3,8 +3,8 @@
 # kernel searches its own macros only and reports integer values (a kernel
 # whose macro list filled its table once read on into the next kernel's).
 # The detector's search skips the macros its uberkernel ignores: chunks
-# over tiles, tiles over chunks (both were once searched, and a no-op value
-# could be stored on noise).
+# over tiles, tiles and stages compiled in over chunks (both were once
+# searched, and a no-op value could be stored on noise).
 # Usage: tune-search.sh CLVISION_TUNE_EXECUTABLE (CLV_DATA_CACHE set)
 set -eu
 out=$(mktemp -d)
@@ -42,6 +42,7 @@ names = set(k["searched"].split(";"))
 tiles = {"VJ_TILE_X,VJ_TILE_Y"} & names
 chunk = {"VJ_CHUNK"} & names
 assert bool(tiles) != bool(chunk), names
+assert ("VJ_UNROLL" in names) == bool(tiles), names
 for name in ("VJ_WG,VJ_COOP_WINDOWS", "VJ_COOP_STAGE", "VJ_GROUPS_PER_CU",
              "VJ_BAND_WG,VJ_BAND_ROWS"):
     assert name in names, (name, names)

@@ -15,11 +15,13 @@ static ClvDevice *device;
 static const struct
 {
   ClvVjVariant variant;
+  gboolean unroll;              /* VJ_UNROLL (tiled only) */
   const char *name;
 } variants[] = {
-  {CLV_VJ_VARIANT_UBER, "uber"},
-  {CLV_VJ_VARIANT_TILED, "tiled"},
-  {CLV_VJ_VARIANT_SIMPLE, "simple"},
+  {CLV_VJ_VARIANT_UBER, TRUE, "uber"},
+  {CLV_VJ_VARIANT_TILED, TRUE, "tiled"},
+  {CLV_VJ_VARIANT_TILED, FALSE, "tiled, node loop"},
+  {CLV_VJ_VARIANT_SIMPLE, TRUE, "simple"},
 };
 
 /* opencv-data's haarcascade_NAME.xml */
@@ -48,7 +50,8 @@ upload (const guint8 * data, gsize size)
 }
 
 static ClvVjDetector *
-detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
+detector_unrolled (const ClvCascade * c, ClvVjVariant variant,
+    gboolean unroll, const char *extra)
 {
   GError *error = NULL;
   ClvVjTuning t;
@@ -56,6 +59,7 @@ detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
 
   clv_vj_tuning_for_device (device, &t);
   t.variant = variant;
+  t.unroll = unroll;
   if (extra && g_str_equal (extra, "coop-all")) {
     /* Every stage cooperative, one window at a time, long chunks dealt
      * round-robin. */
@@ -66,12 +70,20 @@ detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
     /* Tiles cut across the levels' edges. */
     t.tile_x = 5;
     t.tile_y = 3;
+  } else if (extra && g_str_equal (extra, "coop-4")) {
+    t.coop_stage = 4;
   } else if (extra && g_str_equal (extra, "registers-64")) {
     t.max_registers = 64;
   }
   d = clv_vj_detector_new (device, c, &t, &error);
   g_assert_no_error (error);
   return d;
+}
+
+static ClvVjDetector *
+detector (const ClvCascade * c, ClvVjVariant variant, const char *extra)
+{
+  return detector_unrolled (c, variant, TRUE, extra);
 }
 
 static void
@@ -209,7 +221,8 @@ check_candidates (const Case * k, const char *tuning)
   ref = clv_vj_detect_raw (c, g.pixels, g.width, g.height, g.width, &p);
   g_assert_cmpuint (ref->len, >, 0);
   for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
-    ClvVjDetector *d = detector (c, variants[v].variant, tuning);
+    ClvVjDetector *d = detector_unrolled (c, variants[v].variant,
+        variants[v].unroll, tuning);
     GArray *got = gpu_candidates (d, &g, &p);
     char *what = g_strdup_printf ("%s %s %dx%d x%g %s%s", k->cascade,
         k->image, g.width, g.height, k->scale_factor, variants[v].name,
@@ -251,6 +264,55 @@ test_all_stages_cooperative (void)
   check_candidates (&cases[2], "coop-all");
 }
 
+/* How many stages a detector of `c` compiles in. */
+static int
+unrolled_stages (const ClvCascade * c, ClvVjVariant variant, gboolean unroll,
+    int coop_stage)
+{
+  GError *error = NULL;
+  ClvVjTuning t;
+  ClvVjDetector *d;
+  int n;
+
+  clv_vj_tuning_for_device (device, &t);
+  t.variant = variant;
+  t.unroll = unroll;
+  t.coop_stage = coop_stage;
+  d = clv_vj_detector_new (device, c, &t, &error);
+  g_assert_no_error (error);
+  n = clv_vj_detector_unrolled_stages (d);
+  clv_vj_detector_free (d);
+  return n;
+}
+
+/* The tiled variant compiles the stages before the cooperative ones into
+ * its code, for stump cascades and a bounded number of trees only, and
+ * with four such stages (the GPU default) still equals the reference,
+ * tilted features included. */
+static void
+test_stages_compiled_in (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  ClvCascade *tree = load_cascade ("frontalface_alt2");
+
+  g_assert_cmpint (unrolled_stages (c, CLV_VJ_VARIANT_TILED, TRUE, 3), ==, 3);
+  g_assert_cmpint (unrolled_stages (c, CLV_VJ_VARIANT_TILED, TRUE, 4), ==, 4);
+  g_assert_cmpint (unrolled_stages (c, CLV_VJ_VARIANT_TILED, FALSE, 3), ==,
+      0);
+  g_assert_cmpint (unrolled_stages (c, CLV_VJ_VARIANT_UBER, TRUE, 3), ==, 0);
+  /* Trees of two nodes. */
+  g_assert_cmpint (unrolled_stages (tree, CLV_VJ_VARIANT_TILED, TRUE, 3), ==,
+      0);
+  /* Every stage one window per work-item: 2,913 trees. */
+  g_assert_cmpint (unrolled_stages (c, CLV_VJ_VARIANT_TILED, TRUE,
+          c->n_stages), ==, 0);
+  clv_cascade_free (tree);
+  clv_cascade_free (c);
+
+  check_candidates (&cases[0], "coop-4");
+  check_candidates (&cases[5], "coop-4");
+}
+
 /* A two-stage cascade on noise: thousands of candidates (the output buffer
  * grows) and many stage-0 rejections next to each other, where OpenCV's
  * skip-the-next-window rule decides which windows count. */
@@ -289,7 +351,8 @@ test_skip_rule_and_many_candidates (void)
   clv_vj_integrals_free (in);
   g_assert_cmpint (skipped, >, 0);
   for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
-    ClvVjDetector *d = detector (&weak, variants[v].variant, NULL);
+    ClvVjDetector *d = detector_unrolled (&weak, variants[v].variant,
+        variants[v].unroll, NULL);
     GArray *got = gpu_candidates (d, &g, &p);
     assert_rects_equal (got, ref, variants[v].name);
     g_array_free (got, TRUE);
@@ -640,7 +703,8 @@ test_batches_match_reference (void)
     frames[i] = batch_frame (c, &batch_cases[i]);
   for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
     const gboolean simple = variants[v].variant == CLV_VJ_VARIANT_SIMPLE;
-    ClvVjDetector *d = detector (c, variants[v].variant, NULL);
+    ClvVjDetector *d = detector_unrolled (c, variants[v].variant,
+        variants[v].unroll, NULL);
     for (guint m = simple ? n : 1; m <= n; m++) {
       for (guint i = 0; i < n; i++)
         order[i] = i;
@@ -678,7 +742,8 @@ test_batch_tilted (void)
   for (guint i = 0; i < G_N_ELEMENTS (k); i++)
     frames[i] = batch_frame (c, &k[i]);
   for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
-    ClvVjDetector *d = detector (c, variants[v].variant, NULL);
+    ClvVjDetector *d = detector_unrolled (c, variants[v].variant,
+        variants[v].unroll, NULL);
     check_batch (d, frames, order, G_N_ELEMENTS (k), variants[v].name);
     clv_vj_detector_free (d);
   }
@@ -936,6 +1001,7 @@ main (int argc, char **argv)
       test_candidates_match_reference);
   g_test_add_func ("/vj-gpu/all-stages-cooperative",
       test_all_stages_cooperative);
+  g_test_add_func ("/vj-gpu/stages-compiled-in", test_stages_compiled_in);
   g_test_add_func ("/vj-gpu/skip-rule-and-many-candidates",
       test_skip_rule_and_many_candidates);
   g_test_add_func ("/vj-gpu/faces-match-reference",
