@@ -433,6 +433,25 @@ unrolled_stages_source (const ClvVjDetector * d,
   return g_string_free (s, FALSE);
 }
 
+/* The stumps `nodes` (tree t's at t) as vj_detect.cl's CASCADE_FUNCTIONS
+ * read them with ARRAYS: planes of n int4, the three rectangles' offsets,
+ * the weights with the threshold, the leaves. */
+static cl_int4 *
+stump_arrays (const ClvVjNode * nodes, int n)
+{
+  cl_int4 *a = g_new0 (cl_int4, 5 * (gsize) MAX (n, 1));
+
+  for (int t = 0; t < n; t++) {
+    const ClvVjNode *o = &nodes[t];
+    for (int k = 0; k < 3; k++)
+      memcpy (a[k * n + t].s, o->ofs[k], sizeof (a->s));
+    memcpy (&a[3 * n + t].s[0], o->weight, 3 * sizeof (cl_float));
+    memcpy (&a[3 * n + t].s[3], &o->threshold, sizeof (cl_float));
+    memcpy (&a[4 * n + t].s[0], o->leaf, 2 * sizeof (cl_float));
+  }
+  return a;
+}
+
 static gboolean
 build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
     GError ** error)
@@ -475,11 +494,12 @@ build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
   opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
       "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d "
       "-DVJ_MAX_REGISTERS=%d -DVJ_TILE_X=%d -DVJ_TILE_Y=%d -DVJ_WIN_W=%d "
-      "-DVJ_WIN_H=%d -DVJ_TILTED=%d -DVJ_STUMPS=%d -DVJ_UNROLLED=%d%s",
-      d->fp64, t->wg, t->chunk, t->coop_windows, d->coop_stage,
-      t->static_schedule, t->max_registers, tiled ? t->tile_x : 0,
-      t->tile_y, d->shape.window_w, d->shape.window_h, d->shape.has_tilted,
-      d->shape.is_stump_based, unrolled != NULL, regs);
+      "-DVJ_WIN_H=%d -DVJ_TILTED=%d -DVJ_STUMPS=%d -DVJ_N_TREES=%d "
+      "-DVJ_UNROLLED=%d%s", d->fp64, t->wg, t->chunk, t->coop_windows,
+      d->coop_stage, t->static_schedule, t->max_registers,
+      tiled ? t->tile_x : 0, t->tile_y, d->shape.window_w, d->shape.window_h,
+      d->shape.has_tilted, d->shape.is_stump_based, d->shape.n_trees,
+      unrolled != NULL, regs);
   g_free (regs);
   prog = clv_device_get_program_generated (d->dev, "vj_detect", unrolled,
       opts, error);
@@ -491,9 +511,15 @@ build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
         tiled ? "vj_detect_tiled" : "vj_detect_uber", error) : NULL;
     clReleaseProgram (prog);
   }
-  if (d->k_uber && tiled)
+  if (d->k_uber && tiled && d->shape.is_stump_based) {
+    cl_int4 *arrays = stump_arrays (nodes, d->shape.n_trees);
+    d->tile_nodes = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
+        arrays, sizeof (cl_int4) * 5 * d->shape.n_trees, error);
+    g_free (arrays);
+  } else if (d->k_uber && tiled) {
     d->tile_nodes = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
         nodes, sizeof (ClvVjNode) * n_nodes, error);
+  }
   g_free (nodes);
   return d->k_uber != NULL && (!tiled || d->tile_nodes != NULL);
 }

@@ -111,8 +111,13 @@ typedef struct
   } while (0)
 
 /* The cascade's evaluation over integrals in address space AS (suffix S):
- * __global for the frame's integrals, __local for a tile of them. */
-#define CASCADE_FUNCTIONS(AS, S)                                        \
+ * __global for the frame's integrals, __local for a tile of them.  With
+ * ARRAYS the nodes are a stump cascade's laid out as arrays, five planes
+ * of VJ_N_TREES int4 (the three rectangles' offsets, the weights with the
+ * threshold, the leaves): the work-items of a window in the cooperative
+ * stages take neighbouring trees, and so read one block of memory per load
+ * instead of one node apart each. */
+#define CASCADE_FUNCTIONS(AS, S, ARRAYS)                                \
 inline int                                                              \
 rect_sum##S (const AS uint * p, const int4 o)                           \
 {                                                                       \
@@ -138,6 +143,15 @@ tree_leaf##S (const Cascade * c, const AS uint * p, const float vnf,    \
 {                                                                       \
   int n = t;                                                            \
                                                                         \
+  if (ARRAYS) {                                                         \
+    const __global int4 *a = (const __global int4 *) c->nodes;          \
+    const float4 w = as_float4 (a[3 * VJ_N_TREES + t]);                 \
+    const int2 leaf = a[4 * VJ_N_TREES + t].xy;                         \
+    float r;                                                            \
+    FEATURE_VALUE (r, rect_sum##S, p, a[t], a[VJ_N_TREES + t],          \
+        a[2 * VJ_N_TREES + t], w, vnf);                                 \
+    return as_float (r < w.w ? leaf.x : leaf.y);                        \
+  }                                                                     \
   for (;;) {                                                            \
     const __global Node *nd = c->nodes + n;                             \
     const bool left = feature_value##S (nd, p, vnf) < nd->weight.w;     \
@@ -173,8 +187,9 @@ stages_pass##S (const Cascade * c, const AS uint * p, const float vnf,  \
   return true;                                                          \
 }
 
-CASCADE_FUNCTIONS (__global, _g)
-CASCADE_FUNCTIONS (__local, _l)
+CASCADE_FUNCTIONS (__global, _g, 0)
+/* Only vj_detect_tiled evaluates over a tile. */
+CASCADE_FUNCTIONS (__local, _l, VJ_STUMPS && VJ_TILE_X)
 
 /* HaarEvaluator::setWindow from the window's sum `s` and squared sum `q`
  * over the variance rectangle: its normalisation; false for windows OpenCV
@@ -561,8 +576,8 @@ queue_pass_l (const Cascade * c, const __local uint * tile, const Queue from,
  * stages as in vj_detect_uber.  Only the variance's squared sums and the
  * skip rule's walk (for windows that pass every stage) read global memory.
  * `tile_nodes` are the nodes laid out for the tile (row stride
- * VJ_TILE_COLS, tilted plane at VJ_TILE_PLANE), `tile_nofs` the variance
- * rectangle in it. */
+ * VJ_TILE_COLS, tilted plane at VJ_TILE_PLANE; as arrays for a stump
+ * cascade), `tile_nofs` the variance rectangle in it. */
 __kernel VJ_UBER_GROUP
 void
 vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
