@@ -141,8 +141,9 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
       t.variant == CLV_VJ_VARIANT_SIMPLE ? "simple" :
       t.variant == CLV_VJ_VARIANT_TILED ? "tiled" : "uber",
       tune ? tune : "", t.wg, t.chunk, t.coop_windows, t.coop_stage,
-      t.groups_per_cu, clv_vj_detector_unrolled_stages (det), t.static_schedule ? "true" : "false", f->name,
-      f->width, f->height, faces->len, o->repeat);
+      t.groups_per_cu, clv_vj_detector_unrolled_stages (det),
+      t.static_schedule ? "true" : "false", f->name, f->width, f->height,
+      faces->len, o->repeat);
   {
     double med = bench_median (ms, o->repeat);
     g_string_append_printf (out, "\"ms_min\": %.3f, \"ms_median\": %.3f, "
