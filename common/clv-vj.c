@@ -482,12 +482,11 @@ build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
     return FALSE;
 
   if (tiled) {
+    const int one_per_item = MIN (d->coop_stage, d->shape.n_stages);
     nodes = layout_nodes (d, tile_cols (t, &d->shape),
         tile_cols (t, &d->shape) * tile_rows (t, &d->shape), &n_nodes);
-    unrolled = unrolled_stages_source (d, stages, nodes,
-        MIN (d->coop_stage, d->shape.n_stages));
-    if (unrolled)
-      d->unrolled_stages = MIN (d->coop_stage, d->shape.n_stages);
+    unrolled = unrolled_stages_source (d, stages, nodes, one_per_item);
+    d->unrolled_stages = unrolled ? one_per_item : 0;
   }
   regs = t->max_registers ? g_strdup_printf (" -cl-nv-maxrregcount=%d",
       t->max_registers) : g_strdup ("");

@@ -1,10 +1,6 @@
 #!/usr/bin/env bash
 # Diagnostic (not committed): detection without the cooperative stages, against the default.
-set -u
-cd "$(dirname "$0")/.."
-source .device/setup.sh >/dev/null
-export CLVISION_CASCADE_DIR=$PWD/.device/opencv4/haarcascades CLVISION_AUTOTUNE=0
-python3 tests/bench/face-canvases.py tests/data/cache/astronaut.pgm 2048 /tmp/faces >/dev/null
+source "$(dirname "$0")/common.sh"
 for rep in 1 2; do
 for o in "" "-DVJ_DIAG_SKIP_COOP=1"; do
   CLVISION_CL_OPTIONS=$o .device/build/tests/bench/bench-vj --repeat 10 --no-native --no-check --size 1920x1280 --size 640x480 --batch 16 tests/data/cache/astronaut.pgm > /tmp/d.json 2>/dev/null

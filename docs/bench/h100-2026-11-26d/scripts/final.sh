@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # The GPU suite, then the crowded canvas one frame at a time (stages compiled in against the node loop).
-set -u
-cd "$(dirname "$0")/.."
-source .device/setup.sh >/dev/null
-out=${OUT:-/tmp/out}
+source "$(dirname "$0")/common.sh"
 rm -f /opt/gstcl/.done
 OUT=$out bash tests/bench/gpu-run.sh tests 2>&1 | tail -8
-export CLVISION_CASCADE_DIR=$PWD/.device/opencv4/haarcascades CLVISION_AUTOTUNE=0
-python3 tests/bench/face-canvases.py tests/data/cache/astronaut.pgm 2048 /tmp/faces >/dev/null
 for rep in 1 2; do
 for t in "" "VJ_UNROLL=0,VJ_COOP_STAGE=3"; do
   name=crowded-${t:+node-loop-}$rep
