@@ -85,6 +85,7 @@ struct _ClvVjDetector
   gboolean fp64;
   int coop_stage;               /* as built: NO_COOP_STAGE if sums are not exact */
   int unrolled_stages;          /* stages compiled into vj_detect_tiled */
+  gboolean shuffle;             /* the cooperative stages sum by shuffles */
 
   /* The cascade (its stages live on the device; its nodes are laid out for
    * each row stride and plane size). */
@@ -144,6 +145,34 @@ tune_int (ClvDevice * dev, const char *name, int def)
   return (int) clv_device_tune_int (dev, name, def);
 }
 
+/* Whether the device's OpenCL compiler takes NVIDIA's -cl-nv-* options. */
+static gboolean
+has_nv_compiler_options (ClvDevice * dev)
+{
+  size_t n = 0;
+  char *ext;
+  gboolean found;
+
+  if (clGetDeviceInfo (dev->device, CL_DEVICE_EXTENSIONS, 0, NULL, &n)
+      != CL_SUCCESS || n == 0)
+    return FALSE;
+  ext = g_malloc0 (n + 1);
+  clGetDeviceInfo (dev->device, CL_DEVICE_EXTENSIONS, n, ext, NULL);
+  found = strstr (ext, "cl_nv_compiler_options") != NULL;
+  g_free (ext);
+  return found;
+}
+
+/* Whether the cooperative stages can sum by warp shuffles: NVIDIA's
+ * compiler (inline PTX), warps of 32 and a window's work-items in one. */
+static gboolean
+shuffle_fits (ClvDevice * dev, const ClvVjTuning * t)
+{
+  return has_nv_compiler_options (dev) && dev->simd_width == 32
+      && t->wg % 32 == 0 && t->coop_windows > 0
+      && t->wg / t->coop_windows <= 32;
+}
+
 void
 clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
 {
@@ -169,7 +198,9 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
    * and the kernel 3-11% faster on the H100 and the H200 of 2026-11-26
    * (docs/PERFORMANCE.md, "Registers").  Over tiles, groups of four warps
    * sharing a tile of 32 x 8 windows, 8 work-items to a window in the
-   * cooperative stages (M = 16), were fastest in the H100 sweep.  On
+   * cooperative stages (M = 16), were fastest in the H100 sweep; with
+   * stages compiled in, 16 to a window (M = 8) are 2-5% faster, 5-9% with
+   * warp shuffles (below; docs/PERFORMANCE.md, "Shuffles").  On
    * NVIDIA 32 groups per compute unit, not the seed's 12: a Hopper SM
    * holds 64 warps, and the H200 sweep in docs/PERFORMANCE.md was fastest
    * at 32 on every frame.  On a CPU a group is a few SIMD lanes. */
@@ -180,13 +211,17 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   t->tile_x = tune_int (dev, "VJ_TILE_X", 32);
   t->tile_y = tune_int (dev, "VJ_TILE_Y", 8);
   t->coop_windows = tune_int (dev, "VJ_COOP_WINDOWS", !gpu ? 2 : tiled ?
-      16 : 4);
+      8 : 4);
   t->unroll = tune_int (dev, "VJ_UNROLL", 1) != 0;
   /* Stages compiled in are cheap enough one window per work-item that the
    * cooperative stages start one later: 34% less detection time than the
    * node loop with stage 3 at 1920x1280 on the H100, against 31% with
    * stage 3 (docs/PERFORMANCE.md, "Stages compiled in"). */
   t->coop_stage = tune_int (dev, "VJ_COOP_STAGE", tiled && t->unroll ? 4 : 3);
+  /* With shuffles a warp needs no barrier between its windows: 5-7% less
+   * detection time than without on the H100 (docs/PERFORMANCE.md,
+   * "Shuffles"). */
+  t->shuffle = tune_int (dev, "VJ_SHUFFLE", -1);
   t->groups_per_cu = tune_int (dev, "VJ_GROUPS_PER_CU",
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);
   /* Tiles of 16 rows by 128 columns were fastest on an H200 (64: as
@@ -211,6 +246,12 @@ int
 clv_vj_detector_unrolled_stages (ClvVjDetector * d)
 {
   return d->unrolled_stages;
+}
+
+gboolean
+clv_vj_detector_shuffles (ClvVjDetector * d)
+{
+  return d->shuffle;
 }
 
 gboolean
@@ -248,30 +289,12 @@ is_pow2 (int v)
   return v > 0 && (v & (v - 1)) == 0;
 }
 
-/* Whether the device's OpenCL compiler takes NVIDIA's -cl-nv-* options. */
-static gboolean
-has_nv_compiler_options (ClvDevice * dev)
-{
-  size_t n = 0;
-  char *ext;
-  gboolean found;
-
-  if (clGetDeviceInfo (dev->device, CL_DEVICE_EXTENSIONS, 0, NULL, &n)
-      != CL_SUCCESS || n == 0)
-    return FALSE;
-  ext = g_malloc0 (n + 1);
-  clGetDeviceInfo (dev->device, CL_DEVICE_EXTENSIONS, n, ext, NULL);
-  found = strstr (ext, "cl_nv_compiler_options") != NULL;
-  g_free (ext);
-  return found;
-}
-
 static gboolean
 check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
 {
   /* vj_detect_uber's queues A and B (12 bytes a window), reduction. */
-  const gsize local_bytes = (gsize) (t->wg + t->chunk) * 12
-      + (gsize) (2 * t->wg + t->chunk) * 12 + t->wg * 8 + 64;
+  const gsize local_bytes = (gsize) (2 * t->wg + t->chunk) * 12 * 2
+      + t->wg * 8 + 64;
   /* vj_band_integrals' tile, segment totals and carries (uint2). */
   const gsize band_bytes = t->band_rows < 1 ? 0 : ((gsize) t->band_rows
       * (t->band_wg + t->band_wg / t->band_rows) + t->band_wg
@@ -316,6 +339,16 @@ check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
         t->tile_x, t->tile_y, t->coop_windows, t->coop_stage,
         t->groups_per_cu, t->band_wg, t->band_rows, t->simple_wg,
         dev->max_work_group_size, dev->local_mem_size);
+    return FALSE;
+  }
+  if (t->shuffle < -1 || t->shuffle > 1
+      || (t->shuffle == 1 && !shuffle_fits (dev, t))) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "Invalid VJ_SHUFFLE=%d in CLVISION_TUNE for %s: 0, 1 or -1 (where "
+        "they can); warp shuffles need NVIDIA's OpenCL compiler, VJ_WG a "
+        "multiple of 32 and VJ_WG / VJ_COOP_WINDOWS at most 32 (here "
+        "VJ_WG=%d VJ_COOP_WINDOWS=%d)", t->shuffle, dev->device_name, t->wg,
+        t->coop_windows);
     return FALSE;
   }
   return TRUE;
@@ -494,11 +527,11 @@ build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
       "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d "
       "-DVJ_MAX_REGISTERS=%d -DVJ_TILE_X=%d -DVJ_TILE_Y=%d -DVJ_WIN_W=%d "
       "-DVJ_WIN_H=%d -DVJ_TILTED=%d -DVJ_STUMPS=%d -DVJ_N_TREES=%d "
-      "-DVJ_UNROLLED=%d%s", d->fp64, t->wg, t->chunk, t->coop_windows,
-      d->coop_stage, t->static_schedule, t->max_registers,
+      "-DVJ_UNROLLED=%d -DVJ_SHUFFLE=%d%s", d->fp64, t->wg, t->chunk,
+      t->coop_windows, d->coop_stage, t->static_schedule, t->max_registers,
       tiled ? t->tile_x : 0, t->tile_y, d->shape.window_w, d->shape.window_h,
       d->shape.has_tilted, d->shape.is_stump_based, d->shape.n_trees,
-      unrolled != NULL, regs);
+      unrolled != NULL, d->shuffle, regs);
   g_free (regs);
   prog = clv_device_get_program_generated (d->dev, "vj_detect", unrolled,
       opts, error);
@@ -571,6 +604,8 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
         "slightly from OpenCV's", dev->device_name);
   d->coop_stage = clv_vj_cascade_sums_exact (c, d->tune.coop_stage) ?
       d->tune.coop_stage : NO_COOP_STAGE;
+  d->shuffle = d->tune.shuffle == 1 || (d->tune.shuffle < 0
+      && shuffle_fits (dev, &d->tune));
 
   d->shape = *c;
   d->shape.path = NULL;

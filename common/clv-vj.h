@@ -51,6 +51,11 @@ typedef struct
   gboolean unroll;              /* [VJ_UNROLL] the tiled variant compiles a
                                  * stump cascade's stages before
                                  * coop_stage into its code */
+  int shuffle;                  /* [VJ_SHUFFLE] 1: the cooperative stages
+                                 * sum a window's trees by warp shuffles
+                                 * (NVIDIA, inline PTX) instead of in
+                                 * local memory between barriers; 0: not;
+                                 * -1: where they can */
 } ClvVjTuning;
 
 /* The defaults for `dev`, with CLVISION_TUNE applied. */
@@ -127,6 +132,10 @@ gboolean clv_vj_detector_read_level (ClvVjDetector * det, int level,
  * kernel has compiled in (VJ_UNROLL: the tiled variant, a stump cascade),
  * 0 if none. */
 int clv_vj_detector_unrolled_stages (ClvVjDetector * det);
+
+/* For tests and benchmarks: whether the cooperative stages sum by warp
+ * shuffles (VJ_SHUFFLE). */
+gboolean clv_vj_detector_shuffles (ClvVjDetector * det);
 
 /* Whether stage sums may be split across work-items: every partial sum of
  * the leaf values of stages >= `first_stage` is exact in double. */

@@ -13,8 +13,9 @@
  * the whole group evaluates the remaining stages VJ_COOP_WINDOWS windows at
  * a time, each window's trees shared among VJ_WG / VJ_COOP_WINDOWS
  * work-items and summed by a local reduction, and re-queues the survivors
- * after every stage.  Warp-level exchange goes through local memory and
- * barriers (no cl_khr_subgroups on NVIDIA).
+ * after every stage.  On NVIDIA (VJ_SHUFFLE) a window's work-items are in
+ * one warp and sum by warp shuffles in inline PTX (it has no
+ * cl_khr_subgroups), so a warp waits for the others only between stages.
  *
  * vj_detect_tiled (the GPU default) is the same framework over tiles of
  * windows whose integrals a work-group first copies into local memory (see
@@ -306,8 +307,6 @@ vj_detect_simple (CASCADE_ARGS, const int scale, const int layer_ofs,
     emit (out, out_cap, scale, x, y);
 }
 
-#define VJ_LANES (VJ_WG / VJ_COOP_WINDOWS)
-
 /* A queue of windows in local memory: per window its corner (in the
  * integrals read), its number and its variance normalisation. */
 typedef struct
@@ -329,50 +328,104 @@ queue_push (const Queue q, __local int *count, const int pos, const int win,
   q.vnf[k] = vnf;
 }
 
-/* Stages coop .. n_stages - 1 of the n windows queued in q (at base + pos):
- * VJ_COOP_WINDOWS windows at a time, VJ_LANES work-items per window, the
- * survivors compacted in place; returns their number.  Called by the whole
- * work-group. */
+#if VJ_SHUFFLE
+/* shfl.sync.bfly through inline PTX: NVIDIA's OpenCL has no
+ * cl_khr_subgroups.  Every work-item of the warp must call it. */
+inline uint
+warp_xor (const uint v, const int mask)
+{
+  uint r;
+
+  asm volatile ("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+      : "=r" (r) : "r" (v), "r" (mask));
+  return r;
+}
+#endif
+
+#define VJ_LANES (VJ_WG / VJ_COOP_WINDOWS)
+
+/* The sum of `v` over the VJ_LANES work-items of a window, in each of
+ * them.  With VJ_SHUFFLE a butterfly of warp shuffles (a window's
+ * work-items are in one warp); otherwise a reduction in local memory,
+ * with barriers, so the whole work-group calls it. */
+inline real_t
+lanes_sum (real_t v, __local real_t * red)
+{
+#if VJ_SHUFFLE
+  for (int m = 1; m < VJ_LANES; m <<= 1) {
+#if VJ_FP64
+    const uint2 u = as_uint2 (v);
+    v += as_double ((uint2) (warp_xor (u.x, m), warp_xor (u.y, m)));
+#else
+    v += as_float (warp_xor (as_uint (v), m));
+#endif
+  }
+  (void) red;
+#else
+  const int lid = get_local_id (0), lane = lid % VJ_LANES;
+
+  red[lid] = v;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (int off = VJ_LANES / 2; off > 0; off >>= 1) {
+    if (lane < off)
+      red[lid] += red[lid + off];
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  v = red[lid - lane];
+  barrier (CLK_LOCAL_MEM_FENCE);
+#endif
+  return v;
+}
+
+/* Stages coop .. n_stages - 1 of the n windows queued in *q (at base +
+ * pos): VJ_COOP_WINDOWS windows at a time, VJ_LANES work-items per window;
+ * a stage's survivors go to the other queue of *q and *spare, which then
+ * swap, so *q ends up holding those of the last stage; returns their
+ * number.  Called by the whole work-group; keep: three counters, stage si
+ * counting in keep[si % 3] and clearing the next stage's, so that one
+ * barrier a stage suffices.  With VJ_SHUFFLE each warp goes through its
+ * own windows of the stage without waiting for the others. */
 #define COOPERATIVE_STAGES(AS, S)                                       \
 inline int                                                              \
 cooperative_stages##S (const Cascade * c, const AS uint * base,         \
-    const int coop, const int n_stages, int n, const Queue q,           \
-    __local real_t * red, __local int *l_keep)                          \
+    const int coop, const int n_stages, int n, Queue * q, Queue * spare,\
+    __local real_t * red, __local int *keep)                            \
 {                                                                       \
   const int lid = get_local_id (0);                                     \
   const int w_off = lid / VJ_LANES, lane = lid % VJ_LANES;              \
+  /* The first of the warp's windows in a batch (shuffles), else 0: the  \
+   * batch loop is uniform over what must call lanes_sum together. */   \
+  const int lead = VJ_SHUFFLE ? w_off - lid % 32 / VJ_LANES : 0;        \
                                                                         \
+  if (lid == 0)                                                         \
+    keep[coop % 3] = 0;                                                 \
+  barrier (CLK_LOCAL_MEM_FENCE);                                        \
   for (int si = coop; si < n_stages && n > 0; si++) {                   \
     const Stage st = c->stages[si];                                     \
     if (lid == 0)                                                       \
-      *l_keep = 0;                                                      \
-    barrier (CLK_LOCAL_MEM_FENCE);                                      \
-    for (int b = 0; b < n; b += VJ_COOP_WINDOWS) {                      \
+      keep[(si + 1) % 3] = 0;                                           \
+    for (int b = 0; b + lead < n; b += VJ_COOP_WINDOWS) {               \
       const int w = b + w_off;                                          \
       int pos = 0, win = 0;                                             \
       float vnf = 0.0f;                                                 \
       real_t part = 0;                                                  \
       if (w < n) {                                                      \
-        pos = q.pos[w];                                                 \
-        win = q.win[w];                                                 \
-        vnf = q.vnf[w];                                                 \
+        pos = q->pos[w];                                                \
+        win = q->win[w];                                                \
+        vnf = q->vnf[w];                                                \
         for (int t = lane; t < st.n_trees; t += VJ_LANES)               \
           part += (real_t) tree_leaf##S (c, base + pos, vnf,            \
               st.first_tree + t);                                       \
       }                                                                 \
-      red[lid] = part;                                                  \
-      barrier (CLK_LOCAL_MEM_FENCE);                                    \
-      for (int off = VJ_LANES / 2; off > 0; off >>= 1) {                \
-        if (lane < off)                                                 \
-          red[lid] += red[lid + off];                                   \
-        barrier (CLK_LOCAL_MEM_FENCE);                                  \
-      }                                                                 \
-      if (lane == 0 && w < n && !(red[lid] < (real_t) st.threshold))    \
-        queue_push (q, l_keep, pos, win, vnf);                          \
-      barrier (CLK_LOCAL_MEM_FENCE);                                    \
+      const real_t sum = lanes_sum (part, red);                         \
+      if (lane == 0 && w < n && !(sum < (real_t) st.threshold))         \
+        queue_push (*spare, &keep[si % 3], pos, win, vnf);              \
     }                                                                   \
-    n = *l_keep;                                                        \
     barrier (CLK_LOCAL_MEM_FENCE);                                      \
+    n = keep[si % 3];                                                   \
+    const Queue done = *q;                                              \
+    *q = *spare;                                                        \
+    *spare = done;                                                      \
   }                                                                     \
   return n;                                                             \
 }
@@ -380,9 +433,9 @@ cooperative_stages##S (const Cascade * c, const AS uint * base,         \
 COOPERATIVE_STAGES (__global, _g)
 COOPERATIVE_STAGES (__local, _l)
 
-#define VJ_QUEUE (VJ_WG + VJ_CHUNK)
-/* Queue B holds fewer than VJ_WG windows before a round adds A's. */
-#define VJ_QUEUE_B (2 * VJ_WG + VJ_CHUNK)
+/* Queue B holds fewer than VJ_WG windows before a round adds A's, at
+ * most VJ_WG - 1 + VJ_CHUNK; A is the cooperative stages' spare queue. */
+#define VJ_QUEUE (2 * VJ_WG + VJ_CHUNK)
 
 /* NVIDIA's compiler ignores a register cap (-cl-nv-maxrregcount) on a
  * kernel with a required work-group size, as CUDA's does on one with
@@ -404,12 +457,12 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
   __local int a_pos[VJ_QUEUE];  /* window corner in sbuf */
   __local int a_win[VJ_QUEUE];  /* window number */
   __local float a_vnf[VJ_QUEUE];
-  __local int q_pos[VJ_QUEUE_B];
-  __local int q_win[VJ_QUEUE_B];
-  __local float q_vnf[VJ_QUEUE_B];
+  __local int q_pos[VJ_QUEUE];
+  __local int q_win[VJ_QUEUE];
+  __local float q_vnf[VJ_QUEUE];
   const Queue qa = { a_pos, a_win, a_vnf }, qb = { q_pos, q_win, q_vnf };
   __local real_t red[VJ_WG];
-  __local int l_base, l_a, l_count, l_keep;
+  __local int l_base, l_a, l_count, l_keep[3];
   const int lid = get_local_id (0);
   const int coop = min (VJ_COOP_STAGE, n_stages);
   /* Stage 0 on the raw windows (none if every stage is cooperative). */
@@ -485,12 +538,14 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
     if (n == 0 && exhausted)
       break;
 
-    n = cooperative_stages_g (&c, sbuf, coop, n_stages, n, qb, red, &l_keep);
+    Queue passed = qb, spare = qa;
+    n = cooperative_stages_g (&c, sbuf, coop, n_stages, n, &passed, &spare,
+        red, l_keep);
 
     /* Windows that passed every stage. */
     for (int i = lid; i < n; i += VJ_WG) {
       int x, y;
-      const int s = decode_window (scales, n_scales, q_win[i], &x, &y);
+      const int s = decode_window (scales, n_scales, passed.win[i], &x, &y);
       if (not_skipped (&c, scales[s].layer_ofs, x, y, scales[s].ystep))
         emit (out, out_cap, s, x, y);
     }
@@ -600,7 +655,7 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
   const Queue qv = { v_pos, v_win, v_vnf }, qa = { a_pos, a_win, a_vnf },
       qb = { q_pos, q_win, q_vnf };
   __local real_t red[VJ_WG];
-  __local int l_tile, l_v, l_a, l_b, l_keep;
+  __local int l_tile, l_v, l_a, l_b, l_keep[3];
   const int lid = get_local_id (0);
   const int coop = min (VJ_COOP_STAGE, n_stages);
   const int first = min (1, coop);
@@ -660,12 +715,13 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
     queue_pass_l (&ct, tile, qa, l_a, first, coop, qb, &l_b);
     barrier (CLK_LOCAL_MEM_FENCE);
 
-    const int n = cooperative_stages_l (&ct, tile, coop, n_stages, l_b, qb,
-        red, &l_keep);
+    Queue passed = qb, spare = qa;
+    const int n = cooperative_stages_l (&ct, tile, coop, n_stages, l_b,
+        &passed, &spare, red, l_keep);
 
     /* Windows that passed every stage. */
     for (int i = lid; i < n; i += VJ_WG) {
-      const int wy = q_win[i] / cw, wx = q_win[i] - wy * cw;
+      const int wy = passed.win[i] / cw, wx = passed.win[i] - wy * cw;
       const int x = x0 + wx * step, y = y0 + wy * step;
       if (not_skipped (&c, scales[s].layer_ofs, x, y, step))
         emit (out, out_cap, s, x, y);

@@ -135,13 +135,14 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   g_string_append_printf (out, "{\"implementation\": \"%s\", "
       "\"variant\": \"%s\", \"tune\": \"%s\", \"wg\": %d, \"chunk\": %d, "
       "\"coop_windows\": %d, \"coop_stage\": %d, \"groups_per_cu\": %d, "
-      "\"unrolled_stages\": %d, "
+      "\"unrolled_stages\": %d, \"shuffle\": %s, "
       "\"static\": %s, \"frame\": \"%s\", \"width\": %d, \"height\": %d, "
       "\"faces\": %u, \"repeat\": %d, ", label,
       t.variant == CLV_VJ_VARIANT_SIMPLE ? "simple" :
       t.variant == CLV_VJ_VARIANT_TILED ? "tiled" : "uber",
       tune ? tune : "", t.wg, t.chunk, t.coop_windows, t.coop_stage,
       t.groups_per_cu, clv_vj_detector_unrolled_stages (det),
+      clv_vj_detector_shuffles (det) ? "true" : "false",
       t.static_schedule ? "true" : "false", f->name, f->width, f->height,
       faces->len, o->repeat);
   {

@@ -74,6 +74,8 @@ detector_unrolled (const ClvCascade * c, ClvVjVariant variant,
     t.coop_stage = 4;
   } else if (extra && g_str_equal (extra, "registers-64")) {
     t.max_registers = 64;
+  } else if (extra && g_str_equal (extra, "no-shuffles")) {
+    t.shuffle = 0;
   }
   d = clv_vj_detector_new (device, c, &t, &error);
   g_assert_no_error (error);
@@ -988,6 +990,55 @@ test_register_limit (void)
   clv_cascade_free (c);
 }
 
+/* VJ_SHUFFLE: where the device takes them (NVIDIA) the default, and the
+ * barriers' path without them gives the reference's windows too; elsewhere
+ * VJ_SHUFFLE=1 is a clear error, as is a value not 0, 1 or -1. */
+static void
+test_warp_shuffles (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  ClvVjTuning t;
+  GError *error = NULL;
+  ClvVjDetector *d;
+  gboolean by_default;
+
+  clv_vj_tuning_for_device (device, &t);
+  t.shuffle = 2;
+  g_assert_null (clv_vj_detector_new (device, c, &t, &error));
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "VJ_SHUFFLE=2"));
+  g_clear_error (&error);
+
+  clv_vj_tuning_for_device (device, &t);
+  d = clv_vj_detector_new (device, c, &t, &error);
+  g_assert_no_error (error);
+  by_default = clv_vj_detector_shuffles (d);
+  clv_vj_detector_free (d);
+
+  t.shuffle = 1;
+  d = clv_vj_detector_new (device, c, &t, &error);
+  if (d == NULL) {
+    g_assert_false (by_default);
+    g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "warp shuffles need"));
+    g_clear_error (&error);
+  } else {
+    g_assert_true (by_default);
+    g_assert_true (clv_vj_detector_shuffles (d));
+    clv_vj_detector_free (d);
+    /* Windows over several warps: no shuffles. */
+    t.coop_windows = 1;
+    t.shuffle = -1;
+    d = clv_vj_detector_new (device, c, &t, &error);
+    g_assert_no_error (error);
+    g_assert_false (clv_vj_detector_shuffles (d));
+    clv_vj_detector_free (d);
+    check_candidates (&cases[0], "no-shuffles");
+    check_candidates (&cases[5], "no-shuffles");
+  }
+  clv_cascade_free (c);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1021,6 +1072,7 @@ main (int argc, char **argv)
       test_split_sums_only_when_exact);
   g_test_add_func ("/vj-gpu/bad-tuning", test_bad_tuning);
   g_test_add_func ("/vj-gpu/register-limit", test_register_limit);
+  g_test_add_func ("/vj-gpu/warp-shuffles", test_warp_shuffles);
   ret = g_test_run ();
   clv_device_unref (device);
   return ret;
