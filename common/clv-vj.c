@@ -368,18 +368,26 @@ tile_rows (const ClvVjTuning * t, const ClvCascade * c)
   return (t->tile_y - 1) * 2 + c->window_h + 1;
 }
 
+/* The integrals in vj_detect_tiled's tile (sums, and tilted sums if the
+ * cascade has tilted features). */
+static gsize
+tile_values (const ClvVjTuning * t, const ClvCascade * c)
+{
+  return (gsize) tile_cols (t, c) * tile_rows (t, c)
+      * (c->has_tilted ? 2 : 1);
+}
+
 /* Local memory vj_detect_tiled needs for its tile and queues. */
 static gsize
 tile_local_bytes (const ClvVjTuning * t, const ClvCascade * c)
 {
-  const gsize tile = (gsize) tile_cols (t, c) * tile_rows (t, c)
-      * (c->has_tilted ? 2 : 1) * sizeof (cl_uint);
-
-  return tile + (gsize) t->tile_x * t->tile_y * 36 + (gsize) t->wg * 8 + 64;
+  return tile_values (t, c) * sizeof (cl_uint)
+      + (gsize) t->tile_x * t->tile_y * 36 + (gsize) t->wg * 8 + 64;
 }
 
 /* Whether vj_detect_tiled's tile and queues for cascade `c` fit the
- * device's local memory.  Where they do not, the device's own tuning
+ * device's local memory, and the nodes' 16-bit offsets the tile (see
+ * stump_arrays).  Where they do not, the device's own tuning
  * (`asked` FALSE: what the elements use) runs the uberkernel over chunks
  * instead; a tuning passed in is taken as asked, and refused. */
 static gboolean
@@ -388,7 +396,8 @@ fit_tile (ClvDevice * dev, ClvVjTuning * t, const ClvCascade * c,
 {
   const gsize bytes = tile_local_bytes (t, c);
 
-  if (t->variant != CLV_VJ_VARIANT_TILED || bytes <= dev->local_mem_size)
+  if (t->variant != CLV_VJ_VARIANT_TILED || (bytes <= dev->local_mem_size
+          && tile_values (t, c) <= G_MAXINT16))
     return TRUE;
   if (!asked) {
     g_info ("%s: tiles of %d x %d windows of %d x %d would need %"
@@ -401,9 +410,11 @@ fit_tile (ClvDevice * dev, ClvVjTuning * t, const ClvCascade * c,
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
       "Invalid vjfacedetect tuning for %s: tiles of VJ_TILE_X=%d x "
       "VJ_TILE_Y=%d windows of %d x %d need %" G_GSIZE_FORMAT " bytes of "
-      "local memory, the device has %" G_GUINT64_FORMAT, dev->device_name,
-      t->tile_x, t->tile_y, c->window_w, c->window_h, bytes,
-      dev->local_mem_size);
+      "local memory (the device has %" G_GUINT64_FORMAT ") for %"
+      G_GSIZE_FORMAT " integrals (at most %d: the nodes address them in 16 "
+      "bits)", dev->device_name, t->tile_x, t->tile_y, c->window_w,
+      c->window_h, bytes, dev->local_mem_size, tile_values (t, c),
+      G_MAXINT16);
   return FALSE;
 }
 
@@ -467,20 +478,25 @@ unrolled_stages_source (const ClvVjDetector * d,
 }
 
 /* The stumps `nodes` (tree t's at t) as vj_detect.cl's CASCADE_FUNCTIONS
- * read them with ARRAYS: planes of n int4, the three rectangles' offsets,
- * the weights with the threshold, the leaves. */
+ * read them with ARRAYS: three planes of n 16-byte blocks, the first two
+ * rectangles' offsets (short4 each: fit_tile keeps them below 2^15), the
+ * third's and the leaves, the weights with the threshold. */
 static cl_int4 *
 stump_arrays (const ClvVjNode * nodes, int n)
 {
-  cl_int4 *a = g_new0 (cl_int4, 5 * (gsize) MAX (n, 1));
+  cl_int4 *a = g_new0 (cl_int4, 3 * (gsize) MAX (n, 1));
 
   for (int t = 0; t < n; t++) {
     const ClvVjNode *o = &nodes[t];
+    cl_short ofs[3][4];
     for (int k = 0; k < 3; k++)
-      memcpy (a[k * n + t].s, o->ofs[k], sizeof (a->s));
-    memcpy (&a[3 * n + t].s[0], o->weight, 3 * sizeof (cl_float));
-    memcpy (&a[3 * n + t].s[3], &o->threshold, sizeof (cl_float));
-    memcpy (&a[4 * n + t].s[0], o->leaf, 2 * sizeof (cl_float));
+      for (int i = 0; i < 4; i++)
+        ofs[k][i] = (cl_short) o->ofs[k][i];
+    memcpy (a[t].s, ofs, 2 * sizeof (ofs[0]));
+    memcpy (a[n + t].s, ofs[2], sizeof (ofs[2]));
+    memcpy (&a[n + t].s[2], o->leaf, 2 * sizeof (cl_float));
+    memcpy (&a[2 * n + t].s[0], o->weight, 3 * sizeof (cl_float));
+    memcpy (&a[2 * n + t].s[3], &o->threshold, sizeof (cl_float));
   }
   return a;
 }
@@ -546,7 +562,7 @@ build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
   if (d->k_uber && tiled && d->shape.is_stump_based) {
     cl_int4 *arrays = stump_arrays (nodes, d->shape.n_trees);
     d->tile_nodes = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
-        arrays, sizeof (cl_int4) * 5 * d->shape.n_trees, error);
+        arrays, sizeof (cl_int4) * 3 * d->shape.n_trees, error);
     g_free (arrays);
   } else if (d->k_uber && tiled) {
     d->tile_nodes = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,

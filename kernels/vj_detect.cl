@@ -113,11 +113,12 @@ typedef struct
 
 /* The cascade's evaluation over integrals in address space AS (suffix S):
  * __global for the frame's integrals, __local for a tile of them.  With
- * ARRAYS the nodes are a stump cascade's laid out as arrays, five planes
- * of VJ_N_TREES int4 (the three rectangles' offsets, the weights with the
- * threshold, the leaves): the work-items of a window in the cooperative
- * stages take neighbouring trees, and so read one block of memory per load
- * instead of one node apart each. */
+ * ARRAYS the nodes are a stump cascade's laid out as arrays, three planes
+ * of VJ_N_TREES 16-byte blocks (the first two rectangles' offsets as
+ * short4 each, the third's and the leaves, the weights with the
+ * threshold): the work-items of a window in the cooperative stages take
+ * neighbouring trees, and so read one block of memory per load instead of
+ * one node apart each, and three loads a tree instead of five. */
 #define CASCADE_FUNCTIONS(AS, S, ARRAYS)                                \
 inline int                                                              \
 rect_sum##S (const AS uint * p, const int4 o)                           \
@@ -146,12 +147,13 @@ tree_leaf##S (const Cascade * c, const AS uint * p, const float vnf,    \
                                                                         \
   if (ARRAYS) {                                                         \
     const __global int4 *a = (const __global int4 *) c->nodes;          \
-    const float4 w = as_float4 (a[3 * VJ_N_TREES + t]);                 \
-    const int2 leaf = a[4 * VJ_N_TREES + t].xy;                         \
+    const int4 o01 = a[t], o2_leaf = a[VJ_N_TREES + t];                 \
+    const float4 w = as_float4 (a[2 * VJ_N_TREES + t]);                 \
     float r;                                                            \
-    FEATURE_VALUE (r, rect_sum##S, p, a[t], a[VJ_N_TREES + t],          \
-        a[2 * VJ_N_TREES + t], w, vnf);                                 \
-    return as_float (r < w.w ? leaf.x : leaf.y);                        \
+    FEATURE_VALUE (r, rect_sum##S, p, convert_int4 (as_short4 (o01.xy)), \
+        convert_int4 (as_short4 (o01.zw)),                              \
+        convert_int4 (as_short4 (o2_leaf.xy)), w, vnf);                 \
+    return as_float (r < w.w ? o2_leaf.z : o2_leaf.w);                  \
   }                                                                     \
   for (;;) {                                                            \
     const __global Node *nd = c->nodes + n;                             \

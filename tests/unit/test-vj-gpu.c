@@ -925,6 +925,16 @@ test_bad_tuning (void)
   g_assert_nonnull (strstr (error->message, "local memory"));
   g_assert_nonnull (strstr (error->message, "VJ_TILE_X"));
   g_clear_error (&error);
+  /* A tile of more integrals than the nodes' 16-bit offsets reach (one
+   * that fits PoCL's local memory). */
+  clv_vj_tuning_for_device (device, &t);
+  t.variant = CLV_VJ_VARIANT_TILED;
+  t.tile_x = 128;
+  t.tile_y = 64;
+  g_assert_null (clv_vj_detector_new (device, c, &t, &error));
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "16 bits"));
+  g_clear_error (&error);
   clv_cascade_free (c);
 }
 
