@@ -60,7 +60,7 @@ typedef struct
 {
   const char *name;             /* group in the tuning file */
   MeasureFunc measure;
-  Macro macros[8];              /* ended by one without a name, or full */
+  Macro macros[10];             /* ended by one without a name, or full */
   /* Whether the kernel the device's defaults build reads a macro (NULL:
    * every one), so that one it ignores cannot win on noise. */
   gboolean (*reads) (ClvDevice * dev, const char *macro);
@@ -366,11 +366,13 @@ static const Kernel kernels[] = {
           {"SAR_Q_ATOMIC", "0,1"}}},
   {"vj", measure_vj, {
           {"VJ_WG,VJ_COOP_WINDOWS",
-              "8:2,32:1,32:2,32:4,64:2,64:4,64:8,128:8,128:16,128:32"},
+              "8:2,32:1,32:2,32:4,64:2,64:4,64:8,128:4,128:8,128:16,"
+              "128:32"},
           {"VJ_TILE_X,VJ_TILE_Y", "16:8,32:8,16:16,32:16,64:8"},
           {"VJ_CHUNK", "32,64,128,256"},
           {"VJ_UNROLL", "0,1"},
           {"VJ_COOP_STAGE", "2,3,4,5,6"},
+          {"VJ_SHUFFLE", "-1,0"},
           {"VJ_GROUPS_PER_CU", "4,8,16,32,48"},
           {"VJ_MAX_REGISTERS", "0,32,48,64,96"},
           {"VJ_BAND_WG,VJ_BAND_ROWS",

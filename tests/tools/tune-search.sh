@@ -43,8 +43,8 @@ tiles = {"VJ_TILE_X,VJ_TILE_Y"} & names
 chunk = {"VJ_CHUNK"} & names
 assert bool(tiles) != bool(chunk), names
 assert ("VJ_UNROLL" in names) == bool(tiles), names
-for name in ("VJ_WG,VJ_COOP_WINDOWS", "VJ_COOP_STAGE", "VJ_GROUPS_PER_CU",
-             "VJ_BAND_WG,VJ_BAND_ROWS"):
+for name in ("VJ_WG,VJ_COOP_WINDOWS", "VJ_COOP_STAGE", "VJ_SHUFFLE",
+             "VJ_GROUPS_PER_CU", "VJ_BAND_WG,VJ_BAND_ROWS"):
     assert name in names, (name, names)
 print("ok: vj searched", ", ".join(sorted(names)))
 PY
