@@ -199,8 +199,9 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
    * (docs/PERFORMANCE.md, "Registers").  Over tiles, groups of four warps
    * sharing a tile of 32 x 8 windows, 8 work-items to a window in the
    * cooperative stages (M = 16), were fastest in the H100 sweep; with
-   * stages compiled in, 16 to a window (M = 8) are 2-5% faster, 5-9% with
-   * warp shuffles (below; docs/PERFORMANCE.md, "Shuffles").  On
+   * stages compiled in, 16 to a window (M = 8) are 2-5% faster, 5-8% with
+   * warp shuffles (below; docs/PERFORMANCE.md, "Warp shuffles and packed
+   * nodes").  On
    * NVIDIA 32 groups per compute unit, not the seed's 12: a Hopper SM
    * holds 64 warps, and the H200 sweep in docs/PERFORMANCE.md was fastest
    * at 32 on every frame.  On a CPU a group is a few SIMD lanes. */
@@ -219,8 +220,8 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
    * stage 3 (docs/PERFORMANCE.md, "Stages compiled in"). */
   t->coop_stage = tune_int (dev, "VJ_COOP_STAGE", tiled && t->unroll ? 4 : 3);
   /* With shuffles a warp needs no barrier between its windows: 5-7% less
-   * detection time than without on the H100 (docs/PERFORMANCE.md,
-   * "Shuffles"). */
+   * detection time than without on the H100 (docs/PERFORMANCE.md, "Warp
+   * shuffles and packed nodes"). */
   t->shuffle = tune_int (dev, "VJ_SHUFFLE", -1);
   t->groups_per_cu = tune_int (dev, "VJ_GROUPS_PER_CU",
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);

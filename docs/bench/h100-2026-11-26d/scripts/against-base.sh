@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# .device/build against .device/build-base (cd3df6c), alternating twice:
-# detection per frame, then streams: against-base.sh DIR.
+# .device/build against .device/build-base (the commits: the README of the runs),
+# alternating twice: detection per frame, then streams: against-base.sh DIR.
 # pool-not-kept/ (the pool in .device/build) and arrays/ (9a0d83c).
 source "$(dirname "$0")/common.sh"
 dir=$out/$1
