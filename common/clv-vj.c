@@ -201,10 +201,10 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
    * cooperative stages (M = 16), were fastest in the H100 sweep; with
    * stages compiled in, 16 to a window (M = 8) are 2-5% faster, 5-8% with
    * warp shuffles (below; docs/PERFORMANCE.md, "Warp shuffles and packed
-   * nodes").  On
-   * NVIDIA 32 groups per compute unit, not the seed's 12: a Hopper SM
-   * holds 64 warps, and the H200 sweep in docs/PERFORMANCE.md was fastest
-   * at 32 on every frame.  On a CPU a group is a few SIMD lanes. */
+   * nodes").  On NVIDIA 32 groups per compute unit, not the seed's 12: a
+   * Hopper SM holds 64 warps, and the H200 sweep in docs/PERFORMANCE.md
+   * was fastest at 32 on every frame.  On a CPU a group is a few SIMD
+   * lanes. */
   const gboolean tiled = gpu && t->variant == CLV_VJ_VARIANT_TILED;
   t->wg = tune_int (dev, "VJ_WG", !gpu ? 8 : tiled ? 128 :
       (int) MAX (dev->simd_width, 64));
@@ -402,9 +402,10 @@ fit_tile (ClvDevice * dev, ClvVjTuning * t, const ClvCascade * c,
     return TRUE;
   if (!asked) {
     g_info ("%s: tiles of %d x %d windows of %d x %d would need %"
-        G_GSIZE_FORMAT " bytes of local memory; the detector runs over "
-        "chunks instead", dev->device_name, t->tile_x, t->tile_y,
-        c->window_w, c->window_h, bytes);
+        G_GSIZE_FORMAT " bytes of local memory for %" G_GSIZE_FORMAT
+        " integrals (at most %d); the detector runs over chunks instead",
+        dev->device_name, t->tile_x, t->tile_y, c->window_w, c->window_h,
+        bytes, tile_values (t, c), G_MAXINT16);
     t->variant = CLV_VJ_VARIANT_UBER;
     return TRUE;
   }

@@ -435,8 +435,9 @@ cooperative_stages##S (const Cascade * c, const AS uint * base,         \
 COOPERATIVE_STAGES (__global, _g)
 COOPERATIVE_STAGES (__local, _l)
 
-/* Queue B holds fewer than VJ_WG windows before a round adds A's, at
- * most VJ_WG - 1 + VJ_CHUNK; A is the cooperative stages' spare queue. */
+/* Queue A holds at most VJ_WG - 1 + VJ_CHUNK windows, and queue B fewer
+ * than VJ_WG before a round adds A's; A has B's size as the cooperative
+ * stages' spare queue. */
 #define VJ_QUEUE (2 * VJ_WG + VJ_CHUNK)
 
 /* NVIDIA's compiler ignores a register cap (-cl-nv-maxrregcount) on a
