@@ -901,40 +901,45 @@ test_split_sums_only_when_exact (void)
   clv_cascade_free (c);
 }
 
+/* The detector refuses tuning `t` with an error that says `says` (and
+ * `also`, if not NULL). */
+static void
+assert_tuning_refused (const ClvCascade * c, const ClvVjTuning * t,
+    const char *says, const char *also)
+{
+  GError *error = NULL;
+
+  g_assert_null (clv_vj_detector_new (device, c, t, &error));
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, says));
+  if (also)
+    g_assert_nonnull (strstr (error->message, also));
+  g_clear_error (&error);
+}
+
 /* Bad tuning is an error that names the values, not a crash. */
 static void
 test_bad_tuning (void)
 {
   ClvCascade *c = load_cascade ("frontalface_default");
   ClvVjTuning t;
-  GError *error = NULL;
 
   clv_vj_tuning_for_device (device, &t);
   t.coop_windows = 3;
   t.wg = 8;
-  g_assert_null (clv_vj_detector_new (device, c, &t, &error));
-  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
-  g_assert_nonnull (strstr (error->message, "VJ_COOP_WINDOWS=3"));
-  g_clear_error (&error);
+  assert_tuning_refused (c, &t, "VJ_COOP_WINDOWS=3", NULL);
   /* A tile larger than the device's local memory. */
   clv_vj_tuning_for_device (device, &t);
   t.variant = CLV_VJ_VARIANT_TILED;
   t.tile_x = (int) device->local_mem_size;
-  g_assert_null (clv_vj_detector_new (device, c, &t, &error));
-  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
-  g_assert_nonnull (strstr (error->message, "local memory"));
-  g_assert_nonnull (strstr (error->message, "VJ_TILE_X"));
-  g_clear_error (&error);
+  assert_tuning_refused (c, &t, "local memory", "VJ_TILE_X");
   /* A tile of more integrals than the nodes' 16-bit offsets reach (one
    * that fits PoCL's local memory). */
   clv_vj_tuning_for_device (device, &t);
   t.variant = CLV_VJ_VARIANT_TILED;
   t.tile_x = 128;
   t.tile_y = 64;
-  g_assert_null (clv_vj_detector_new (device, c, &t, &error));
-  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
-  g_assert_nonnull (strstr (error->message, "16 bits"));
-  g_clear_error (&error);
+  assert_tuning_refused (c, &t, "16 bits", NULL);
   clv_cascade_free (c);
 }
 
@@ -982,10 +987,7 @@ test_register_limit (void)
 
   clv_vj_tuning_for_device (device, &t);
   t.max_registers = -1;
-  g_assert_null (clv_vj_detector_new (device, c, &t, &error));
-  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
-  g_assert_nonnull (strstr (error->message, "VJ_MAX_REGISTERS=-1"));
-  g_clear_error (&error);
+  assert_tuning_refused (c, &t, "VJ_MAX_REGISTERS=-1", NULL);
 
   t.max_registers = 64;
   d = clv_vj_detector_new (device, c, &t, &error);
@@ -1014,10 +1016,7 @@ test_warp_shuffles (void)
 
   clv_vj_tuning_for_device (device, &t);
   t.shuffle = 2;
-  g_assert_null (clv_vj_detector_new (device, c, &t, &error));
-  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
-  g_assert_nonnull (strstr (error->message, "VJ_SHUFFLE=2"));
-  g_clear_error (&error);
+  assert_tuning_refused (c, &t, "VJ_SHUFFLE=2", NULL);
 
   clv_vj_tuning_for_device (device, &t);
   d = clv_vj_detector_new (device, c, &t, &error);
