@@ -50,14 +50,13 @@ read_reals (ClvDevice * dev, cl_mem mem, gboolean fp64, gsize n,
 
   if (n == 0)
     return TRUE;
-  if (fp64) {
-    CLV_CHECK (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, 0,
-            n * sizeof (double), out, 0, NULL, NULL), error, fail);
-    return TRUE;
-  }
+  if (fp64)
+    return clv_read_buffer (dev, dev->queue, mem, 0, n * sizeof (double), out,
+        error);
   tmp = g_new (float, n);
-  CLV_CHECK (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, 0,
-          n * sizeof (float), tmp, 0, NULL, NULL), error, fail);
+  if (!clv_read_buffer (dev, dev->queue, mem, 0, n * sizeof (float), tmp,
+          error))
+    goto fail;
   for (gsize i = 0; i < n; i++)
     out[i] = tmp[i];
   g_free (tmp);

@@ -321,6 +321,20 @@ CLV_API
 double clv_spans_busy_fraction (ClvSpan * spans, guint n,
     double *span_seconds);
 
+/* Waits until `event` is complete, as clWaitForEvents() does, but with
+ * several analysers on `dev` (clv_device_analysers()) outside the driver:
+ * the event's queue is flushed and its status polled.  CL_SUCCESS, the
+ * event's negative status when its command failed, or the error of an
+ * OpenCL call. */
+CLV_API
+cl_int clv_event_wait (ClvDevice * dev, cl_event event);
+/* Reads `size` bytes of `mem` at `offset` into `dst` and returns once they
+ * are there, as a blocking clEnqueueReadBuffer() does, waiting with
+ * clv_event_wait(). */
+CLV_API
+gboolean clv_read_buffer (ClvDevice * dev, cl_command_queue queue,
+    cl_mem mem, gsize offset, gsize size, void *dst, GError ** error);
+
 /* Seconds a finished event spent executing (needs the profiling queue). */
 CLV_API
 double clv_event_seconds (cl_event event);

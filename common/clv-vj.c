@@ -1316,9 +1316,10 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
   if (!enqueue_detect (d, error))
     goto fail;
   for (;;) {
-    CLV_CHECK (clEnqueueReadBuffer (d->dev->queue, d->out, CL_TRUE, 0,
-            (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), d->out_host, 0,
-            NULL, NULL), error, fail);
+    if (!clv_read_buffer (d->dev, d->dev->queue, d->out, 0,
+            (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), d->out_host,
+            error))
+      goto fail;
     count = d->out_host[0];
     if (count <= d->out_cap)
       break;

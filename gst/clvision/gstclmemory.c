@@ -106,12 +106,10 @@ gboolean
 gst_cl_download (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
     void *dst, GError ** error)
 {
-  CLV_CHECK (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, offset, size,
-          dst, 0, NULL, NULL), error, fail);
+  if (!clv_read_buffer (dev, dev->queue, mem, offset, size, dst, error))
+    return FALSE;
   COUNT (downloads);
   return TRUE;
-fail:
-  return FALSE;
 }
 
 static gboolean

@@ -279,7 +279,7 @@ stage_wait_free (GstClvFilterPrivate * priv, guint k, GError ** error)
   if (ev == NULL)
     return TRUE;
   priv->in_pinned_busy[k] = NULL;
-  CLV_CHECK (clWaitForEvents (1, &ev), error, fail);
+  CLV_CHECK (clv_event_wait (priv->device, ev), error, fail);
   clReleaseEvent (ev);
   return TRUE;
 

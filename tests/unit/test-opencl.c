@@ -748,6 +748,91 @@ test_pinned_new_while_queue_held (void)
   clv_device_unref (dev);
 }
 
+/* Completes user event `ev` with `status` after 50 ms, `flag` set first. */
+typedef struct
+{
+  cl_event ev;
+  cl_int status;
+  gint flag;
+} LateEvent;
+
+static gpointer
+complete_late (gpointer data)
+{
+  LateEvent *late = data;
+
+  g_usleep (50000);
+  g_atomic_int_set (&late->flag, 1);
+  clSetUserEventStatus (late->ev, late->status);
+  return NULL;
+}
+
+static void
+late_event_wait (ClvDevice * dev, LateEvent * late, cl_int status)
+{
+  GThread *t;
+  cl_int st;
+
+  late->ev = clCreateUserEvent (dev->context, &st);
+  g_assert_cmpint (st, ==, CL_SUCCESS);
+  late->status = status;
+  late->flag = 0;
+  t = g_thread_new ("late", complete_late, late);
+  st = clv_event_wait (dev, late->ev);
+  if (status == CL_COMPLETE)
+    g_assert_cmpint (st, ==, CL_SUCCESS);
+  else
+    g_assert_cmpint (st, <, 0);
+  g_assert_cmpint (g_atomic_int_get (&late->flag), ==, 1);
+  g_thread_join (t);
+  clReleaseEvent (late->ev);
+}
+
+/* clv_event_wait and clv_read_buffer, with `data` analysers on the device
+ * (1: the driver waits; 2: the status is polled): a wait returns once the
+ * event completes, a failed one as an error, and a read behind a write
+ * held by a user event returns the written bytes. */
+static void
+test_event_wait (gconstpointer data)
+{
+  const gint analysers = GPOINTER_TO_INT (data);
+  ClvDevice *dev = clv_device_open ("first", NULL);
+  guint8 src[4096], back[4096];
+  LateEvent late = { 0 };
+  GError *error = NULL;
+  GThread *t;
+  cl_mem mem;
+  cl_int st;
+
+  g_assert_nonnull (dev);
+  clv_device_analysers_add (dev, analysers);
+  late_event_wait (dev, &late, CL_COMPLETE);
+  late_event_wait (dev, &late, -5);
+
+  mem = clv_buffer_new (dev, CL_MEM_READ_WRITE, sizeof (src), &error);
+  g_assert_no_error (error);
+  for (gsize i = 0; i < sizeof (src); i++)
+    src[i] = (guint8) (i * 7 + 3);
+  memset (back, 0, sizeof (back));
+  late.ev = clCreateUserEvent (dev->context, &st);
+  late.status = CL_COMPLETE;
+  late.flag = 0;
+  g_assert_cmpint (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0,
+          sizeof (src), src, 1, &late.ev, NULL), ==, CL_SUCCESS);
+  t = g_thread_new ("late", complete_late, &late);
+  g_assert_true (clv_read_buffer (dev, dev->queue, mem, 0, sizeof (back),
+          back, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_atomic_int_get (&late.flag), ==, 1);
+  g_assert_cmpmem (back, sizeof (back), src, sizeof (src));
+  g_thread_join (t);
+  clReleaseEvent (late.ev);
+
+  clv_device_analysers_add (dev, -analysers);
+  clReleaseMemObject (mem);
+  clv_device_unref (dev);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -776,6 +861,10 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/tune-lookup", test_tune_lookup);
   g_test_add_func ("/opencl/stored-tuning-used", test_stored_tuning_used);
   g_test_add_func ("/opencl/upload-staged", test_upload_staged);
+  g_test_add_data_func ("/opencl/event-wait/alone", GINT_TO_POINTER (1),
+      test_event_wait);
+  g_test_add_data_func ("/opencl/event-wait/shared", GINT_TO_POINTER (2),
+      test_event_wait);
   g_test_add_func ("/opencl/pinned-new-while-queue-held",
       test_pinned_new_while_queue_held);
   g_test_add_data_func ("/opencl/corrupt-tuning/garbage",
