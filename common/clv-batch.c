@@ -16,7 +16,7 @@ struct _ClvBatchService
   guint max_batch;
   guint n_slots;
   gpointer *slots;              /* what one batch in flight uses */
-  gboolean *busy;
+  guint *in_flight;             /* requests of the slot's batch, 0: free */
   ClvBatchRunFunc run;
   GDestroyNotify slot_free;
 
@@ -36,7 +36,7 @@ service_free (ClvBatchService * svc)
     if (svc->slots[i])
       svc->slot_free (svc->slots[i]);
   g_free (svc->slots);
-  g_free (svc->busy);
+  g_free (svc->in_flight);
   g_mutex_clear (&svc->lock);
   g_cond_clear (&svc->cond);
   g_free (svc->key);
@@ -64,7 +64,7 @@ clv_batch_service_get (const char *key, guint n_slots, guint max_batch,
   svc->max_batch = MAX (max_batch, 1);
   svc->n_slots = MAX (n_slots, 1);
   svc->slots = g_new0 (gpointer, svc->n_slots);
-  svc->busy = g_new0 (gboolean, svc->n_slots);
+  svc->in_flight = g_new0 (guint, svc->n_slots);
   svc->run = run;
   svc->slot_free = slot_free;
   g_mutex_init (&svc->lock);
@@ -100,8 +100,8 @@ clv_batch_service_unref (ClvBatchService * svc)
     service_free (svc);
 }
 
-/* Called with the lock held and `slot` taken: runs the first pending
- * requests as one batch and marks them done. */
+/* Called with the lock held and `slot` free: runs the first pending
+ * requests as one batch in it and marks them done. */
 static void
 run_batch (ClvBatchService * svc, guint slot)
 {
@@ -110,6 +110,7 @@ run_batch (ClvBatchService * svc, guint slot)
   gpointer *requests = g_new (gpointer, n);
   GError **errors = g_new0 (GError *, n);
 
+  svc->in_flight[slot] = n;
   for (guint i = 0; i < n; i++) {
     p[i] = g_queue_pop_head (&svc->pending);
     requests[i] = p[i]->request;
@@ -129,20 +130,35 @@ run_batch (ClvBatchService * svc, guint slot)
   svc->stats.requests += n;
   svc->stats.batches++;
   svc->stats.max_batch_seen = MAX (svc->stats.max_batch_seen, n);
-  svc->busy[slot] = FALSE;
+  svc->in_flight[slot] = 0;
   g_cond_broadcast (&svc->cond);
   g_free (errors);
   g_free (requests);
   g_free (p);
 }
 
+/* A slot to run the pending requests in now, or -1.  With no batch in
+ * flight they go at once (a lone stream waits for nothing); beside one,
+ * only once as many wait as the largest batch in flight (or max_batch), so
+ * that the batch queued behind it is as large, instead of the first
+ * request to arrive taking the slot alone and the rest waiting a whole
+ * batch more.  On the H100, 16 streams of 640x480 gave 7,131 / 7,157
+ * frames/s against 6,254 / 6,499 (docs/PERFORMANCE.md). */
 static int
-free_slot (ClvBatchService * svc)
+ready_slot (ClvBatchService * svc)
 {
-  for (guint i = 0; i < svc->n_slots; i++)
-    if (!svc->busy[i])
-      return (int) i;
-  return -1;
+  guint largest = 0;
+  int slot = -1;
+
+  for (guint i = 0; i < svc->n_slots; i++) {
+    largest = MAX (largest, svc->in_flight[i]);
+    if (svc->in_flight[i] == 0 && slot < 0)
+      slot = (int) i;
+  }
+  if (svc->pending.length == 0
+      || svc->pending.length < MIN (largest, svc->max_batch))
+    return -1;
+  return slot;
 }
 
 gboolean
@@ -154,11 +170,10 @@ clv_batch_service_submit (ClvBatchService * svc, gpointer request,
   g_mutex_lock (&svc->lock);
   g_queue_push_tail (&svc->pending, &p);
   while (!p.done) {
-    int slot = free_slot (svc);
-    /* A free slot and requests waiting: this thread runs the next batch
-     * (which holds its own request unless more than max_batch wait). */
-    if (slot >= 0 && svc->pending.length > 0) {
-      svc->busy[slot] = TRUE;
+    int slot = ready_slot (svc);
+    /* This thread runs the next batch (which holds its own request unless
+     * more than max_batch wait). */
+    if (slot >= 0) {
       run_batch (svc, (guint) slot);
     } else {
       g_cond_wait (&svc->cond, &svc->lock);
@@ -179,5 +194,6 @@ clv_batch_service_stats (ClvBatchService * svc, ClvBatchStats * stats)
 {
   g_mutex_lock (&svc->lock);
   *stats = svc->stats;
+  stats->pending = svc->pending.length;
   g_mutex_unlock (&svc->lock);
 }

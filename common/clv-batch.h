@@ -2,12 +2,14 @@
  * streams): every element of a process that uses one device and one model
  * (a cascade, an Eigenfaces model) submits its requests to one service;
  * requests that arrive while a batch runs gather and go, all together (up
- * to the service's maximum), into the next one.  There is no timer: a
- * request that finds a batch slot free starts a batch at once, so a lone
- * stream waits for nothing, and a request never waits for more than the
- * batches already in flight plus its own.  The thread whose request starts
- * a batch runs it for everyone.  Each slot owns what one batch in flight
- * needs on the device (a detector, a recogniser).  GLib only. */
+ * to the service's maximum), into the next one.  There is no timer: with
+ * no batch in flight a request starts one at once, so a lone stream waits
+ * for nothing; beside batches in flight, requests start the next batch in
+ * a free slot once as many wait as the largest of them holds, or else when
+ * a batch ends, so a request never waits for more than the batches already
+ * in flight plus its own.  The thread whose request starts a batch runs it
+ * for everyone.  Each slot owns what one batch in flight needs on the
+ * device (a detector, a recogniser).  GLib only. */
 #pragma once
 
 #include <glib.h>
@@ -46,6 +48,7 @@ typedef struct
   guint64 requests;             /* requests run */
   guint64 batches;              /* batches run */
   guint max_batch_seen;         /* the largest batch */
+  guint pending;                /* requests waiting now */
 } ClvBatchStats;
 
 /* Counters since the service was made, for tests and benchmarks. */
