@@ -1478,13 +1478,19 @@ clv_event_wait (ClvDevice * dev, cl_event event)
   cl_command_queue queue = NULL;
   cl_int st, status = CL_QUEUED;
 
-  if (clv_device_analysers (dev) <= 1)
-    return clWaitForEvents (1, &event);
-  /* A command not yet submitted would never complete. */
-  st = clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof (queue), &queue,
-      NULL);
-  if (st == CL_SUCCESS && queue)
-    st = clFlush (queue);
+  if (clv_device_analysers (dev) <= 1) {
+    /* NVIDIA's returns CL_SUCCESS for a failed event too: the status
+     * below tells. */
+    st = clWaitForEvents (1, &event);
+    if (st == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+      st = CL_SUCCESS;
+  } else {
+    /* A command not yet submitted would never complete. */
+    st = clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof (queue),
+        &queue, NULL);
+    if (st == CL_SUCCESS && queue)
+      st = clFlush (queue);
+  }
   while (st == CL_SUCCESS) {
     st = clGetEventInfo (event, CL_EVENT_COMMAND_EXECUTION_STATUS,
         sizeof (status), &status, NULL);
