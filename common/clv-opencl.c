@@ -1464,9 +1464,9 @@ clv_event_seconds (cl_event event)
 
 /* Blocking calls wait inside the driver, and NVIDIA's hold up the other
  * threads' calls meanwhile: while a batch's blocking read waited, the
- * other streams' uploads waited 2.1 ms (median) for DMAs of 0.1 ms, and 64
- * streams of 640x480 left the H100 idle 25% of the time (docs/PERFORMANCE.md,
- * issue 10).  So with several analysers on the device a wait polls the
+ * other streams' uploads waited 2.3 ms (median) for DMAs of about 0.1 ms,
+ * and 64 streams of 640x480 left the H100 idle 25% of the time
+ * (docs/PERFORMANCE.md, "Waiting outside the driver").  So with several analysers on the device a wait polls the
  * event's status, sleeping between; alone, the driver's own wait returns
  * soonest (a lone 640x480 stream's latency went from 0.37 to 0.43-0.47 ms
  * polling, to 0.49 ms woken by the event's callback). */
