@@ -51,11 +51,9 @@ read_reals (ClvDevice * dev, cl_mem mem, gboolean fp64, gsize n,
   if (n == 0)
     return TRUE;
   if (fp64)
-    return clv_read_buffer (dev, dev->queue, mem, 0, n * sizeof (double), out,
-        error);
+    return clv_read_buffer (dev, mem, 0, n * sizeof (double), out, error);
   tmp = g_new (float, n);
-  if (!clv_read_buffer (dev, dev->queue, mem, 0, n * sizeof (float), tmp,
-          error))
+  if (!clv_read_buffer (dev, mem, 0, n * sizeof (float), tmp, error))
     goto fail;
   for (gsize i = 0; i < n; i++)
     out[i] = tmp[i];

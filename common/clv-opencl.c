@@ -1472,13 +1472,19 @@ clv_event_seconds (cl_event event)
  * polling, to 0.49 ms woken by the event's callback). */
 #define EVENT_POLL_US 20
 
+static gboolean
+waits_in_driver (ClvDevice * dev)
+{
+  return clv_device_analysers (dev) <= 1;
+}
+
 cl_int
 clv_event_wait (ClvDevice * dev, cl_event event)
 {
   cl_command_queue queue = NULL;
   cl_int st, status = CL_QUEUED;
 
-  if (clv_device_analysers (dev) <= 1) {
+  if (waits_in_driver (dev)) {
     /* NVIDIA's returns CL_SUCCESS for a failed event too: the status
      * below tells. */
     st = clWaitForEvents (1, &event);
@@ -1503,15 +1509,15 @@ clv_event_wait (ClvDevice * dev, cl_event event)
 }
 
 gboolean
-clv_read_buffer (ClvDevice * dev, cl_command_queue queue, cl_mem mem,
-    gsize offset, gsize size, void *dst, GError ** error)
+clv_read_buffer (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
+    void *dst, GError ** error)
 {
-  const gboolean alone = clv_device_analysers (dev) <= 1;
+  const gboolean alone = waits_in_driver (dev);
   cl_event ev = NULL;
   cl_int waited;
 
-  CLV_CHECK (clEnqueueReadBuffer (queue, mem, alone, offset, size, dst, 0,
-          NULL, alone ? NULL : &ev), error, fail);
+  CLV_CHECK (clEnqueueReadBuffer (dev->queue, mem, alone, offset, size, dst,
+          0, NULL, alone ? NULL : &ev), error, fail);
   if (alone)
     return TRUE;
   waited = clv_event_wait (dev, ev);

@@ -328,12 +328,12 @@ double clv_spans_busy_fraction (ClvSpan * spans, guint n,
  * OpenCL call. */
 CLV_API
 cl_int clv_event_wait (ClvDevice * dev, cl_event event);
-/* Reads `size` bytes of `mem` at `offset` into `dst` and returns once they
- * are there, as a blocking clEnqueueReadBuffer() does, waiting with
- * clv_event_wait(). */
+/* Reads `size` bytes of `mem` at `offset` into `dst` through the device's
+ * queue and returns once they are there, as a blocking
+ * clEnqueueReadBuffer() does, waiting with clv_event_wait(). */
 CLV_API
-gboolean clv_read_buffer (ClvDevice * dev, cl_command_queue queue,
-    cl_mem mem, gsize offset, gsize size, void *dst, GError ** error);
+gboolean clv_read_buffer (ClvDevice * dev, cl_mem mem, gsize offset,
+    gsize size, void *dst, GError ** error);
 
 /* Seconds a finished event spent executing (needs the profiling queue). */
 CLV_API

@@ -1316,7 +1316,7 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
   if (!enqueue_detect (d, error))
     goto fail;
   for (;;) {
-    if (!clv_read_buffer (d->dev, d->dev->queue, d->out, 0,
+    if (!clv_read_buffer (d->dev, d->out, 0,
             (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), d->out_host,
             error))
       goto fail;

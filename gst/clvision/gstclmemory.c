@@ -106,7 +106,7 @@ gboolean
 gst_cl_download (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
     void *dst, GError ** error)
 {
-  if (!clv_read_buffer (dev, dev->queue, mem, offset, size, dst, error))
+  if (!clv_read_buffer (dev, mem, offset, size, dst, error))
     return FALSE;
   COUNT (downloads);
   return TRUE;

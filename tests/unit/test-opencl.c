@@ -820,8 +820,8 @@ test_event_wait (gconstpointer data)
   g_assert_cmpint (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0,
           sizeof (src), src, 1, &late.ev, NULL), ==, CL_SUCCESS);
   t = g_thread_new ("late", complete_late, &late);
-  g_assert_true (clv_read_buffer (dev, dev->queue, mem, 0, sizeof (back),
-          back, &error));
+  g_assert_true (clv_read_buffer (dev, mem, 0, sizeof (back), back,
+          &error));
   g_assert_no_error (error);
   g_assert_cmpint (g_atomic_int_get (&late.flag), ==, 1);
   g_assert_cmpmem (back, sizeof (back), src, sizeof (src));
