@@ -1512,12 +1512,31 @@ gboolean
 clv_read_buffer (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
     void *dst, GError ** error)
 {
+  return clv_read_buffer_after (dev, dev->queue, NULL, mem, offset, size,
+      dst, error);
+}
+
+gboolean
+clv_read_buffer_after (ClvDevice * dev, cl_command_queue queue,
+    cl_event after, cl_mem mem, gsize offset, gsize size, void *dst,
+    GError ** error)
+{
   const gboolean alone = waits_in_driver (dev);
+  cl_command_queue after_queue = NULL;
   cl_event ev = NULL;
   cl_int waited;
 
-  CLV_CHECK (clEnqueueReadBuffer (dev->queue, mem, alone, offset, size, dst,
-          0, NULL, alone ? NULL : &ev), error, fail);
+  /* A blocking read behind an unsubmitted command of another queue could
+   * wait for ever. */
+  if (after) {
+    CLV_CHECK (clGetEventInfo (after, CL_EVENT_COMMAND_QUEUE,
+            sizeof (after_queue), &after_queue, NULL), error, fail);
+    if (after_queue != queue)
+      CLV_CHECK (clFlush (after_queue), error, fail);
+  }
+  CLV_CHECK (clEnqueueReadBuffer (queue, mem, alone, offset, size, dst,
+          after ? 1 : 0, after ? &after : NULL, alone ? NULL : &ev), error,
+      fail);
   if (alone)
     return TRUE;
   waited = clv_event_wait (dev, ev);

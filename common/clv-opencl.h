@@ -334,6 +334,12 @@ cl_int clv_event_wait (ClvDevice * dev, cl_event event);
 CLV_API
 gboolean clv_read_buffer (ClvDevice * dev, cl_mem mem, gsize offset,
     gsize size, void *dst, GError ** error);
+/* The same through `queue` (of the device's context), once `after` (an
+ * event of any queue, or NULL) has completed. */
+CLV_API
+gboolean clv_read_buffer_after (ClvDevice * dev, cl_command_queue queue,
+    cl_event after, cl_mem mem, gsize offset, gsize size, void *dst,
+    GError ** error);
 
 /* Seconds a finished event spent executing (needs the profiling queue). */
 CLV_API

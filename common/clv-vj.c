@@ -132,6 +132,10 @@ struct _ClvVjDetector
   cl_mem luma;                  /* packed RGB frames: their luma */
   gsize luma_bytes;
   cl_mem out;                   /* count, work counter, then (scale, y<<16|x) */
+  /* The batch's tables, counters and read-back: an in-order queue of the
+   * detector's own, so that they are copied while the batches before run,
+   * not between their kernels and this batch's on the device's queue. */
+  cl_command_queue copies;
   /* Events of the last call's launches (every sub-batch). */
   GPtrArray *events;
   GPtrArray *event_kernels;     /* the cl_kernel of each event (not owned) */
@@ -599,6 +603,7 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
     const ClvVjTuning * tuning, GError ** error)
 {
   ClvVjDetector *d = g_new0 (ClvVjDetector, 1);
+  cl_int st;
 
   d->dev = clv_device_ref (dev);
   d->events = g_ptr_array_new_with_free_func (release_event);
@@ -641,6 +646,8 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
               c->stages, sizeof (ClvCascadeStage) * c->n_stages, error))
       || !build_kernels (d, c->stages, error))
     goto fail;
+  CLV_CHECK ((d->copies = clCreateCommandQueue (dev->context, dev->device, 0,
+              &st), st), error, fail);
   return d;
 
 fail:
@@ -671,6 +678,7 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_clear_pointer (&d->row_sums, clReleaseMemObject);
   g_clear_pointer (&d->luma, clReleaseMemObject);
   g_clear_pointer (&d->out, clReleaseMemObject);
+  g_clear_pointer (&d->copies, clReleaseCommandQueue);
   g_clear_pointer (&d->stages, clReleaseMemObject);
   g_clear_pointer (&d->k_luma, clReleaseKernel);
   g_clear_pointer (&d->k_sums, clReleaseKernel);
@@ -1153,9 +1161,6 @@ enqueue_band_integrals (ClvVjDetector * d, GError ** error)
 static gboolean
 enqueue_detect (ClvVjDetector * d, GError ** error)
 {
-  cl_command_queue q = d->dev->queue;
-  /* Static: the write is not blocking. */
-  static const cl_uint zero[2] = { 0, 0 };
   const int nx = d->shape.window_w - 2, ny = d->shape.window_h - 2;
   cl_int4 nofs = { {1 + d->sbuf_w, 1 + nx + d->sbuf_w,
           1 + d->sbuf_w * (1 + ny), 1 + nx + d->sbuf_w * (1 + ny)}
@@ -1167,8 +1172,6 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
   size_t g[2], l[2];
   cl_uint arg;
 
-  CLV_CHECK (clEnqueueWriteBuffer (q, d->out, CL_FALSE, 0, sizeof (zero),
-          zero, 0, NULL, NULL), error, fail);
   for (int k = 0; k < 2; k++) {
     cl_kernel kern = k ? d->k_uber : d->k_simple;
     if (!clv_kernel_set_args (kern, error, CLV_ARG (d->sbuf),
@@ -1246,6 +1249,21 @@ fail:
   return FALSE;
 }
 
+/* Clears the count and work counter of d->out through `queue`. */
+static gboolean
+zero_counters (ClvVjDetector * d, cl_command_queue queue, cl_event * event,
+    GError ** error)
+{
+  /* Static: the write is not blocking. */
+  static const cl_uint zero[2] = { 0, 0 };
+
+  CLV_CHECK (clEnqueueWriteBuffer (queue, d->out, CL_FALSE, 0, sizeof (zero),
+          zero, 0, NULL, event), error, fail);
+  return TRUE;
+fail:
+  return FALSE;
+}
+
 /* A raw window: (level, y, x) sorts in OpenCV's order. */
 typedef struct
 {
@@ -1288,6 +1306,7 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
     guint n, GError ** error)
 {
   GArray **raw;
+  cl_event copied = NULL;
   guint count;
   gboolean ok = FALSE;
 
@@ -1302,12 +1321,17 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
     g_free (d->out_host);
     d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
   }
-  CLV_CHECK (clEnqueueWriteBuffer (d->dev->queue, d->win_mem, CL_FALSE, 0,
+  CLV_CHECK (clEnqueueWriteBuffer (d->copies, d->win_mem, CL_FALSE, 0,
           sizeof (ClvVjWindows) * d->batch_win->len, d->batch_win->data, 0,
           NULL, NULL), error, fail);
-  CLV_CHECK (clEnqueueWriteBuffer (d->dev->queue, d->levels_mem, CL_FALSE, 0,
+  CLV_CHECK (clEnqueueWriteBuffer (d->copies, d->levels_mem, CL_FALSE, 0,
           sizeof (ClvVjLevel) * d->batch_levels->len, d->batch_levels->data,
           0, NULL, NULL), error, fail);
+  if (!zero_counters (d, d->copies, &copied, error))
+    goto fail;
+  CLV_CHECK (clFlush (d->copies), error, fail);
+  CLV_CHECK (clEnqueueBarrierWithWaitList (d->dev->queue, 1, &copied, NULL),
+      error, fail);
   for (guint i = 0; i < n; i++)
     if (!enqueue_band_sums (d, i, frames[i], error))
       goto fail;
@@ -1316,7 +1340,8 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
   if (!enqueue_detect (d, error))
     goto fail;
   for (;;) {
-    if (!clv_read_buffer (d->dev, d->out, 0,
+    if (!clv_read_buffer_after (d->dev, d->copies,
+            g_ptr_array_index (d->events, d->events->len - 1), d->out, 0,
             (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), d->out_host,
             error))
       goto fail;
@@ -1330,7 +1355,8 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
     d->out = clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
         (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), error);
     d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
-    if (d->out == NULL || !enqueue_detect (d, error))
+    if (d->out == NULL || !zero_counters (d, d->dev->queue, NULL, error)
+        || !enqueue_detect (d, error))
       goto fail;
   }
 
@@ -1361,6 +1387,7 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
   g_free (raw);
   ok = TRUE;
 fail:
+  g_clear_pointer (&copied, clReleaseEvent);
   return ok;
 }
 

@@ -681,9 +681,14 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
     fetch++;
 #endif
     barrier (CLK_LOCAL_MEM_FENCE);
-    const int t = l_tile;
-    if (t >= total)
+    if (l_tile >= total)
       break;
+    /* Tiles are numbered from the first frame's finest level on; taking
+     * them from the last frame's coarsest level down puts the tiles most
+     * likely to hold a face (and to run every stage) early, and the light
+     * ones of a frame's finest level last, when fewer tiles remain than
+     * work-groups. */
+    const int t = total - 1 - l_tile;
     int x0, y0, cw, ch;
     const int s = decode_tile (scales, n_scales, t, &x0, &y0, &cw, &ch);
     const int step = scales[s].ystep;

@@ -11,7 +11,9 @@
  * (kernels built, first frame analysed), then lets them run as fast as they
  * can and reports the aggregate frames/s over the N streams and the latency
  * of vjfacedetect per frame (time from its sink pad to its source pad),
- * p50 and p99 over every frame of every stream, and each device's busy
+ * p50, p99 and maximum over every frame of every stream (with the share of
+ * the frames slower than p99 that were among the first tenth of their
+ * stream's), and each device's busy
  * fraction: the share of the run's device time (first kernel start to last
  * kernel end) during which a detection kernel ran, from the profiling events
  * (clv_device_busy_start()).  --devices runs every case with each
@@ -218,15 +220,29 @@ run (GString * json, const char *image, gboolean video, int w, int h, int n,
     double p50 = all->len ? g_array_index (all, double, all->len / 2) : 0;
     double p99 = all->len ? g_array_index (all, double,
         MIN (all->len - 1, (guint) (all->len * 0.99))) : 0;
+    double max = all->len ? g_array_index (all, double, all->len - 1) : 0;
+    guint tail = 0, early = 0;
 
+    /* Whether the slowest frames are the first ones (streams starting,
+     * batches growing) or come throughout. */
+    for (int i = 0; i < n; i++) {
+      const GArray *l = streams[i].latency_us;
+      for (guint k = 0; k < l->len; k++)
+        if (g_array_index (l, double, k) > p99) {
+          tail++;
+          early += k < l->len / 10;
+        }
+    }
     g_string_append_printf (json, "%s\n    {\"width\": %d, \"height\": %d, "
         "\"streams\": %d, \"device\": \"%s\", \"batching\": %s, "
         "\"frames\": %" G_GINT64_FORMAT ", \"seconds\": %.3f, "
         "\"fps\": %.1f, \"latency_ms_p50\": %.3f, \"latency_ms_p99\": %.3f, "
+        "\"latency_ms_max\": %.3f, \"over_p99_in_first_tenth\": %.2f, "
         "\"busy\": {%s}, \"devices\": [%s]}",
         json->str[json->len - 1] == '[' ? "" : ",", w, h, n, device,
         batching ? "true" : "false", total, seconds, total / seconds,
-        p50 / 1000, p99 / 1000, busy->str, devices->str);
+        p50 / 1000, p99 / 1000, max / 1000, tail ? (double) early / tail : 0,
+        busy->str, devices->str);
     g_printerr ("%dx%d %3d streams, device %s, batching %-3s: %8.1f frames/s, "
         "latency p50 %.2f ms, p99 %.2f ms, busy %s\n", w, h, n, device,
         batching ? "on" : "off", total / seconds, p50 / 1000, p99 / 1000,

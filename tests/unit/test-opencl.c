@@ -833,6 +833,53 @@ test_event_wait (gconstpointer data)
   clv_device_unref (dev);
 }
 
+/* clv_read_buffer_after, with `data` analysers on the device: a read
+ * through a second queue, after a write on the device's queue that a user
+ * event holds, returns only once the write is done, with its bytes. */
+static void
+test_read_after (gconstpointer data)
+{
+  const gint analysers = GPOINTER_TO_INT (data);
+  ClvDevice *dev = clv_device_open ("first", NULL);
+  guint8 src[4096], back[4096];
+  LateEvent late = { 0 };
+  GError *error = NULL;
+  cl_command_queue other;
+  cl_event written = NULL;
+  GThread *t;
+  cl_mem mem;
+  cl_int st;
+
+  g_assert_nonnull (dev);
+  clv_device_analysers_add (dev, analysers);
+  other = clCreateCommandQueue (dev->context, dev->device, 0, &st);
+  g_assert_cmpint (st, ==, CL_SUCCESS);
+  memset (back, 0, sizeof (back));
+  mem = clv_buffer_new_with_data (dev, CL_MEM_READ_WRITE, back,
+      sizeof (back), &error);
+  g_assert_no_error (error);
+  for (gsize i = 0; i < sizeof (src); i++)
+    src[i] = (guint8) (i * 5 + 1);
+  late.ev = clCreateUserEvent (dev->context, &st);
+  late.status = CL_COMPLETE;
+  g_assert_cmpint (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0,
+          sizeof (src), src, 1, &late.ev, &written), ==, CL_SUCCESS);
+  t = g_thread_new ("late", complete_late, &late);
+  g_assert_true (clv_read_buffer_after (dev, other, written, mem, 0,
+          sizeof (back), back, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_atomic_int_get (&late.flag), ==, 1);
+  g_assert_cmpmem (back, sizeof (back), src, sizeof (src));
+  g_thread_join (t);
+  clReleaseEvent (written);
+  clReleaseEvent (late.ev);
+
+  clv_device_analysers_add (dev, -analysers);
+  clReleaseMemObject (mem);
+  clReleaseCommandQueue (other);
+  clv_device_unref (dev);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -865,6 +912,10 @@ main (int argc, char **argv)
       test_event_wait);
   g_test_add_data_func ("/opencl/event-wait/shared", GINT_TO_POINTER (2),
       test_event_wait);
+  g_test_add_data_func ("/opencl/read-after/alone", GINT_TO_POINTER (1),
+      test_read_after);
+  g_test_add_data_func ("/opencl/read-after/shared", GINT_TO_POINTER (2),
+      test_read_after);
   g_test_add_func ("/opencl/pinned-new-while-queue-held",
       test_pinned_new_while_queue_held);
   g_test_add_data_func ("/opencl/corrupt-tuning/garbage",
