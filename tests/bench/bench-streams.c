@@ -13,9 +13,9 @@
  * of vjfacedetect per frame (time from its sink pad to its source pad),
  * p50, p99 and maximum over every frame of every stream (with the share of
  * the frames slower than p99 that were among the first tenth of their
- * stream's), and each device's busy
- * fraction: the share of the run's device time (first kernel start to last
- * kernel end) during which a detection kernel ran, from the profiling events
+ * stream's), and each device's busy fraction: the share of the run's
+ * device time (first kernel start to last kernel end) during which a
+ * detection kernel ran, from the profiling events
  * (clv_device_busy_start()).  --devices runs every case with each
  * vjfacedetect device setting given: with several GPUs, "auto" spreads the
  * pipelines over them (README "Choosing the OpenCL device") and "first" puts

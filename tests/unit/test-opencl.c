@@ -861,6 +861,7 @@ test_read_after (gconstpointer data)
   for (gsize i = 0; i < sizeof (src); i++)
     src[i] = (guint8) (i * 5 + 1);
   late.ev = clCreateUserEvent (dev->context, &st);
+  g_assert_cmpint (st, ==, CL_SUCCESS);
   late.status = CL_COMPLETE;
   g_assert_cmpint (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0,
           sizeof (src), src, 1, &late.ev, &written), ==, CL_SUCCESS);
