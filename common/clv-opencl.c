@@ -1466,10 +1466,11 @@ clv_event_seconds (cl_event event)
  * threads' calls meanwhile: while a batch's blocking read waited, the
  * other streams' uploads waited 2.3 ms (median) for DMAs of about 0.1 ms,
  * and 64 streams of 640x480 left the H100 idle 25% of the time
- * (docs/PERFORMANCE.md, "Waiting outside the driver").  So with several analysers on the device a wait polls the
- * event's status, sleeping between; alone, the driver's own wait returns
- * soonest (a lone 640x480 stream's latency went from 0.37 to 0.43-0.47 ms
- * polling, to 0.49 ms woken by the event's callback). */
+ * (docs/PERFORMANCE.md, "Waiting outside the driver").  So with several
+ * analysers on the device a wait polls the event's status, sleeping
+ * between; alone, the driver's own wait returns soonest (a lone 640x480
+ * stream's latency went from 0.37 to 0.43-0.47 ms polling, to 0.49 ms
+ * woken by the event's callback). */
 #define EVENT_POLL_US 20
 
 static gboolean
@@ -1478,10 +1479,23 @@ waits_in_driver (ClvDevice * dev)
   return clv_device_analysers (dev) <= 1;
 }
 
+/* Submits the queue of `event` unless it is `except`: a wait for a
+ * command not yet submitted would never end. */
+static cl_int
+flush_event_queue (cl_event event, cl_command_queue except)
+{
+  cl_command_queue queue = NULL;
+  cl_int st = clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof (queue),
+      &queue, NULL);
+
+  if (st == CL_SUCCESS && queue && queue != except)
+    st = clFlush (queue);
+  return st;
+}
+
 cl_int
 clv_event_wait (ClvDevice * dev, cl_event event)
 {
-  cl_command_queue queue = NULL;
   cl_int st, status = CL_QUEUED;
 
   if (waits_in_driver (dev)) {
@@ -1491,11 +1505,7 @@ clv_event_wait (ClvDevice * dev, cl_event event)
     if (st == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
       st = CL_SUCCESS;
   } else {
-    /* A command not yet submitted would never complete. */
-    st = clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof (queue),
-        &queue, NULL);
-    if (st == CL_SUCCESS && queue)
-      st = clFlush (queue);
+    st = flush_event_queue (event, NULL);
   }
   while (st == CL_SUCCESS) {
     st = clGetEventInfo (event, CL_EVENT_COMMAND_EXECUTION_STATUS,
@@ -1522,18 +1532,11 @@ clv_read_buffer_after (ClvDevice * dev, cl_command_queue queue,
     GError ** error)
 {
   const gboolean alone = waits_in_driver (dev);
-  cl_command_queue after_queue = NULL;
   cl_event ev = NULL;
   cl_int waited;
 
-  /* A blocking read behind an unsubmitted command of another queue could
-   * wait for ever. */
-  if (after) {
-    CLV_CHECK (clGetEventInfo (after, CL_EVENT_COMMAND_QUEUE,
-            sizeof (after_queue), &after_queue, NULL), error, fail);
-    if (after_queue != queue)
-      CLV_CHECK (clFlush (after_queue), error, fail);
-  }
+  if (after)
+    CLV_CHECK (flush_event_queue (after, queue), error, fail);
   CLV_CHECK (clEnqueueReadBuffer (queue, mem, alone, offset, size, dst,
           after ? 1 : 0, after ? &after : NULL, alone ? NULL : &ev), error,
       fail);

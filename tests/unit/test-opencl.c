@@ -767,6 +767,24 @@ complete_late (gpointer data)
   return NULL;
 }
 
+/* Writes `size` bytes of `src` into `mem` through the device's queue,
+ * held by late->ev until the returned thread completes it (the write's
+ * event in *written if not NULL). */
+static GThread *
+write_held (ClvDevice * dev, cl_mem mem, const void *src, gsize size,
+    LateEvent * late, cl_event * written)
+{
+  cl_int st;
+
+  late->ev = clCreateUserEvent (dev->context, &st);
+  g_assert_cmpint (st, ==, CL_SUCCESS);
+  late->status = CL_COMPLETE;
+  late->flag = 0;
+  g_assert_cmpint (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0, size,
+          src, 1, &late->ev, written), ==, CL_SUCCESS);
+  return g_thread_new ("late", complete_late, late);
+}
+
 static void
 late_event_wait (ClvDevice * dev, LateEvent * late, cl_int status)
 {
@@ -802,7 +820,6 @@ test_event_wait (gconstpointer data)
   GError *error = NULL;
   GThread *t;
   cl_mem mem;
-  cl_int st;
 
   g_assert_nonnull (dev);
   clv_device_analysers_add (dev, analysers);
@@ -814,12 +831,7 @@ test_event_wait (gconstpointer data)
   for (gsize i = 0; i < sizeof (src); i++)
     src[i] = (guint8) (i * 7 + 3);
   memset (back, 0, sizeof (back));
-  late.ev = clCreateUserEvent (dev->context, &st);
-  late.status = CL_COMPLETE;
-  late.flag = 0;
-  g_assert_cmpint (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0,
-          sizeof (src), src, 1, &late.ev, NULL), ==, CL_SUCCESS);
-  t = g_thread_new ("late", complete_late, &late);
+  t = write_held (dev, mem, src, sizeof (src), &late, NULL);
   g_assert_true (clv_read_buffer (dev, mem, 0, sizeof (back), back,
           &error));
   g_assert_no_error (error);
@@ -860,12 +872,7 @@ test_read_after (gconstpointer data)
   g_assert_no_error (error);
   for (gsize i = 0; i < sizeof (src); i++)
     src[i] = (guint8) (i * 5 + 1);
-  late.ev = clCreateUserEvent (dev->context, &st);
-  g_assert_cmpint (st, ==, CL_SUCCESS);
-  late.status = CL_COMPLETE;
-  g_assert_cmpint (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0,
-          sizeof (src), src, 1, &late.ev, &written), ==, CL_SUCCESS);
-  t = g_thread_new ("late", complete_late, &late);
+  t = write_held (dev, mem, src, sizeof (src), &late, &written);
   g_assert_true (clv_read_buffer_after (dev, other, written, mem, 0,
           sizeof (back), back, &error));
   g_assert_no_error (error);
