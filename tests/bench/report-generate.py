@@ -175,7 +175,7 @@ class Report:
 
 ```sh
 tests/bench/gpu-prepare.sh            # here: runtime, release build, OpenCV oracle bundle
-# GPU machine, carrying .device/ and tests/data/cache (about 3.5 minutes on an H100):
+# GPU machine, carrying .device/ and tests/data/cache (4.5 to 6 minutes on an H100):
 source .device/setup.sh; tests/bench/report.sh .device/build "$OUT"
 tests/bench/gpu-run.sh streams        # concurrent pipelines: $OUT/bench-streams.json
 # here, with the JSON back (and the PoCL run and facedetect of this machine):

@@ -6,9 +6,10 @@
 #
 # On the GPU machine, from a checkout carrying .device/ (tests/bench/
 # gpu-prepare.sh) and the test images (tests/data/cache or IMAGES_DIR), after
-# `source .device/setup.sh`; sized to finish in about 3.5 minutes on an H100
-# (well inside one 600-second device call: the first full-size run took
-# over 4.5 minutes before the Eigenfaces step).  Then here:
+# `source .device/setup.sh`; sized to finish inside one 600-second device
+# call (4.5 to 6 minutes on an H100; the first full-size run took over 4.5
+# minutes before the Eigenfaces step).  The device tool brings back only a
+# few loose files, so pack OUT_DIR (tar) before the call ends.  Then here:
 #
 #   python3 tests/bench/report-generate.py OUT_DIR    # docs/PERFORMANCE.md + plots
 #
