@@ -785,6 +785,19 @@ write_held (ClvDevice * dev, cl_mem mem, const void *src, gsize size,
   return g_thread_new ("late", complete_late, late);
 }
 
+/* After a read behind write_held's write of `src`: the read returned only
+ * once the thread had completed the event, with the written bytes; joins
+ * the thread and releases the event. */
+static void
+check_read_held (LateEvent * late, GThread * t, const guint8 * back,
+    const guint8 * src, gsize size)
+{
+  g_assert_cmpint (g_atomic_int_get (&late->flag), ==, 1);
+  g_assert_cmpmem (back, size, src, size);
+  g_thread_join (t);
+  clReleaseEvent (late->ev);
+}
+
 static void
 late_event_wait (ClvDevice * dev, LateEvent * late, cl_int status)
 {
@@ -835,10 +848,7 @@ test_event_wait (gconstpointer data)
   g_assert_true (clv_read_buffer (dev, mem, 0, sizeof (back), back,
           &error));
   g_assert_no_error (error);
-  g_assert_cmpint (g_atomic_int_get (&late.flag), ==, 1);
-  g_assert_cmpmem (back, sizeof (back), src, sizeof (src));
-  g_thread_join (t);
-  clReleaseEvent (late.ev);
+  check_read_held (&late, t, back, src, sizeof (src));
 
   clv_device_analysers_add (dev, -analysers);
   clReleaseMemObject (mem);
@@ -876,11 +886,8 @@ test_read_after (gconstpointer data)
   g_assert_true (clv_read_buffer_after (dev, other, written, mem, 0,
           sizeof (back), back, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (g_atomic_int_get (&late.flag), ==, 1);
-  g_assert_cmpmem (back, sizeof (back), src, sizeof (src));
-  g_thread_join (t);
+  check_read_held (&late, t, back, src, sizeof (src));
   clReleaseEvent (written);
-  clReleaseEvent (late.ev);
 
   clv_device_analysers_add (dev, -analysers);
   clReleaseMemObject (mem);
