@@ -147,6 +147,17 @@ int clv_vj_apply_skip (const int *results, int n, int *detected);
 GArray *clv_vj_detect_raw (const ClvCascade * cascade, const guint8 * gray,
     int width, int height, gsize stride, const ClvVjParams * params);
 
+/* What clv_vj_sort_keyed sorts: a key and the index of what it stands
+ * for. */
+typedef struct
+{
+  guint64 key;
+  guint index;
+} ClvVjKeyed;
+
+/* Sorts items[0..n) by key; items with equal keys keep their order. */
+void clv_vj_sort_keyed (ClvVjKeyed * items, guint n);
+
 /* OpenCV's groupRectangles(rects, weights, group_threshold, eps): merges
  * `rects` in place and returns how many remain; `neighbors` (nullable,
  * n_rects long) receives each one's count.  group_threshold <= 0 leaves the

@@ -1264,24 +1264,6 @@ fail:
   return FALSE;
 }
 
-/* A raw window: (level, y, x) sorts in OpenCV's order. */
-typedef struct
-{
-  int level, x, y;
-} RawWindow;
-
-static int
-raw_window_cmp (const void *pa, const void *pb)
-{
-  const RawWindow *a = pa, *b = pb;
-
-  if (a->level != b->level)
-    return a->level - b->level;
-  if (a->y != b->y)
-    return a->y - b->y;
-  return a->x - b->x;
-}
-
 gboolean
 clv_vj_request_valid (const ClvLumaImage * f, const ClvVjParams * p,
     GError ** error)
@@ -1305,7 +1287,7 @@ static gboolean
 run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
     guint n, GError ** error)
 {
-  GArray **raw;
+  ClvVjKeyed *keyed;
   cl_event copied = NULL;
   guint count;
   gboolean ok = FALSE;
@@ -1360,31 +1342,24 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
       goto fail;
   }
 
-  /* Route every window to its frame, then sort each frame's. */
-  raw = g_new0 (GArray *, n);
-  for (guint i = 0; i < n; i++)
-    raw[i] = g_array_new (FALSE, FALSE, sizeof (RawWindow));
+  /* A window's frame, level, row and column as one key: in key order each
+   * frame's windows come as OpenCV finds them (level, row, column). */
+  keyed = g_new (ClvVjKeyed, MAX (count, 1));
   for (guint i = 0; i < count; i++) {
     const guint32 *e = d->out_host + 2 + 2 * i;
-    RawWindow w = { g_array_index (d->win_level, int, e[0]), e[1] & 0xffff,
-      e[1] >> 16
-    };
-    g_array_append_val (raw[g_array_index (d->win_frame, int, e[0])], w);
+    keyed[i].key = (guint64) g_array_index (d->win_frame, int, e[0]) << 48
+        | (guint64) g_array_index (d->win_level, int, e[0]) << 32 | e[1];
+    keyed[i].index = i;
   }
-  for (guint i = 0; i < n; i++) {
-    GArray *rects = frames[i]->candidates;
-    /* An empty GArray has no data (qsort's pointer must not be NULL). */
-    if (raw[i]->len > 1)
-      qsort (raw[i]->data, raw[i]->len, sizeof (RawWindow), raw_window_cmp);
-    g_array_set_size (rects, raw[i]->len);
-    for (guint k = 0; k < raw[i]->len; k++) {
-      const RawWindow *w = &g_array_index (raw[i], RawWindow, k);
-      g_array_index (rects, ClvRect, k) =
-          clv_vj_candidate_rect (&geo[i]->scales[w->level], w->x, w->y);
-    }
-    g_array_free (raw[i], TRUE);
+  clv_vj_sort_keyed (keyed, count);
+  for (guint k = 0; k < count; k++) {
+    const guint64 key = keyed[k].key;
+    const guint f = (guint) (key >> 48);
+    const ClvRect r = clv_vj_candidate_rect (&geo[f]->scales[(key >> 32)
+            & 0xffff], (int) (key & 0xffff), (int) ((key >> 16) & 0xffff));
+    g_array_append_val (frames[f]->candidates, r);
   }
-  g_free (raw);
+  g_free (keyed);
   ok = TRUE;
 fail:
   g_clear_pointer (&copied, clReleaseEvent);

@@ -530,6 +530,52 @@ test_scan_decomposition (void)
   g_free (gray);
 }
 
+static int
+keyed_cmp (const void *pa, const void *pb)
+{
+  const ClvVjKeyed *a = pa, *b = pb;
+
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  return (a->index > b->index) - (a->index < b->index);
+}
+
+/* clv_vj_sort_keyed orders by key and keeps the order of equal keys: keys
+ * that differ in a few bytes only (as the raw windows' do) or in all, with
+ * many repeats, against qsort by (key, original position). */
+static void
+test_sort_keyed (void)
+{
+  for (guint32 seed = 1; seed <= 40; seed++) {
+    GRand *rand = g_rand_new_with_seed (seed);
+    const guint n = seed == 1 ? 1 : g_rand_int_range (rand, 2, 5000);
+    /* Which bytes vary, and over how few values (repeats). */
+    const guint64 mask = seed % 4 == 0 ? G_MAXUINT64 :
+        ((guint64) g_rand_int (rand) << 32 | g_rand_int (rand));
+    const guint32 spread = g_rand_int_range (rand, 2, 50);
+    const guint64 base = (guint64) g_rand_int (rand) << 32 | g_rand_int (rand);
+    ClvVjKeyed *a = g_new (ClvVjKeyed, n), *b;
+
+    for (guint i = 0; i < n; i++) {
+      guint64 v = 0;
+      for (int k = 0; k < 8; k++)
+        v = v << 8 | g_rand_int_range (rand, 0, spread) * 255 / spread;
+      a[i].key = (base & ~mask) | (v & mask);
+      a[i].index = i;
+    }
+    b = g_memdup2 (a, sizeof (ClvVjKeyed) * n);
+    clv_vj_sort_keyed (a, n);
+    qsort (b, n, sizeof (ClvVjKeyed), keyed_cmp);
+    for (guint i = 0; i < n; i++) {
+      g_assert_cmpuint (a[i].key, ==, b[i].key);
+      g_assert_cmpuint (a[i].index, ==, b[i].index);
+    }
+    g_free (a);
+    g_free (b);
+    g_rand_free (rand);
+  }
+}
+
 /* The sweep's classes equal cv::partition's all pairs on thousands of
  * rectangles in dense, overlapping clusters (as raw windows are) and
  * scattered ones, for several thresholds and eps. */
@@ -643,6 +689,7 @@ main (int argc, char **argv)
   g_test_add_func ("/vj-ref/resize", test_resize);
   g_test_add_func ("/vj-ref/integrals", test_integrals);
   g_test_add_func ("/vj-ref/gray", test_gray);
+  g_test_add_func ("/vj-ref/sort-keyed", test_sort_keyed);
   g_test_add_func ("/vj-ref/group-rectangles", test_group_rectangles);
   g_test_add_func ("/vj-ref/group-sweep-chains-equal-pairwise",
       test_group_sweep_chains_equal_pairwise);
