@@ -556,8 +556,17 @@ clv_vj_sort_keyed (ClvVjKeyed * items, guint n)
   guint count[8][256] = { {0} };
   ClvVjKeyed *from = items, *to, *spare;
 
-  if (n < 2)
+  if (n <= 32) {
+    /* Few items: an insertion sort costs less than the counts. */
+    for (guint i = 1; i < n; i++) {
+      const ClvVjKeyed it = items[i];
+      guint j = i;
+      for (; j > 0 && items[j - 1].key > it.key; j--)
+        items[j] = items[j - 1];
+      items[j] = it;
+    }
     return;
+  }
   for (guint i = 0; i < n; i++)
     for (guint b = 0; b < 8; b++)
       count[b][(items[i].key >> (8 * b)) & 0xff]++;

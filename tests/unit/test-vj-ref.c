@@ -540,19 +540,22 @@ keyed_cmp (const void *pa, const void *pb)
   return (a->index > b->index) - (a->index < b->index);
 }
 
-/* clv_vj_sort_keyed orders by key and keeps the order of equal keys: keys
- * that differ in a few bytes only (as the raw windows' do) or in all, with
- * many repeats, against qsort by (key, original position). */
+/* clv_vj_sort_keyed orders by key and keeps the order of equal keys: few
+ * keys or thousands, keys that differ in a few bytes only (as the raw
+ * windows' do) or in all, with many repeats, against qsort by (key,
+ * original position). */
 static void
 test_sort_keyed (void)
 {
   for (guint32 seed = 1; seed <= 40; seed++) {
     GRand *rand = g_rand_new_with_seed (seed);
-    const guint n = seed == 1 ? 1 : g_rand_int_range (rand, 2, 5000);
+    /* 1, a few (an insertion sort's sizes) and up to thousands. */
+    const guint n = seed == 1 ? 1 : seed <= 12 ? 3 * seed :
+        (guint) g_rand_int_range (rand, 2, 5000);
     /* Which bytes vary, and over how few values (repeats). */
-    const guint64 mask = seed % 4 == 0 ? G_MAXUINT64 :
-        ((guint64) g_rand_int (rand) << 32 | g_rand_int (rand));
-    const guint32 spread = g_rand_int_range (rand, 2, 50);
+    const guint64 mask = seed <= 12 ? 0xff00 : seed % 4 == 0 ? G_MAXUINT64
+        : ((guint64) g_rand_int (rand) << 32 | g_rand_int (rand));
+    const guint32 spread = seed <= 12 ? 3 : g_rand_int_range (rand, 2, 50);
     const guint64 base = (guint64) g_rand_int (rand) << 32 | g_rand_int (rand);
     ClvVjKeyed *a = g_new (ClvVjKeyed, n), *b;
 
