@@ -97,6 +97,12 @@ gboolean gst_cl_upload (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
 GST_CLVISION_API
 gboolean gst_cl_upload_unordered (ClvDevice * dev, cl_mem mem, gsize offset,
     gsize size, const void *src, GError ** error);
+/* gst_cl_upload_unordered of `src` in pinned memory (a GstClMemory's host
+ * copy): one DMA, waited for with clv_event_wait(), so that beside other
+ * analysers the thread polls instead of blocking in the driver. */
+GST_CLVISION_API
+gboolean gst_cl_upload_pinned (ClvDevice * dev, cl_mem mem, gsize offset,
+    gsize size, const void *src, GError ** error);
 /* gst_cl_upload (`unordered`: gst_cl_upload_unordered) of pageable `src`
  * through the pinned memory of `stage`, copied there by several threads;
  * with `done`, it returns before the DMAs end (clv_upload_staged). */

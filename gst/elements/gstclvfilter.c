@@ -500,28 +500,37 @@ caps_have_opencl (GstCaps * caps)
 /* Upstream gets a pool of our device for either kind of caps: in system
  * memory its buffers are GstClMemory too, written by the CPU into their
  * pinned host copy, so that our upload of them is a pinned one (3-7x faster
- * than from pageable memory) and needs no staging buffer. */
+ * than from pageable memory) and needs no staging buffer.  In passthrough
+ * (the analysers on unchanged caps) downstream decides: its pool, if it
+ * offers one (a display's, say), is left alone. */
 static gboolean
 gst_clv_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
+  GstClvFilterPrivate *priv = PRIV (trans);
   GstCaps *caps;
-
   /* Passthrough forwards the query; otherwise this copies downstream's
    * metas. */
-  if (!GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->
-      propose_allocation (trans, decide_query, query))
-    return FALSE;
-  if (decide_query == NULL)
-    return TRUE;
+  const gboolean answered =
+      GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->
+      propose_allocation (trans, decide_query, query);
+
   gst_query_parse_allocation (query, &caps, NULL);
-  if (PRIV (trans)->device == NULL) {
+  if (decide_query == NULL) {
+    if (priv->device == NULL || caps == NULL || caps_have_opencl (caps)
+        || gst_query_get_n_allocation_pools (query) > 0)
+      return answered;
+    return gst_cl_buffer_pool_propose (priv->device, query);
+  }
+  if (!answered)
+    return FALSE;
+  if (priv->device == NULL) {
     if (caps != NULL && caps_have_opencl (caps))
       return FALSE;
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
     return TRUE;
   }
-  return gst_cl_buffer_pool_propose (PRIV (trans)->device, query);
+  return gst_cl_buffer_pool_propose (priv->device, query);
 }
 
 /* For memory:OpenCL output, only a pool of our own context will do. */
@@ -808,14 +817,16 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstMapInfo map;
   GError *error = NULL;
   GstFlowReturn ret;
-  gboolean pinned;
+  GstClMemory *clmem;
+  gboolean staged;
   ClvPinnedStage *stage = NULL;
 
   /* Planes where the buffer says they are, if it says. */
   gst_cl_buffer_video_info (buf, &priv->in_info, &info);
   if (gst_buffer_get_size (buf) < gst_clv_filter_layout_bytes (&info))
     goto too_short;
-  if (gst_cl_buffer_peek_device_memory (buf, priv->device)) {
+  clmem = gst_cl_buffer_peek_device_memory (buf, priv->device);
+  if (clmem && !GST_MEMORY_FLAG_IS_SET (clmem, GST_CL_MEMORY_NEED_UPLOAD)) {
     /* Device frames are analysed where they are. */
     if (!gst_buffer_map (buf, &map, GST_MAP_READ | GST_MAP_OPENCL))
       goto map_failed;
@@ -828,13 +839,19 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     goto map_failed;
   /* The analysers wait for their kernels (see analyse), so the staging
    * buffers are idle: the upload need not queue behind other pipelines'
-   * kernels on the device. */
-  pinned = priv->upload_pinned > 0 || (priv->upload_pinned < 0
-      && clv_device_analysers (priv->device) > 1);
-  if ((pinned && !take_stage (priv, &stage, NULL, &error))
+   * kernels on the device.  A frame written into the pool we proposed is in
+   * pinned memory already (its host copy): one DMA from there, into our
+   * buffer rather than its own, which other pipelines' kernels queued on
+   * the device might still be reading from its last use. */
+  staged = clmem == NULL && (priv->upload_pinned > 0
+      || (priv->upload_pinned < 0
+          && clv_device_analysers (priv->device) > 1));
+  if ((staged && !take_stage (priv, &stage, NULL, &error))
       || !ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
           map.size, CL_MEM_READ_ONLY, &error)
-      || !(pinned ? gst_cl_upload_staged (priv->device, TRUE, stage,
+      || !(clmem ? gst_cl_upload_pinned (priv->device, priv->in_stage, 0,
+              map.size, map.data, &error) :
+          staged ? gst_cl_upload_staged (priv->device, TRUE, stage,
               priv->in_stage, 0, map.size, map.data, NULL, &error) :
           gst_cl_upload_unordered (priv->device, priv->in_stage, 0, map.size,
               map.data, &error)))

@@ -11,6 +11,7 @@
 
 #include "clv-vj-ref.h"
 #include "batch-check-util.h"
+#include "cl-check-util.h"
 #include "vj-check-frame.h"
 
 /* A frame of `g` as `format` (vj_check_frame_buffer), at 40 ms. */
@@ -275,6 +276,122 @@ GST_START_TEST (test_pinned_upload)
   gst_harness_teardown (h);
   fail_unless_equals_int (clv_device_analysers (dev), before);
   clv_device_unref (dev);
+}
+
+GST_END_TEST;
+
+/* Where downstream offers no pool, vjfacedetect (in passthrough) proposes
+ * its device's: frames written into it are uploaded straight from their
+ * pinned host copy, into the element's own device buffer (the memory's
+ * device copy stays as stale as it was), once each, and give the
+ * reference's faces, alone and beside a second analyser. */
+GST_START_TEST (test_proposed_pool_frames)
+{
+  Gray full = load_gray ("astronaut");
+  Gray g = scaled (&full, 301, 300);
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  GError *error = NULL;
+  char *path = vj_test_cascade_path ("frontalface_default");
+  ClvCascade *c = clv_cascade_load (path, &error);
+  GArray *ref;
+  GstCaps *caps;
+  GstBuffer *frame = frame_buffer (&g, "GRAY8", &caps);
+  char *caps_str = gst_caps_to_string (caps);
+
+  g_assert_no_error (error);
+  ref = clv_vj_detect_ref (c, g.pixels, g.width, g.height, g.width, &p);
+  fail_unless (ref->len > 0);
+  for (int analysers = 1; analysers <= 2; analysers++) {
+    GstHarness *h = harness ("device=first");
+    GstHarness *other = analysers > 1 ? harness ("device=first") : NULL;
+    GstBufferPool *pool;
+    ClvCounts c0, c1;
+
+    gst_harness_set_src_caps (h, gst_caps_ref (caps));
+    pool = clv_check_proposed_pool (h, caps_str);
+    for (int i = 0; i < 3; i++) {
+      GstBuffer *buf = NULL, *out;
+      GstMapInfo src, dst;
+      GArray *found;
+
+      fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+              NULL), GST_FLOW_OK);
+      fail_unless (gst_buffer_map (frame, &src, GST_MAP_READ));
+      fail_unless (gst_buffer_map (buf, &dst, GST_MAP_WRITE));
+      fail_unless (dst.size >= src.size);
+      memcpy (dst.data, src.data, src.size);
+      gst_buffer_unmap (buf, &dst);
+      gst_buffer_unmap (frame, &src);
+      clv_check_counts (&c0);
+      out = gst_harness_push_and_pull (h, buf);
+      clv_check_counts (&c1);
+      fail_unless (out == buf);
+      fail_unless_equals_int (c1.uploads - c0.uploads, 1);
+      fail_unless (GST_MEMORY_FLAG_IS_SET (gst_buffer_peek_memory (out, 0),
+              GST_CL_MEMORY_NEED_UPLOAD));
+      found = buffer_faces (out);
+      vj_test_assert_faces (ref, found, 0, analysers > 1 ? "pool, two "
+          "analysers" : "pool");
+      g_array_free (found, TRUE);
+      gst_buffer_unref (out);
+    }
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+    if (other)
+      gst_harness_teardown (other);
+    gst_harness_teardown (h);
+  }
+  g_array_free (ref, TRUE);
+  g_free (caps_str);
+  gst_caps_unref (caps);
+  gst_buffer_unref (frame);
+  clv_cascade_free (c);
+  g_free (path);
+  g_free (g.pixels);
+  g_free (full.pixels);
+}
+
+GST_END_TEST;
+
+/* Adds a plain video pool to the allocation queries that reach the
+ * harness's sink, as a display sink would. */
+static GstPadProbeReturn
+offer_video_pool (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
+    GstBufferPool *pool = gst_video_buffer_pool_new ();
+    gst_query_add_allocation_pool (query, pool, 1000, 0, 0);
+    gst_object_unref (pool);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* A pool downstream offers is what upstream gets: vjfacedetect adds no
+ * pool and no meta of its own. */
+GST_START_TEST (test_downstream_pool_kept)
+{
+  GstHarness *h = harness (NULL);
+  GstCaps *caps = gst_caps_from_string ("video/x-raw, format=GRAY8, "
+      "width=320, height=240, framerate=25/1");
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool = NULL;
+
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+      GST_PAD_PROBE_TYPE_PUSH, offer_video_pool, NULL, NULL);
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  fail_unless_equals_int (gst_query_get_n_allocation_pools (query), 1);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  fail_unless (GST_IS_VIDEO_BUFFER_POOL (pool));
+  fail_if (GST_IS_CL_BUFFER_POOL (pool));
+  fail_if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
+          NULL));
+  gst_object_unref (pool);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -947,6 +1064,8 @@ vjfacedetect_suite (void)
   tcase_add_test (tc, test_golden_simple_variant);
   tcase_add_test (tc, test_formats_agree);
   tcase_add_test (tc, test_pinned_upload);
+  tcase_add_test (tc, test_proposed_pool_frames);
+  tcase_add_test (tc, test_downstream_pool_kept);
   tcase_add_test (tc, test_opencl_memory);
   tcase_add_test (tc, test_metas);
   tcase_add_test (tc, test_confidence);
