@@ -9,7 +9,7 @@
  *       [--cascade FILE] [--scale-factor F] [--min-neighbors N]
  *       [--min-size WxH] [--tune "A=1,B=2" ...] [--oracle PATH]
  *       [--threads N] [--frames-dir DIR] [--no-check] [--batch N,...]
- *       IMAGE.pgm ...
+ *       [--pinned] IMAGE.pgm ...
  *
  * Every IMAGE (a real photograph, gray PGM) is measured at its own size
  * and, for every --size, scaled to that size with OpenCV's bilinear resize
@@ -28,7 +28,10 @@
  * reference (the same on every device): every window, those past the
  * variance test, and per stage the windows that reach it and the trees
  * they evaluate (the kernel evaluates every window; OpenCV's skip after a
- * stage-0 rejection is applied to the few that pass every stage). */
+ * stage-0 rejection is applied to the few that pass every stage).  The
+ * frames are uploaded from malloc'd (pageable) memory, or with --pinned
+ * from pinned host memory, where a source writes them when vjfacedetect
+ * proposes its pool (README, "memory:OpenCL"). */
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,9 @@ typedef struct
   gboolean synthetic;
   guint8 *pixels;
   int width, height;
+  const guint8 *upload;         /* what is uploaded: pixels or a pinned copy */
+  cl_mem pinned_mem;
+  void *pinned;
 } Frame;
 
 typedef struct
@@ -53,6 +59,7 @@ typedef struct
   char *cascade, *oracle, *frames_dir;
   ClvVjParams params;
   char **batches;               /* --batch sizes */
+  gboolean pinned;
 } Options;
 
 static double
@@ -114,7 +121,7 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
 
   for (int r = -o->warmup; r < o->repeat; r++) {
     double t0 = now_ms ();
-    if (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0, size, f->pixels,
+    if (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0, size, f->upload,
             0, NULL, NULL) != CL_SUCCESS)
       g_error ("bench-vj: upload failed");
     if (faces)
@@ -196,7 +203,7 @@ bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
     double t0 = now_ms (), t1, t2;
     for (guint i = 0; i < n; i++)
       if (clEnqueueWriteBuffer (dev->queue, mem[i], CL_FALSE, 0, size,
-              f->pixels, 0, NULL, NULL) != CL_SUCCESS)
+              f->upload, 0, NULL, NULL) != CL_SUCCESS)
         g_error ("bench-vj: upload failed");
     if (!clv_vj_detector_candidates_batch (det, batch, n, &error))
       g_error ("bench-vj: %s", error->message);
@@ -359,7 +366,7 @@ main (int argc, char **argv)
   char **sizes = NULL, **tunes = NULL, *min_size = NULL, *batch_sizes = NULL;
   gboolean no_native = FALSE, no_check = FALSE;
   Options o = { 20, 3, 16, TRUE, NULL, NULL, NULL, CLV_VJ_PARAMS_DEFAULT,
-    NULL
+    NULL, FALSE
   };
   GOptionEntry entries[] = {
     {"repeat", 0, 0, G_OPTION_ARG_INT, &o.repeat, "Timed runs per frame", "N"},
@@ -389,6 +396,8 @@ main (int argc, char **argv)
         "Do not compare with the C reference", NULL},
     {"batch", 0, 0, G_OPTION_ARG_STRING, &batch_sizes,
         "Also time batches of N copies of every frame", "N,..."},
+    {"pinned", 0, 0, G_OPTION_ARG_NONE, &o.pinned,
+        "Upload the frames from pinned host memory", NULL},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("IMAGE.pgm... - vjfacedetect "
@@ -469,6 +478,18 @@ main (int argc, char **argv)
   cascade = clv_cascade_load (o.cascade, &error);
   if (cascade == NULL)
     g_error ("bench-vj: %s", error->message);
+  for (guint i = 0; i < frames->len; i++) {
+    Frame *f = frames->pdata[i];
+    const gsize size = (gsize) f->width * f->height;
+
+    f->upload = f->pixels;
+    if (!o.pinned)
+      continue;
+    if (!(f->pinned = clv_pinned_new (dev, size, &f->pinned_mem, &error)))
+      g_error ("bench-vj: %s", error->message);
+    memcpy (f->pinned, f->pixels, size);
+    f->upload = f->pinned;
+  }
 
   bench_json_begin (json, dev, command);
   g_string_append_printf (json, ",\n  \"benchmark\": \"vjfacedetect: wall "
@@ -476,9 +497,10 @@ main (int argc, char **argv)
       "  \"cascade\": \"%s\",\n  \"scale_factor\": %g,\n"
       "  \"min_neighbors\": %d,\n  \"min_size\": \"%dx%d\",\n"
       "  \"opencv_threads\": %d,\n  \"clvision_tune\": \"%s\",\n"
-      "  \"frames\": [", o.cascade, o.params.scale_factor,
-      o.params.min_neighbors, o.params.min_width, o.params.min_height,
-      o.threads, caller_tune ? caller_tune : "");
+      "  \"frames_memory\": \"%s\",\n  \"frames\": [", o.cascade,
+      o.params.scale_factor, o.params.min_neighbors, o.params.min_width,
+      o.params.min_height, o.threads, caller_tune ? caller_tune : "",
+      o.pinned ? "pinned" : "pageable");
 
   for (guint i = 0; i < frames->len; i++) {
     Frame *f = frames->pdata[i];
@@ -554,6 +576,8 @@ main (int argc, char **argv)
     g_free (f->name);
     g_free (f->source);
     g_free (f->pixels);
+    if (f->pinned)
+      clv_pinned_free (dev, f->pinned_mem, f->pinned);
     g_free (f);
   }
   g_ptr_array_free (frames, TRUE);
