@@ -92,19 +92,30 @@ gst_cl_upload_unordered (ClvDevice * dev, cl_mem mem, gsize offset,
 
 gboolean
 gst_cl_upload_pinned (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
-    const void *src, GError ** error)
+    const void *src, cl_event * done, GError ** error)
 {
   cl_event ev = NULL;
   cl_int waited;
 
   CLV_CHECK (clEnqueueWriteBuffer (dev->transfer_queue, mem, CL_FALSE,
           offset, size, src, 0, NULL, &ev), error, fail);
-  waited = clv_event_wait (dev, ev);
-  clReleaseEvent (ev);
-  CLV_CHECK (waited, error, fail);
+  if (done) {
+    CLV_CHECK (clEnqueueBarrierWithWaitList (dev->queue, 1, &ev, NULL),
+        error, fail);
+    CLV_CHECK (clFlush (dev->transfer_queue), error, fail);
+    *done = ev;
+  } else {
+    waited = clv_event_wait (dev, ev);
+    clReleaseEvent (ev);
+    CLV_CHECK (waited, error, fail);
+  }
   COUNT (uploads);
   return TRUE;
 fail:
+  if (ev) {
+    clWaitForEvents (1, &ev);
+    clReleaseEvent (ev);
+  }
   return FALSE;
 }
 

@@ -98,11 +98,14 @@ GST_CLVISION_API
 gboolean gst_cl_upload_unordered (ClvDevice * dev, cl_mem mem, gsize offset,
     gsize size, const void *src, GError ** error);
 /* gst_cl_upload_unordered of `src` in pinned memory (a GstClMemory's host
- * copy): one DMA, waited for with clv_event_wait(), so that beside other
- * analysers the thread polls instead of blocking in the driver. */
+ * copy): one DMA.  Without `done` it waits for it with clv_event_wait(), so
+ * that beside other analysers the thread polls instead of blocking in the
+ * driver; with `done` it returns at once, the device's queue waits for the
+ * DMA (a barrier: what is queued there next reads `mem` after it), and
+ * *done is its event, after which `src` may change. */
 GST_CLVISION_API
 gboolean gst_cl_upload_pinned (ClvDevice * dev, cl_mem mem, gsize offset,
-    gsize size, const void *src, GError ** error);
+    gsize size, const void *src, cl_event * done, GError ** error);
 /* gst_cl_upload (`unordered`: gst_cl_upload_unordered) of pageable `src`
  * through the pinned memory of `stage`, copied there by several threads;
  * with `done`, it returns before the DMAs end (clv_upload_staged). */
