@@ -2,7 +2,7 @@
  *
  *   bench-streams --image FILE [--sizes 640x480,1920x1080] [--streams 1,4,16]
  *                 [--frames 150] [--devices auto,first] [--batching on,off]
- *                 [--video] [--out FILE.json]
+ *                 [--video | --convert] [--out FILE.json]
  *
  * For each frame size and stream count N, runs N pipelines at once
  *   filesrc ! decodebin ! videoconvert ! videoscale ! GRAY8 WxH !
@@ -27,7 +27,11 @@
  * a video: every stream decodes and plays its first F frames (cut by
  * `identity eos-after` before decodebin, where the demuxer stops at its EOS;
  * a decoder or a queue may push one more buffer, which identity lets
- * through with all that follow), the decoding on the CPU included. */
+ * through with all that follow), the decoding on the CPU included.  With
+ * --convert the picture is frozen as I420 and every frame converted to
+ * GRAY8 by a videoconvert: written, as a camera's frames are, into the
+ * pool vjfacedetect proposes (pinned memory), where imagefreeze alone
+ * would push one pageable buffer over and over. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,14 +91,27 @@ wait_state (Stream * s)
     g_error ("bench-streams: a pipeline failed to start (see GST_DEBUG)");
 }
 
+/* What comes between filesrc and the GRAY8 caps before vjfacedetect. */
+static gchar *
+stream_source (gboolean video, gboolean convert, int w, int h, int frames)
+{
+  if (video)
+    return g_strdup_printf ("parsebin ! identity eos-after=%d ! decodebin ! "
+        "videoconvert ! videoscale", frames + 1);
+  if (convert)
+    return g_strdup_printf ("decodebin ! videoconvert ! videoscale ! "
+        "video/x-raw,format=I420,width=%d,height=%d ! imagefreeze "
+        "num-buffers=%d ! videoconvert", w, h, frames + 1);
+  return g_strdup_printf ("decodebin ! videoconvert ! videoscale ! "
+      "imagefreeze num-buffers=%d", frames + 1);
+}
+
 static void
-stream_start (Stream * s, const char *image, gboolean video, int w, int h,
-    int frames, const char *device)
+stream_start (Stream * s, const char *image, gboolean video,
+    gboolean convert, int w, int h, int frames, const char *device)
 {
   gchar *loc = g_strescape (image, NULL);
-  gchar *cut = g_strdup_printf (video ? "parsebin ! identity eos-after=%d ! "
-      "decodebin ! videoconvert ! videoscale" : "decodebin ! videoconvert ! "
-      "videoscale ! imagefreeze num-buffers=%d", frames + 1);
+  gchar *cut = stream_source (video, convert, w, h, frames);
   gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! %s ! "
       "video/x-raw,format=GRAY8,width=%d,height=%d ! vjfacedetect name=vj "
       "device=%s ! fakesink sync=false", loc, cut, w, h, device);
@@ -160,8 +177,8 @@ compare_doubles (const void *a, const void *b)
 
 /* One run of `n` streams; appends its JSON object to `json`. */
 static void
-run (GString * json, const char *image, gboolean video, int w, int h, int n,
-    int frames, const char *device, gboolean batching)
+run (GString * json, const char *image, gboolean video, gboolean convert,
+    int w, int h, int n, int frames, const char *device, gboolean batching)
 {
   Stream *streams = g_new0 (Stream, n);
   GArray *all = g_array_new (FALSE, FALSE, sizeof (double));
@@ -171,7 +188,7 @@ run (GString * json, const char *image, gboolean video, int w, int h, int n,
   GPtrArray *used = g_ptr_array_new ();   /* distinct devices, borrowed */
 
   for (int i = 0; i < n; i++)
-    stream_start (&streams[i], image, video, w, h, frames, device);
+    stream_start (&streams[i], image, video, convert, w, h, frames, device);
   for (int i = 0; i < n; i++) {
     g_mutex_lock (&streams[i].lock);
     streams[i].timing = TRUE;
@@ -266,7 +283,7 @@ main (int argc, char **argv)
   gchar *batching = g_strdup ("on");
   const char *tune = g_getenv ("CLVISION_TUNE");
   gint frames = 150;
-  gboolean video = FALSE;
+  gboolean video = FALSE, convert = FALSE;
   GOptionEntry entries[] = {
     {"image", 0, 0, G_OPTION_ARG_FILENAME, &image, "Picture every stream "
           "shows (any format GStreamer decodes)", "FILE"},
@@ -279,6 +296,8 @@ main (int argc, char **argv)
           "batching, on and/or off", "on,off"},
     {"video", 0, 0, G_OPTION_ARG_NONE, &video, "FILE is a video: play its "
           "first frames instead of repeating one picture", NULL},
+    {"convert", 0, 0, G_OPTION_ARG_NONE, &convert, "Convert every frame of "
+          "the picture from I420 into vjfacedetect's pool", NULL},
     {"out", 0, 0, G_OPTION_ARG_FILENAME, &out, "JSON results", "FILE"},
     {NULL}
   };
@@ -291,9 +310,9 @@ main (int argc, char **argv)
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || image == NULL
-      || frames < 1)
+      || frames < 1 || (video && convert))
     g_error ("bench-streams: %s", error ? error->message :
-        "--image FILE is needed, --frames at least 1");
+        "--image FILE is needed, --frames at least 1, --video or --convert");
   g_option_context_free (ctx);
   gst_init (NULL, NULL);
   device_list = g_strsplit (device_specs, ",", -1);
@@ -304,11 +323,13 @@ main (int argc, char **argv)
   bench_json_begin (json, dev, command);
   clv_device_unref (dev);
   g_string_append_printf (json, ",\n  \"image\": \"%s\",\n  \"video\": %s,"
-      "\n  \"frames_per_stream\": %d,\n  \"pipeline\": \"filesrc ! %s ! "
-      "GRAY8 WxH ! vjfacedetect device=D ! fakesink sync=false\",\n"
-      "  \"runs\": [", image, video ? "true" : "false", frames, video ?
-      "parsebin ! identity eos-after ! decodebin ! videoconvert ! videoscale" :
-      "decodebin ! videoconvert ! videoscale ! imagefreeze");
+      "\n  \"convert\": %s,\n  \"frames_per_stream\": %d,\n  \"pipeline\": "
+      "\"filesrc ! %s ! GRAY8 WxH ! vjfacedetect device=D ! fakesink "
+      "sync=false\",\n  \"runs\": [", image, video ? "true" : "false",
+      convert ? "true" : "false", frames, video ? "parsebin ! identity "
+      "eos-after ! decodebin ! videoconvert ! videoscale" : convert ?
+      "decodebin ! videoconvert ! videoscale ! I420 WxH ! imagefreeze ! "
+      "videoconvert" : "decodebin ! videoconvert ! videoscale ! imagefreeze");
   size_list = g_strsplit (sizes, ",", -1);
   count_list = g_strsplit (counts, ",", -1);
   batch_list = g_strsplit (batching, ",", -1);
@@ -330,7 +351,8 @@ main (int argc, char **argv)
             g_error ("bench-streams: --batching takes on and off");
           g_setenv ("CLVISION_TUNE", t, TRUE);
           g_free (t);
-          run (json, image, video, w, h, n, frames, device_list[d], on);
+          run (json, image, video, convert, w, h, n, frames, device_list[d],
+              on);
         }
     }
   }
