@@ -29,9 +29,10 @@
  * a decoder or a queue may push one more buffer, which identity lets
  * through with all that follow), the decoding on the CPU included.  With
  * --convert the picture is frozen as I420 and every frame converted to
- * GRAY8 by a videoconvert: written, as a camera's frames are, into the
- * pool vjfacedetect proposes (pinned memory), where imagefreeze alone
- * would push one pageable buffer over and over. */
+ * GRAY8 by a videoconvert (4 threads, so that the conversion keeps up
+ * with the GPU): written, as a camera's frames are, into the pool
+ * vjfacedetect proposes (pinned memory), where imagefreeze alone would
+ * push one pageable buffer over and over. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ stream_source (gboolean video, gboolean convert, int w, int h, int frames)
   if (convert)
     return g_strdup_printf ("decodebin ! videoconvert ! videoscale ! "
         "video/x-raw,format=I420,width=%d,height=%d ! imagefreeze "
-        "num-buffers=%d ! videoconvert", w, h, frames + 1);
+        "num-buffers=%d ! videoconvert n-threads=4", w, h, frames + 1);
   return g_strdup_printf ("decodebin ! videoconvert ! videoscale ! "
       "imagefreeze num-buffers=%d", frames + 1);
 }
@@ -329,7 +330,7 @@ main (int argc, char **argv)
       convert ? "true" : "false", frames, video ? "parsebin ! identity "
       "eos-after ! decodebin ! videoconvert ! videoscale" : convert ?
       "decodebin ! videoconvert ! videoscale ! I420 WxH ! imagefreeze ! "
-      "videoconvert" : "decodebin ! videoconvert ! videoscale ! imagefreeze");
+      "videoconvert n-threads=4" : "decodebin ! videoconvert ! videoscale ! imagefreeze");
   size_list = g_strsplit (sizes, ",", -1);
   count_list = g_strsplit (counts, ",", -1);
   batch_list = g_strsplit (batching, ",", -1);
