@@ -106,7 +106,7 @@ gst_cl_upload_pinned (ClvDevice * dev, cl_mem mem, gsize offset, gsize size,
     *done = ev;
   } else {
     waited = clv_event_wait (dev, ev);
-    clReleaseEvent (ev);
+    g_clear_pointer (&ev, clReleaseEvent);
     CLV_CHECK (waited, error, fail);
   }
   COUNT (uploads);

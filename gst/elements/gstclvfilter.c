@@ -845,7 +845,7 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
    * buffer rather than its own, which other pipelines' kernels queued on
    * the device might still be reading from its last use.  Alone on the
    * device we do not wait for that DMA: the device's queue does, while we
-   * queue the kernels (0.1-0.4 ms less a frame on the H100). */
+   * queue the kernels. */
   staged = clmem == NULL && (priv->upload_pinned > 0
       || (priv->upload_pinned < 0
           && clv_device_analysers (priv->device) > 1));

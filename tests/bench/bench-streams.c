@@ -313,7 +313,8 @@ main (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || image == NULL
       || frames < 1 || (video && convert))
     g_error ("bench-streams: %s", error ? error->message :
-        "--image FILE is needed, --frames at least 1, --video or --convert");
+        "--image FILE is needed, --frames at least 1, and --video and "
+        "--convert exclude each other");
   g_option_context_free (ctx);
   gst_init (NULL, NULL);
   device_list = g_strsplit (device_specs, ",", -1);
@@ -330,7 +331,8 @@ main (int argc, char **argv)
       convert ? "true" : "false", frames, video ? "parsebin ! identity "
       "eos-after ! decodebin ! videoconvert ! videoscale" : convert ?
       "decodebin ! videoconvert ! videoscale ! I420 WxH ! imagefreeze ! "
-      "videoconvert n-threads=4" : "decodebin ! videoconvert ! videoscale ! imagefreeze");
+      "videoconvert n-threads=4" :
+      "decodebin ! videoconvert ! videoscale ! imagefreeze");
   size_list = g_strsplit (sizes, ",", -1);
   count_list = g_strsplit (counts, ",", -1);
   batch_list = g_strsplit (batching, ",", -1);
