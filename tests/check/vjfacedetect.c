@@ -280,11 +280,58 @@ GST_START_TEST (test_pinned_upload)
 
 GST_END_TEST;
 
+/* Pushes three frames of `g` as `format`, written into the pool the
+ * element after `h`'s source proposes, as upstream would: each is uploaded
+ * once, straight from its pinned host copy, into the element's own device
+ * buffer (the memory's device copy stays as stale as it was), and gives
+ * `ref`'s faces. */
+static void
+check_pool_frames (GstHarness * h, const Gray * g, const char *format,
+    GArray * ref, const char *what)
+{
+  GstCaps *caps;
+  GstBuffer *frame = frame_buffer (g, format, &caps);
+  char *caps_str = gst_caps_to_string (caps);
+  GstBufferPool *pool;
+
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  pool = clv_check_proposed_pool (h, caps_str);
+  for (int i = 0; i < 3; i++) {
+    GstBuffer *buf = NULL, *out;
+    GstMapInfo src, dst;
+    ClvCounts c0, c1;
+    GArray *found;
+
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+            NULL), GST_FLOW_OK);
+    fail_unless (gst_buffer_map (frame, &src, GST_MAP_READ));
+    fail_unless (gst_buffer_map (buf, &dst, GST_MAP_WRITE));
+    fail_unless_equals_int (dst.size, src.size);
+    memcpy (dst.data, src.data, src.size);
+    gst_buffer_unmap (buf, &dst);
+    gst_buffer_unmap (frame, &src);
+    clv_check_counts (&c0);
+    out = gst_harness_push_and_pull (h, buf);
+    clv_check_counts (&c1);
+    fail_unless (out == buf);
+    fail_unless_equals_int (c1.uploads - c0.uploads, 1);
+    fail_unless (GST_MEMORY_FLAG_IS_SET (gst_buffer_peek_memory (out, 0),
+            GST_CL_MEMORY_NEED_UPLOAD));
+    found = buffer_faces (out);
+    vj_test_assert_faces (ref, found, 0, what);
+    g_array_free (found, TRUE);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  g_free (caps_str);
+  gst_caps_unref (caps);
+  gst_buffer_unref (frame);
+}
+
 /* Where downstream offers no pool, vjfacedetect (in passthrough) proposes
- * its device's: frames written into it are uploaded straight from their
- * pinned host copy, into the element's own device buffer (the memory's
- * device copy stays as stale as it was), once each, and give the
- * reference's faces, alone and beside a second analyser. */
+ * its device's, and frames written into it give the reference's faces:
+ * GRAY8 and NV12, alone on the device and beside a second analyser. */
 GST_START_TEST (test_proposed_pool_frames)
 {
   Gray full = load_gray ("astronaut");
@@ -293,58 +340,26 @@ GST_START_TEST (test_proposed_pool_frames)
   GError *error = NULL;
   char *path = vj_test_cascade_path ("frontalface_default");
   ClvCascade *c = clv_cascade_load (path, &error);
+  const char *formats[] = { "GRAY8", "NV12" };
   GArray *ref;
-  GstCaps *caps;
-  GstBuffer *frame = frame_buffer (&g, "GRAY8", &caps);
-  char *caps_str = gst_caps_to_string (caps);
 
   g_assert_no_error (error);
   ref = clv_vj_detect_ref (c, g.pixels, g.width, g.height, g.width, &p);
   fail_unless (ref->len > 0);
-  for (int analysers = 1; analysers <= 2; analysers++) {
-    GstHarness *h = harness ("device=first");
-    GstHarness *other = analysers > 1 ? harness ("device=first") : NULL;
-    GstBufferPool *pool;
-    ClvCounts c0, c1;
+  for (int analysers = 1; analysers <= 2; analysers++)
+    for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+      GstHarness *h = harness ("device=first");
+      GstHarness *other = analysers > 1 ? harness ("device=first") : NULL;
+      char *what = g_strdup_printf ("pool, %s, %d analysers", formats[f],
+          analysers);
 
-    gst_harness_set_src_caps (h, gst_caps_ref (caps));
-    pool = clv_check_proposed_pool (h, caps_str);
-    for (int i = 0; i < 3; i++) {
-      GstBuffer *buf = NULL, *out;
-      GstMapInfo src, dst;
-      GArray *found;
-
-      fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
-              NULL), GST_FLOW_OK);
-      fail_unless (gst_buffer_map (frame, &src, GST_MAP_READ));
-      fail_unless (gst_buffer_map (buf, &dst, GST_MAP_WRITE));
-      fail_unless (dst.size >= src.size);
-      memcpy (dst.data, src.data, src.size);
-      gst_buffer_unmap (buf, &dst);
-      gst_buffer_unmap (frame, &src);
-      clv_check_counts (&c0);
-      out = gst_harness_push_and_pull (h, buf);
-      clv_check_counts (&c1);
-      fail_unless (out == buf);
-      fail_unless_equals_int (c1.uploads - c0.uploads, 1);
-      fail_unless (GST_MEMORY_FLAG_IS_SET (gst_buffer_peek_memory (out, 0),
-              GST_CL_MEMORY_NEED_UPLOAD));
-      found = buffer_faces (out);
-      vj_test_assert_faces (ref, found, 0, analysers > 1 ? "pool, two "
-          "analysers" : "pool");
-      g_array_free (found, TRUE);
-      gst_buffer_unref (out);
+      check_pool_frames (h, &g, formats[f], ref, what);
+      g_free (what);
+      if (other)
+        gst_harness_teardown (other);
+      gst_harness_teardown (h);
     }
-    gst_buffer_pool_set_active (pool, FALSE);
-    gst_object_unref (pool);
-    if (other)
-      gst_harness_teardown (other);
-    gst_harness_teardown (h);
-  }
   g_array_free (ref, TRUE);
-  g_free (caps_str);
-  gst_caps_unref (caps);
-  gst_buffer_unref (frame);
   clv_cascade_free (c);
   g_free (path);
   g_free (g.pixels);
