@@ -819,7 +819,7 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstFlowReturn ret;
   GstClMemory *clmem;
   cl_event uploaded = NULL;
-  gboolean staged;
+  gboolean alone, staged;
   ClvPinnedStage *stage = NULL;
 
   /* Planes where the buffer says they are, if it says. */
@@ -846,15 +846,14 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
    * the device might still be reading from its last use.  Alone on the
    * device we do not wait for that DMA: the device's queue does, while we
    * queue the kernels. */
+  alone = clv_device_analysers (priv->device) <= 1;
   staged = clmem == NULL && (priv->upload_pinned > 0
-      || (priv->upload_pinned < 0
-          && clv_device_analysers (priv->device) > 1));
+      || (priv->upload_pinned < 0 && !alone));
   if ((staged && !take_stage (priv, &stage, NULL, &error))
       || !ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
           map.size, CL_MEM_READ_ONLY, &error)
       || !(clmem ? gst_cl_upload_pinned (priv->device, priv->in_stage, 0,
-              map.size, map.data, clv_device_analysers (priv->device) <= 1
-              ? &uploaded : NULL, &error) :
+              map.size, map.data, alone ? &uploaded : NULL, &error) :
           staged ? gst_cl_upload_staged (priv->device, TRUE, stage,
               priv->in_stage, 0, map.size, map.data, NULL, &error) :
           gst_cl_upload_unordered (priv->device, priv->in_stage, 0, map.size,

@@ -49,6 +49,22 @@ clv_check_proposed_pool (GstHarness * h, const gchar * caps_str)
   return pool;
 }
 
+GstBuffer *
+clv_check_pool_copy (GstBufferPool * pool, GstBuffer * frame)
+{
+  GstBuffer *buf = NULL;
+  GstMapInfo src, dst;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_buffer_map (frame, &src, GST_MAP_READ));
+  fail_unless (gst_buffer_map (buf, &dst, GST_MAP_WRITE));
+  memcpy (dst.data, src.data, src.size);
+  gst_buffer_unmap (buf, &dst);
+  gst_buffer_unmap (frame, &src);
+  return buf;
+}
+
 ClvDevice *
 clv_check_element_device (GstElement * element)
 {

@@ -28,6 +28,10 @@ GstBuffer *clv_check_frame (const GstVideoInfo * info, guint32 seed);
  * activated. */
 GstBufferPool *clv_check_proposed_pool (GstHarness * h, const gchar * caps);
 
+/* A buffer of `pool` holding a copy of `frame`'s bytes, written as a
+ * source writes into the pool its peer proposed. */
+GstBuffer *clv_check_pool_copy (GstBufferPool * pool, GstBuffer * frame);
+
 /* The device an element answers a gst.opencl.context query with, or NULL. */
 ClvDevice *clv_check_element_device (GstElement * element);
 

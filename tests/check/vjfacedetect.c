@@ -297,19 +297,12 @@ check_pool_frames (GstHarness * h, const Gray * g, const char *format,
   gst_harness_set_src_caps (h, gst_caps_ref (caps));
   pool = clv_check_proposed_pool (h, caps_str);
   for (int i = 0; i < 3; i++) {
-    GstBuffer *buf = NULL, *out;
-    GstMapInfo src, dst;
+    GstBuffer *buf = clv_check_pool_copy (pool, frame), *out;
     ClvCounts c0, c1;
     GArray *found;
 
-    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
-            NULL), GST_FLOW_OK);
-    fail_unless (gst_buffer_map (frame, &src, GST_MAP_READ));
-    fail_unless (gst_buffer_map (buf, &dst, GST_MAP_WRITE));
-    fail_unless_equals_int (dst.size, src.size);
-    memcpy (dst.data, src.data, src.size);
-    gst_buffer_unmap (buf, &dst);
-    gst_buffer_unmap (frame, &src);
+    fail_unless_equals_int (gst_buffer_get_size (buf),
+        gst_buffer_get_size (frame));
     clv_check_counts (&c0);
     out = gst_harness_push_and_pull (h, buf);
     clv_check_counts (&c1);
