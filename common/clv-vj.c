@@ -387,7 +387,7 @@ static gsize
 tile_local_bytes (const ClvVjTuning * t, const ClvCascade * c)
 {
   return tile_values (t, c) * sizeof (cl_uint)
-      + (gsize) t->tile_x * t->tile_y * 36 + (gsize) t->wg * 8 + 64;
+      + (gsize) t->tile_x * t->tile_y * 24 + (gsize) t->wg * 8 + 64;
 }
 
 /* Whether vj_detect_tiled's tile and queues for cascade `c` fit the

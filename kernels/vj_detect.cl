@@ -607,6 +607,18 @@ unrolled_stump (const __local uint * p, const float vnf, const int4 o0,
 }
 #endif
 
+/* Whether the window at p in the tile passes stages [first, last). */
+inline bool
+tile_stages_pass (const Cascade * c, const __local uint * p, const float vnf,
+    const int first, const int last)
+{
+#if VJ_UNROLLED
+  return unrolled_stages_pass (p, vnf, first, last);
+#else
+  return stages_pass_l (c, p, vnf, first, last);
+#endif
+}
+
 /* The n windows of `from` (corners in `tile`) that pass stages
  * [first, last), one window per work-item, appended to `to`. */
 inline void
@@ -615,11 +627,7 @@ queue_pass_l (const Cascade * c, const __local uint * tile, const Queue from,
     __local int *count)
 {
   for (int i = get_local_id (0); i < n; i += VJ_WG)
-#if VJ_UNROLLED
-    if (unrolled_stages_pass (tile + from.pos[i], from.vnf[i], first, last))
-#else
-    if (stages_pass_l (c, tile + from.pos[i], from.vnf[i], first, last))
-#endif
+    if (tile_stages_pass (c, tile + from.pos[i], from.vnf[i], first, last))
       queue_push (to, count, from.pos[i], from.win[i], from.vnf[i]);
 }
 
@@ -628,11 +636,12 @@ queue_pass_l (const Cascade * c, const __local uint * tile, const Queue from,
  * atomic counter (dynamic mapping), copies the tile's integrals into local
  * memory and evaluates all of the tile's windows there, so the trees of
  * neighbouring windows read the shared corners from local memory instead
- * of gathering them from the caches.  The windows move through local
- * queues: past the variance test (V), past stage 0 (A, one window per
- * work-item), past stages 1 .. VJ_COOP_STAGE - 1 (B), then the cooperative
- * stages as in vj_detect_uber.  Only the variance's squared sums and the
- * skip rule's walk (for windows that pass every stage) read global memory.
+ * of gathering them from the caches.  The windows move through two
+ * local queues, one window per work-item: those past the variance test and
+ * stage 0, then those past each of stages 1 .. VJ_COOP_STAGE - 1 in turn,
+ * then the cooperative stages as in vj_detect_uber.  Only the variance's
+ * squared sums and the skip rule's walk (for windows that pass every
+ * stage) read global memory.
  * `tile_nodes` are the nodes laid out for the tile (row stride
  * VJ_TILE_COLS, tilted plane at VJ_TILE_PLANE; as arrays for a stump
  * cascade), `tile_nofs` the variance rectangle in it. */
@@ -649,16 +658,13 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
   __local uint tile[VJ_TILE_PLANE * (1 + VJ_TILTED)];
   /* Per queued window: its corner in the tile, its index in the tile, its
    * variance normalisation. */
-  __local int v_pos[VJ_TILE_WINDOWS], v_win[VJ_TILE_WINDOWS];
-  __local float v_vnf[VJ_TILE_WINDOWS];
   __local int a_pos[VJ_TILE_WINDOWS], a_win[VJ_TILE_WINDOWS];
   __local float a_vnf[VJ_TILE_WINDOWS];
-  __local int q_pos[VJ_TILE_WINDOWS], q_win[VJ_TILE_WINDOWS];
-  __local float q_vnf[VJ_TILE_WINDOWS];
-  const Queue qv = { v_pos, v_win, v_vnf }, qa = { a_pos, a_win, a_vnf },
-      qb = { q_pos, q_win, q_vnf };
+  __local int b_pos[VJ_TILE_WINDOWS], b_win[VJ_TILE_WINDOWS];
+  __local float b_vnf[VJ_TILE_WINDOWS];
+  const Queue qa = { a_pos, a_win, a_vnf }, qb = { b_pos, b_win, b_vnf };
   __local real_t red[VJ_WG];
-  __local int l_tile, l_v, l_a, l_b, l_keep[3];
+  __local int l_tile, l_a, l_keep[3];
   const int lid = get_local_id (0);
   const int coop = min (VJ_COOP_STAGE, n_stages);
   const int first = min (1, coop);
@@ -673,9 +679,9 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
 #else
       l_tile = (int) atomic_inc (out + 1);
 #endif
-      l_v = 0;
       l_a = 0;
-      l_b = 0;
+      l_keep[0] = 0;
+      l_keep[1] = 0;
     }
 #if VJ_STATIC
     fetch++;
@@ -697,8 +703,12 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
     const int cols = (cw - 1) * step + VJ_WIN_W + 1;
     const int rows = (ch - 1) * step + VJ_WIN_H + 1;
 
-    for (int i = lid; i < rows * cols; i += VJ_WG) {
-      const int r = i / cols, col = i - r * cols;
+    /* Indexed by the constant VJ_TILE_COLS, whose division is a
+     * multiplication, rather than by the tile's own width. */
+    for (int i = lid; i < rows * VJ_TILE_COLS; i += VJ_WG) {
+      const int r = i / VJ_TILE_COLS, col = i - r * VJ_TILE_COLS;
+      if (col >= cols)
+        continue;
       const int g = corner + r * sbuf_w + col;
       tile[r * VJ_TILE_COLS + col] = sbuf[g];
 #if VJ_TILTED
@@ -707,25 +717,37 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
     }
     barrier (CLK_LOCAL_MEM_FENCE);
 
+    /* The variance test and stage 0 (most windows are dense here, so
+     * work-items rarely idle), then the stages before the cooperative ones
+     * one at a time, each stage's survivors queued for the next: without
+     * a queue between them a warp would carry the windows stage 1 or 2
+     * rejected through stage 3 too. */
     for (int j = lid; j < cw * ch; j += VJ_WG) {
       const int wy = j / cw, wx = j - wy * cw;
       const int pos = (wy * VJ_TILE_COLS + wx) * step;
       const __global uint *sq = sbuf + sq_ofs + corner
           + (wy * sbuf_w + wx) * step;
       float vnf;
-      if (!window_norm_sums (&c, rect_sum_l (tile + pos, tile_nofs),
-              (uint) rect_sum_g (sq, nofs), &vnf))
-        continue;
-      queue_push (qv, &l_v, pos, j, vnf);
+      if (window_norm_sums (&c, rect_sum_l (tile + pos, tile_nofs),
+              (uint) rect_sum_g (sq, nofs), &vnf)
+          && tile_stages_pass (&ct, tile + pos, vnf, 0, first))
+        queue_push (qa, &l_a, pos, j, vnf);
     }
     barrier (CLK_LOCAL_MEM_FENCE);
-    queue_pass_l (&ct, tile, qv, l_v, 0, first, qa, &l_a);
-    barrier (CLK_LOCAL_MEM_FENCE);
-    queue_pass_l (&ct, tile, qa, l_a, first, coop, qb, &l_b);
-    barrier (CLK_LOCAL_MEM_FENCE);
+    Queue passed = qa, spare = qb;
+    int n = l_a;
+    for (int si = first; si < coop; si++) {
+      if (lid == 0)
+        l_keep[(si + 1) % 3] = 0;
+      queue_pass_l (&ct, tile, passed, n, si, si + 1, spare, &l_keep[si % 3]);
+      barrier (CLK_LOCAL_MEM_FENCE);
+      n = l_keep[si % 3];
+      const Queue done = passed;
+      passed = spare;
+      spare = done;
+    }
 
-    Queue passed = qb, spare = qa;
-    const int n = cooperative_stages_l (&ct, tile, coop, n_stages, l_b,
+    n = cooperative_stages_l (&ct, tile, coop, n_stages, n,
         &passed, &spare, red, l_keep);
 
     /* Windows that passed every stage. */
