@@ -1,0 +1,16 @@
+#!/bin/bash
+# Call 5, two GPUs (nvidia-h200-x2), at 2fd0477
+# (.device/build, as for calls 3-4): 16 and 64
+# pipelines of 1920x1280 all on the first GPU against device=auto
+# (spread), from imagefreeze's pageable buffer and with --convert.
+source docs/bench/h100-2026-11-26d/scripts/common.sh
+mkdir -p $out/call5
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+export GST_PLUGIN_PATH_1_0=$PWD/.device/build/gst
+for c in "" --convert; do
+  timeout 250 .device/build/tests/bench/bench-streams --image tests/data/cache/astronaut.png --sizes 1920x1280 --streams 16,64 --frames 150 --devices first,auto $c --out $out/call5/two-gpu${c#--}.json > $out/call5/two-gpu${c#--}.log 2>&1
+  python3 -c "
+import json,sys; d=json.load(open(sys.argv[1]))
+for r in d['runs']: print('%-20s convert %-5s %dx%d %2d %-5s fps %7.1f p50 %.2f p99 %.2f busy %s' % (sys.argv[1].split('/')[-1], d['convert'], r['width'], r['height'], r['streams'], r['device'], r['fps'], r['latency_ms_p50'], r['latency_ms_p99'], r['busy']))" $out/call5/two-gpu${c#--}.json
+done
+tar -C $out -czf $out/call5.tgz call5
