@@ -361,6 +361,80 @@ GST_START_TEST (test_proposed_pool_frames)
 
 GST_END_TEST;
 
+/* Completes `data` (a user event) after 300 ms. */
+static gpointer
+complete_later (gpointer data)
+{
+  g_usleep (300 * G_TIME_SPAN_MILLISECOND);
+  fail_unless_equals_int (clSetUserEventStatus ((cl_event) data,
+          CL_COMPLETE), CL_SUCCESS);
+  return NULL;
+}
+
+/* Alone on its device, vjfacedetect does not wait for a pool frame's DMA
+ * (on the device's transfer queue) before queuing its kernels: a barrier
+ * on the device's queue makes them wait.  With the transfer queue held
+ * back by a user event for 300 ms, the DMA ends long after the kernels
+ * were queued, and a blank frame after a frame with faces still gives no
+ * faces: the kernels read the blank frame, not the one before it. */
+GST_START_TEST (test_pool_frame_waits_for_upload)
+{
+  Gray full = load_gray ("astronaut");
+  Gray g = scaled (&full, 301, 300);
+  Gray blank = { g_malloc (301 * 300), 301, 300 };
+  GstHarness *h = harness ("device=first");
+  ClvDevice *dev = clv_check_element_device (h->element);
+  GstCaps *caps;
+  GstBuffer *with_faces = frame_buffer (&g, "GRAY8", &caps);
+  GstBuffer *empty = frame_buffer (&blank, "GRAY8", NULL);
+  char *caps_str = gst_caps_to_string (caps);
+  GstBufferPool *pool;
+  GstBuffer *out;
+  GArray *found;
+  cl_event held;
+  cl_int err;
+  GThread *releaser;
+
+  memset (blank.pixels, 128, 301 * 300);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  pool = clv_check_proposed_pool (h, caps_str);
+  fail_unless (dev != NULL);
+  fail_unless_equals_int (clv_device_analysers (dev), 1);
+
+  out = gst_harness_push_and_pull (h, clv_check_pool_copy (pool, with_faces));
+  found = buffer_faces (out);
+  fail_unless (found->len > 0);
+  g_array_free (found, TRUE);
+  gst_buffer_unref (out);
+
+  held = clCreateUserEvent (dev->context, &err);
+  fail_unless_equals_int (err, CL_SUCCESS);
+  fail_unless_equals_int (clEnqueueBarrierWithWaitList (dev->transfer_queue,
+          1, &held, NULL), CL_SUCCESS);
+  releaser = g_thread_new ("complete-later", complete_later, held);
+  out = gst_harness_push_and_pull (h, clv_check_pool_copy (pool, empty));
+  g_thread_join (releaser);
+  found = buffer_faces (out);
+  fail_unless_equals_int (found->len, 0);
+  g_array_free (found, TRUE);
+  gst_buffer_unref (out);
+
+  clReleaseEvent (held);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  g_free (caps_str);
+  gst_caps_unref (caps);
+  gst_buffer_unref (with_faces);
+  gst_buffer_unref (empty);
+  clv_device_unref (dev);
+  gst_harness_teardown (h);
+  g_free (blank.pixels);
+  g_free (g.pixels);
+  g_free (full.pixels);
+}
+
+GST_END_TEST;
+
 /* Adds a plain video pool to the allocation queries that reach the
  * harness's sink, as a display sink would. */
 static GstPadProbeReturn
@@ -1073,6 +1147,7 @@ vjfacedetect_suite (void)
   tcase_add_test (tc, test_formats_agree);
   tcase_add_test (tc, test_pinned_upload);
   tcase_add_test (tc, test_proposed_pool_frames);
+  tcase_add_test (tc, test_pool_frame_waits_for_upload);
   tcase_add_test (tc, test_downstream_pool_kept);
   tcase_add_test (tc, test_opencl_memory);
   tcase_add_test (tc, test_metas);
