@@ -680,6 +680,7 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
       l_tile = (int) atomic_inc (out + 1);
 #endif
       l_a = 0;
+      /* Stage `first` (0 or 1) counts in l_keep[first % 3]. */
       l_keep[0] = 0;
       l_keep[1] = 0;
     }
@@ -717,11 +718,11 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
     }
     barrier (CLK_LOCAL_MEM_FENCE);
 
-    /* The variance test and stage 0 (most windows are dense here, so
-     * work-items rarely idle), then the stages before the cooperative ones
-     * one at a time, each stage's survivors queued for the next: without
-     * a queue between them a warp would carry the windows stage 1 or 2
-     * rejected through stage 3 too. */
+    /* The variance test and stage 0 together (here every work-item holds
+     * a window), then the stages before the cooperative ones one at a
+     * time, each stage's survivors queued for the next: without a queue
+     * between them a warp would carry the windows stage 1 or 2 rejected
+     * through stage 3 too. */
     for (int j = lid; j < cw * ch; j += VJ_WG) {
       const int wy = j / cw, wx = j - wy * cw;
       const int pos = (wy * VJ_TILE_COLS + wx) * step;

@@ -386,7 +386,7 @@ GST_START_TEST (test_pool_frame_waits_for_upload)
   ClvDevice *dev = clv_check_element_device (h->element);
   GstCaps *caps;
   GstBuffer *with_faces = frame_buffer (&g, "GRAY8", &caps);
-  GstBuffer *empty = frame_buffer (&blank, "GRAY8", NULL);
+  GstBuffer *empty;
   char *caps_str = gst_caps_to_string (caps);
   GstBufferPool *pool;
   GstBuffer *out;
@@ -396,6 +396,7 @@ GST_START_TEST (test_pool_frame_waits_for_upload)
   GThread *releaser;
 
   memset (blank.pixels, 128, 301 * 300);
+  empty = frame_buffer (&blank, "GRAY8", NULL);
   gst_harness_set_src_caps (h, gst_caps_ref (caps));
   pool = clv_check_proposed_pool (h, caps_str);
   fail_unless (dev != NULL);
