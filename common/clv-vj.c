@@ -382,12 +382,18 @@ tile_values (const ClvVjTuning * t, const ClvCascade * c)
       * (c->has_tilted ? 2 : 1);
 }
 
-/* Local memory vj_detect_tiled needs for its tile and queues. */
+/* Local memory vj_detect_tiled needs: its tile, its two queues of a
+ * tile's windows (each window's corner, index and variance
+ * normalisation), the reduction's doubles and a few counters. */
+#define TILE_QUEUES 2
+#define QUEUE_ENTRY_BYTES (2 * sizeof (cl_int) + sizeof (cl_float))
+
 static gsize
 tile_local_bytes (const ClvVjTuning * t, const ClvCascade * c)
 {
   return tile_values (t, c) * sizeof (cl_uint)
-      + (gsize) t->tile_x * t->tile_y * 24 + (gsize) t->wg * 8 + 64;
+      + (gsize) t->tile_x * t->tile_y * TILE_QUEUES * QUEUE_ENTRY_BYTES
+      + (gsize) t->wg * sizeof (cl_double) + 64;
 }
 
 /* Whether vj_detect_tiled's tile and queues for cascade `c` fit the
