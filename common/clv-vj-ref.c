@@ -546,14 +546,15 @@ typedef struct
   int index;
 } ByX;
 
-/* A radix sort, byte by byte from the lowest, each pass stable, passing
- * over the bytes every key shares: linear in n.  On a crowded frame's raw
+/* A radix sort, byte by byte from the lowest, each pass stable, skipping
+ * the bytes every key shares: linear in n.  On a crowded frame's raw
  * windows qsort's calls of a comparison took longer than the grouping they
  * served (docs/PERFORMANCE.md). */
 void
 clv_vj_sort_keyed (ClvVjKeyed * items, guint n)
 {
-  guint count[8][256] = { {0} };
+  guint count[8][256] = { {0} }, pass[8], n_pass = 0;
+  guint64 any = 0, all = G_MAXUINT64;
   ClvVjKeyed *from = items, *to, *spare;
 
   if (n <= 32) {
@@ -567,19 +568,27 @@ clv_vj_sort_keyed (ClvVjKeyed * items, guint n)
     }
     return;
   }
+  /* Only the bytes that differ between keys are counted and passed over
+   * (two of a rectangle's x, five of a raw window's key). */
+  for (guint i = 0; i < n; i++) {
+    any |= items[i].key;
+    all &= items[i].key;
+  }
+  for (guint b = 0; b < 8; b++)
+    if ((((any ^ all) >> (8 * b)) & 0xff) != 0)
+      pass[n_pass++] = b;
   for (guint i = 0; i < n; i++)
-    for (guint b = 0; b < 8; b++)
-      count[b][(items[i].key >> (8 * b)) & 0xff]++;
+    for (guint k = 0; k < n_pass; k++)
+      count[k][(items[i].key >> (8 * pass[k])) & 0xff]++;
   to = spare = g_new (ClvVjKeyed, n);
-  for (guint b = 0; b < 8; b++) {
-    guint *c = count[b], sum = 0;
+  for (guint k = 0; k < n_pass; k++) {
+    const guint b = pass[k];
+    guint *c = count[k], sum = 0;
 
-    if (c[(items[0].key >> (8 * b)) & 0xff] == n)
-      continue;
     for (guint v = 0; v < 256; v++) {
-      const guint k = c[v];
+      const guint m = c[v];
       c[v] = sum;
-      sum += k;
+      sum += m;
     }
     for (guint i = 0; i < n; i++)
       to[c[(from[i].key >> (8 * b)) & 0xff]++] = from[i];
@@ -653,7 +662,9 @@ partition_sweep (const ClvRect * rects, int n, double eps, int *parent)
     const int i = order[p].index;
     /* delta's own expression with a's size: no smaller than the pair's. */
     const double bound = eps * (a->width + a->height) * 0.5;
-    int root;
+    /* The root of a's class: a itself until it joins others (no class
+     * holds a rectangle before its turn). */
+    int root = i;
 
     reach[p] = a->x + bound;
     next[p] = -1;
@@ -670,7 +681,7 @@ partition_sweep (const ClvRect * rects, int n, double eps, int *parent)
         continue;
       }
       k++;
-      if (c == find_root (parent, i) || cl->y_lo > a->y + bound
+      if (c == root || cl->y_lo > a->y + bound
           || cl->y_hi < a->y - bound)
         continue;
       for (int q = cl->head, prev = -1; q >= 0; q = next[q]) {
@@ -687,13 +698,13 @@ partition_sweep (const ClvRect * rects, int n, double eps, int *parent)
           continue;
         }
         if (abs (b->y - a->y) <= bound && similar (a, b, eps)) {
-          join_classes (parent, cls, next, find_root (parent, i), c);
+          join_classes (parent, cls, next, root, c);
+          root = MIN (root, c);
           break;
         }
         prev = q;
       }
     }
-    root = find_root (parent, i);
     if (!cls[root].listed) {
       cls[root].listed = TRUE;
       g_array_append_val (live, root);
