@@ -568,8 +568,9 @@ clv_vj_sort_keyed (ClvVjKeyed * items, guint n)
     }
     return;
   }
-  /* Only the bytes that differ between keys are counted and passed over
-   * (two of a rectangle's x, five of a raw window's key). */
+  /* Only the bytes that differ between keys are counted and passed over:
+   * of eight, two for rectangles' x under 65536, five for one frame's raw
+   * windows (x, y, level). */
   for (guint i = 0; i < n; i++) {
     any |= items[i].key;
     all &= items[i].key;
