@@ -254,6 +254,13 @@ first_free_roi_id (GstBuffer * buf)
   return id;
 }
 
+/* The names of every face's meta and message fields as quarks, set in
+ * class_init: by name, each would take GLib's global quark lock. */
+static struct
+{
+  GQuark face, x, y, width, height, neighbors;
+} names;
+
 static void
 attach_metas (GstVjFaceDetect * self, GstBuffer * buf,
     const GstVideoInfo * info)
@@ -267,7 +274,7 @@ attach_metas (GstVjFaceDetect * self, GstBuffer * buf,
     const ClvVjFace *f = &g_array_index (self->faces, ClvVjFace, i);
     GstVideoRegionOfInterestMeta *roi;
 
-    roi = gst_buffer_add_video_region_of_interest_meta (buf, "face",
+    roi = gst_buffer_add_video_region_of_interest_meta_id (buf, names.face,
         f->rect.x, f->rect.y, f->rect.width, f->rect.height);
     roi->id = id++;
     det.confidence = f->neighbors / (f->neighbors + CONFIDENCE_HALF);
@@ -294,12 +301,12 @@ post_message (GstVjFaceDetect * self, GstBuffer * buf)
     GValue v = G_VALUE_INIT;
 
     g_value_init (&v, GST_TYPE_STRUCTURE);
-    g_value_take_boxed (&v, gst_structure_new ("face",
-            "x", G_TYPE_UINT, (guint) f->rect.x,
-            "y", G_TYPE_UINT, (guint) f->rect.y,
-            "width", G_TYPE_UINT, (guint) f->rect.width,
-            "height", G_TYPE_UINT, (guint) f->rect.height,
-            "neighbors", G_TYPE_UINT, (guint) f->neighbors, NULL));
+    g_value_take_boxed (&v, gst_structure_new_id (names.face,
+            names.x, G_TYPE_UINT, (guint) f->rect.x,
+            names.y, G_TYPE_UINT, (guint) f->rect.y,
+            names.width, G_TYPE_UINT, (guint) f->rect.width,
+            names.height, G_TYPE_UINT, (guint) f->rect.height,
+            names.neighbors, G_TYPE_UINT, (guint) f->neighbors, NULL));
     gst_value_list_append_and_take_value (&list, &v);
   }
   gst_structure_take_value (s, "faces", &list);
@@ -483,6 +490,13 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstClvFilterClass *filter_class = GST_CLV_FILTER_CLASS (klass);
+
+  names.face = g_quark_from_static_string ("face");
+  names.x = g_quark_from_static_string ("x");
+  names.y = g_quark_from_static_string ("y");
+  names.width = g_quark_from_static_string ("width");
+  names.height = g_quark_from_static_string ("height");
+  names.neighbors = g_quark_from_static_string ("neighbors");
 
   gobject_class->set_property = gst_vj_face_detect_set_property;
   gobject_class->get_property = gst_vj_face_detect_get_property;
