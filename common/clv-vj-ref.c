@@ -553,7 +553,7 @@ typedef struct
 void
 clv_vj_sort_keyed (ClvVjKeyed * items, guint n)
 {
-  guint count[8][256] = { {0} }, pass[8], n_pass = 0;
+  guint count[8][256], pass[8], n_pass = 0;
   guint64 any = 0, all = G_MAXUINT64;
   ClvVjKeyed *from = items, *to, *spare;
 
@@ -578,6 +578,7 @@ clv_vj_sort_keyed (ClvVjKeyed * items, guint n)
   for (guint b = 0; b < 8; b++)
     if ((((any ^ all) >> (8 * b)) & 0xff) != 0)
       pass[n_pass++] = b;
+  memset (count, 0, n_pass * sizeof (count[0]));
   for (guint i = 0; i < n; i++)
     for (guint k = 0; k < n_pass; k++)
       count[k][(items[i].key >> (8 * pass[k])) & 0xff]++;

@@ -330,6 +330,16 @@ queue_push (const Queue q, __local int *count, const int pos, const int win,
   q.vnf[k] = vnf;
 }
 
+/* After a stage: its survivors' queue becomes the one read next. */
+inline void
+queue_swap (Queue * a, Queue * b)
+{
+  const Queue t = *a;
+
+  *a = *b;
+  *b = t;
+}
+
 #if VJ_SHUFFLE
 /* shfl.sync.bfly through inline PTX: NVIDIA's OpenCL has no
  * cl_khr_subgroups.  Every work-item of the warp must call it. */
@@ -425,9 +435,7 @@ cooperative_stages##S (const Cascade * c, const AS uint * base,         \
     }                                                                   \
     barrier (CLK_LOCAL_MEM_FENCE);                                      \
     n = keep[si % 3];                                                   \
-    const Queue done = *q;                                              \
-    *q = *spare;                                                        \
-    *spare = done;                                                      \
+    queue_swap (q, spare);                                              \
   }                                                                     \
   return n;                                                             \
 }
@@ -743,9 +751,7 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
       queue_pass_l (&ct, tile, passed, n, si, si + 1, spare, &l_keep[si % 3]);
       barrier (CLK_LOCAL_MEM_FENCE);
       n = l_keep[si % 3];
-      const Queue done = passed;
-      passed = spare;
-      spare = done;
+      queue_swap (&passed, &spare);
     }
 
     n = cooperative_stages_l (&ct, tile, coop, n_stages, n,
