@@ -13,7 +13,8 @@
  * of vjfacedetect per frame (time from its sink pad to its source pad),
  * p50, p99 and maximum over every frame of every stream (with the share of
  * the frames slower than p99 that were among the first tenth of their
- * stream's), and each device's busy fraction: the share of the run's
+ * stream's, and the p50 and maximum of each tenth), and each device's busy
+ * fraction: the share of the run's
  * device time (first kernel start to last kernel end) during which a
  * detection kernel ran, from the profiling events
  * (clv_device_busy_start()).  --devices runs every case with each
@@ -240,6 +241,7 @@ run (GString * json, const char *image, gboolean video, gboolean convert,
         MIN (all->len - 1, (guint) (all->len * 0.99))) : 0;
     double max = all->len ? g_array_index (all, double, all->len - 1) : 0;
     guint tail = 0, early = 0;
+    GString *tenths = g_string_new (NULL);
 
     /* Whether the slowest frames are the first ones (streams starting,
      * batches growing) or come throughout. */
@@ -251,20 +253,37 @@ run (GString * json, const char *image, gboolean video, gboolean convert,
           early += k < l->len / 10;
         }
     }
+    /* p50 and maximum of each tenth of the streams' frames: how long the
+     * start lasts. */
+    for (int t = 0; t < 10; t++) {
+      GArray *part = g_array_new (FALSE, FALSE, sizeof (double));
+      for (int i = 0; i < n; i++) {
+        const GArray *l = streams[i].latency_us;
+        g_array_append_vals (part, (double *) l->data + l->len * t / 10,
+            l->len * (t + 1) / 10 - l->len * t / 10);
+      }
+      qsort (part->data, part->len, sizeof (double), compare_doubles);
+      g_string_append_printf (tenths, "%s[%.3f, %.3f]", t ? ", " : "",
+          part->len ? g_array_index (part, double, part->len / 2) / 1000 : 0,
+          part->len ? g_array_index (part, double, part->len - 1) / 1000 : 0);
+      g_array_unref (part);
+    }
     g_string_append_printf (json, "%s\n    {\"width\": %d, \"height\": %d, "
         "\"streams\": %d, \"device\": \"%s\", \"batching\": %s, "
         "\"frames\": %" G_GINT64_FORMAT ", \"seconds\": %.3f, "
         "\"fps\": %.1f, \"latency_ms_p50\": %.3f, \"latency_ms_p99\": %.3f, "
         "\"latency_ms_max\": %.3f, \"over_p99_in_first_tenth\": %.2f, "
+        "\"latency_ms_p50_max_by_tenth\": [%s], "
         "\"busy\": {%s}, \"devices\": [%s]}",
         json->str[json->len - 1] == '[' ? "" : ",", w, h, n, device,
         batching ? "true" : "false", total, seconds, total / seconds,
         p50 / 1000, p99 / 1000, max / 1000, tail ? (double) early / tail : 0,
-        busy->str, devices->str);
+        tenths->str, busy->str, devices->str);
     g_printerr ("%dx%d %3d streams, device %s, batching %-3s: %8.1f frames/s, "
         "latency p50 %.2f ms, p99 %.2f ms, busy %s\n", w, h, n, device,
         batching ? "on" : "off", total / seconds, p50 / 1000, p99 / 1000,
         busy->str);
+    g_string_free (tenths, TRUE);
   }
   for (int i = 0; i < n; i++)
     stream_free (&streams[i]);
