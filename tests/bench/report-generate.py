@@ -314,8 +314,8 @@ copies its JSON to `docs/bench/report-h100/` and `docs/bench/report-pocl/`.
                     for r in self.face.get("runs", [])]
             self.w(f"**GStreamer's `facedetect`** ({self.face['element']}), whole "
                    "pipeline, **measured on the CPU machine**, not the GPU machine "
-                   f"({self.face['cpu']}, {self.face['cpu_threads']} threads shared "
-                   f"with other jobs; {self.face['date']}; "
+                   f"({self.face['cpu']}, {self.face['cpu_threads']} threads; "
+                   f"{self.face['date']}; "
                    "`tests/bench/facedetect-cpu.sh`):\n")
             self.w(table(["frame", "ms per frame", "frames/s"], rows))
         eig = self.j("eigen.json")
@@ -390,9 +390,9 @@ copies its JSON to `docs/bench/report-h100/` and `docs/bench/report-pocl/`.
             self.w(table(["kernel", "candidates", "default ms", "tuned ms", "gain",
                           "values", "stored"], rows))
             if d == self.pocl:
-                self.w("PoCL ran on this machine's 2 cores while other builds and "
-                       "tests shared them: its timings are noisy, and a gain measured "
-                       "once (the defaults are timed first) may be contention; the "
+                self.w("PoCL ran on this machine's 2 cores: its timings are noisy, "
+                       "and a gain measured once (the defaults are timed first) may be "
+                       "noise; the "
                        "ablation's tuned column below re-measures the detector with "
                        "the stored values in a separate process.\n")
 
@@ -451,7 +451,7 @@ copies its JSON to `docs/bench/report-h100/` and `docs/bench/report-pocl/`.
             self.simple_profile(vj)
         pv = self.j("vj-default.json", self.pocl) if self.pocl else None
         if pv:
-            self.w(f"**{pv.get('device', 'PoCL')} (PoCL, this machine's 2 shared cores; "
+            self.w(f"**{pv.get('device', 'PoCL')} (PoCL, this machine's 2 cores; "
                    "on CPU devices the simple kernel, the first column, is the default):**\n")
             self.w(table(head, self.ablation_rows(pv, self.j("vj-tuned.json", self.pocl))))
 
