@@ -14,10 +14,9 @@
  * p50, p99 and maximum over every frame of every stream (with the share of
  * the frames slower than p99 that were among the first tenth of their
  * stream's, and the p50 and maximum of each tenth), and each device's busy
- * fraction: the share of the run's
- * device time (first kernel start to last kernel end) during which a
- * detection kernel ran, from the profiling events
- * (clv_device_busy_start()).  --devices runs every case with each
+ * fraction: the share of the run's device time (first kernel start to last
+ * kernel end) during which a detection kernel ran, from the profiling
+ * events (clv_device_busy_start()).  --devices runs every case with each
  * vjfacedetect device setting given: with several GPUs, "auto" spreads the
  * pipelines over them (README "Choosing the OpenCL device") and "first" puts
  * them all on the first, so "--devices first,auto" measures the gain of

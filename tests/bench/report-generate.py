@@ -392,9 +392,8 @@ copies its JSON to `docs/bench/report-h100/` and `docs/bench/report-pocl/`.
             if d == self.pocl:
                 self.w("PoCL ran on this machine's 2 cores: its timings are noisy, "
                        "and a gain measured once (the defaults are timed first) may be "
-                       "noise; the "
-                       "ablation's tuned column below re-measures the detector with "
-                       "the stored values in a separate process.\n")
+                       "noise; the ablation's tuned column below re-measures the "
+                       "detector with the stored values in a separate process.\n")
 
     def ablation_rows(self, vj, tuned=None):
         rows = []
