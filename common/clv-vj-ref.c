@@ -614,8 +614,9 @@ typedef struct
   gboolean listed;              /* in the sweep's list of live classes */
 } SweepClass;
 
-/* Unites the classes of roots a != b with their members and ranges. */
-static void
+/* Unites the classes of roots a != b with their members and ranges;
+ * returns the united class's root, the smaller of the two. */
+static int
 join_classes (int *parent, SweepClass * cls, int *next, int a, int b)
 {
   SweepClass *r = &cls[MIN (a, b)], *o = &cls[MAX (a, b)];
@@ -626,6 +627,7 @@ join_classes (int *parent, SweepClass * cls, int *next, int a, int b)
   r->y_lo = MIN (r->y_lo, o->y_lo);
   r->y_hi = MAX (r->y_hi, o->y_hi);
   r->reach = MAX (r->reach, o->reach);
+  return MIN (a, b);
 }
 
 /* The same classes from a sweep over x.  Similar rectangles are at most
@@ -700,8 +702,7 @@ partition_sweep (const ClvRect * rects, int n, double eps, int *parent)
           continue;
         }
         if (abs (b->y - a->y) <= bound && similar (a, b, eps)) {
-          join_classes (parent, cls, next, root, c);
-          root = MIN (root, c);
+          root = join_classes (parent, cls, next, root, c);
           break;
         }
         prev = q;
