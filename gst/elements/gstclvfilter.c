@@ -25,16 +25,29 @@ enum
  * memory copies one chunk at a time on one thread. */
 #define STAGED_UPLOAD_MIN ((gsize) 1 << 20)
 
+/* What one frame in flight needs to go up from system memory: its device
+ * copy, grown as needed (sources that write into the pool we propose need
+ * none), and two pinned stages in turn: a filter returns once its frame
+ * is copied into one, so that the next frame is copied into the other
+ * while the first one's DMA and kernels run; pinned_busy[i] completes when
+ * stage i is free.  Filters use slot 0; analysers one slot a frame in
+ * flight (gst_clv_filter_analyse_frame). */
+typedef struct
+{
+  cl_mem stage;
+  gsize stage_size;
+  ClvPinnedStage pinned[2];
+  cl_event pinned_busy[2];
+  guint pinned_next;
+} InputSlot;
+
 typedef struct
 {
   gchar *device_spec;           /* under the object lock */
   ClvDevice *device;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
-  /* Device copies of system-memory frames, grown as needed; sources that
-   * write into the pool we propose need none. */
-  cl_mem in_stage;
-  gsize in_stage_size;
+  InputSlot in[GST_CLV_FILTER_MAX_IN_FLIGHT];
   cl_mem out_stage;
   gsize out_stage_size;
   /* Frames in pageable memory go up through pinned memory of our own,
@@ -47,12 +60,6 @@ typedef struct
    * one stream 5-10% slower). */
   gint upload_pinned;
   gboolean counted;             /* in clv_device_analysers () */
-  /* Two stages in turn: a filter returns once its frame is copied into one,
-   * so that the next frame is copied into the other while the first one's
-   * DMA and kernels run; in_pinned_busy[i] completes when stage i is free. */
-  ClvPinnedStage in_pinned[2];
-  cl_event in_pinned_busy[2];
-  guint in_pinned_next;
 } GstClvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClvFilter, gst_clv_filter,
@@ -269,17 +276,17 @@ no_device:
   }
 }
 
-/* Waits until pinned stage k is no longer read by a DMA, and forgets the
- * event that told. */
+/* Waits until pinned stage k of `slot` is no longer read by a DMA, and
+ * forgets the event that told. */
 static gboolean
-stage_wait_free (GstClvFilterPrivate * priv, guint k, GError ** error)
+stage_wait_free (ClvDevice * dev, InputSlot * slot, guint k, GError ** error)
 {
-  cl_event ev = priv->in_pinned_busy[k];
+  cl_event ev = slot->pinned_busy[k];
 
   if (ev == NULL)
     return TRUE;
-  priv->in_pinned_busy[k] = NULL;
-  CLV_CHECK (clv_event_wait (priv->device, ev), error, fail);
+  slot->pinned_busy[k] = NULL;
+  CLV_CHECK (clv_event_wait (dev, ev), error, fail);
   clReleaseEvent (ev);
   return TRUE;
 
@@ -291,13 +298,19 @@ fail:
 static void
 release_stages (GstClvFilterPrivate * priv)
 {
-  g_clear_pointer (&priv->in_stage, clReleaseMemObject);
   g_clear_pointer (&priv->out_stage, clReleaseMemObject);
-  priv->in_stage_size = priv->out_stage_size = 0;
-  for (guint i = 0; i < G_N_ELEMENTS (priv->in_pinned); i++) {
-    /* Its memory may still be read by a DMA; a failed one is past caring. */
-    stage_wait_free (priv, i, NULL);
-    clv_pinned_stage_clear (priv->device, &priv->in_pinned[i]);
+  priv->out_stage_size = 0;
+  for (guint s = 0; s < G_N_ELEMENTS (priv->in); s++) {
+    InputSlot *slot = &priv->in[s];
+
+    g_clear_pointer (&slot->stage, clReleaseMemObject);
+    slot->stage_size = 0;
+    for (guint i = 0; i < G_N_ELEMENTS (slot->pinned); i++) {
+      /* Its memory may still be read by a DMA; a failed one is past
+       * caring. */
+      stage_wait_free (priv->device, slot, i, NULL);
+      clv_pinned_stage_clear (priv->device, &slot->pinned[i]);
+    }
   }
 }
 
@@ -620,19 +633,19 @@ ensure_stage (ClvDevice * dev, cl_mem * stage, gsize * stage_size, gsize size,
   return *stage != NULL;
 }
 
-/* The next pinned stage in turn, once it is free; *busy (if asked for) is
- * where the caller's upload leaves its completion event. */
+/* The next pinned stage of `slot` in turn, once it is free; *busy (if
+ * asked for) is where the caller's upload leaves its completion event. */
 static gboolean
-take_stage (GstClvFilterPrivate * priv, ClvPinnedStage ** stage,
-    cl_event ** busy, GError ** error)
+take_stage (GstClvFilterPrivate * priv, InputSlot * slot,
+    ClvPinnedStage ** stage, cl_event ** busy, GError ** error)
 {
-  const guint k = priv->in_pinned_next;
+  const guint k = slot->pinned_next;
 
-  priv->in_pinned_next = (k + 1) % G_N_ELEMENTS (priv->in_pinned);
-  *stage = &priv->in_pinned[k];
+  slot->pinned_next = (k + 1) % G_N_ELEMENTS (slot->pinned);
+  *stage = &slot->pinned[k];
   if (busy)
-    *busy = &priv->in_pinned_busy[k];
-  return stage_wait_free (priv, k, error);
+    *busy = &slot->pinned_busy[k];
+  return stage_wait_free (priv->device, slot, k, error);
 }
 
 /* Whether a filter stages an `n`-byte frame from pageable memory. */
@@ -650,7 +663,8 @@ gst_clv_filter_upload_stage (GstClvFilter * filter, gsize n,
   GstClvFilterPrivate *priv = PRIV (filter);
 
   *stage = NULL;
-  return !filter_stages (priv, n) || take_stage (priv, stage, NULL, error);
+  return !filter_stages (priv, n)
+      || take_stage (priv, &priv->in[0], stage, NULL, error);
 }
 
 /* Plane 0 of frames laid out as `info` says. */
@@ -756,6 +770,7 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!in.on_device) {
     const gsize n = image_bytes (&in.im);
     const void *src = GST_VIDEO_FRAME_PLANE_DATA (&in.frame, 0);
+    InputSlot *slot = &priv->in[0];
     ClvPinnedStage *stage = NULL;
     cl_event *busy = NULL;
 
@@ -763,14 +778,14 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
      * kernels follow in the queue's order), so the next frame's copy
      * overlaps them. */
     if ((filter_stages (priv, n)
-            && !take_stage (priv, &stage, &busy, &error))
-        || !ensure_stage (dev, &priv->in_stage, &priv->in_stage_size, n,
+            && !take_stage (priv, slot, &stage, &busy, &error))
+        || !ensure_stage (dev, &slot->stage, &slot->stage_size, n,
             CL_MEM_READ_ONLY, &error)
-        || !(stage ? gst_cl_upload_staged (dev, FALSE, stage, priv->in_stage,
+        || !(stage ? gst_cl_upload_staged (dev, FALSE, stage, slot->stage,
                 0, n, src, busy, &error) : gst_cl_upload (dev,
-                priv->in_stage, 0, n, src, &error)))
+                slot->stage, 0, n, src, &error)))
       goto failed;
-    in.mem = priv->in_stage;
+    in.mem = slot->stage;
   }
   if (!out.on_device) {
     if (!ensure_stage (dev, &priv->out_stage, &priv->out_stage_size,
@@ -808,11 +823,13 @@ failed:
   }
 }
 
-static GstFlowReturn
-gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+GstFlowReturn
+gst_clv_filter_analyse_frame (GstClvFilter * filter, GstBuffer * buf,
+    guint slot_index, GstClvFilterAnalyseFunc func, gpointer data)
 {
-  GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (trans);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (filter);
   GstClvFilterPrivate *priv = PRIV (trans);
+  InputSlot *slot = &priv->in[slot_index];
   GstVideoInfo info;
   GstMapInfo map;
   GError *error = NULL;
@@ -831,8 +848,7 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     /* Device frames are analysed where they are. */
     if (!gst_buffer_map (buf, &map, GST_MAP_READ | GST_MAP_OPENCL))
       goto map_failed;
-    ret = klass->analyse (GST_CLV_FILTER (trans), buf, (cl_mem) map.data,
-        &info);
+    ret = func (filter, buf, (cl_mem) map.data, &info, data);
     gst_buffer_unmap (buf, &map);
     return ret;
   }
@@ -849,18 +865,18 @@ gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   alone = clv_device_analysers (priv->device) <= 1;
   staged = clmem == NULL && (priv->upload_pinned > 0
       || (priv->upload_pinned < 0 && !alone));
-  if ((staged && !take_stage (priv, &stage, NULL, &error))
-      || !ensure_stage (priv->device, &priv->in_stage, &priv->in_stage_size,
+  if ((staged && !take_stage (priv, slot, &stage, NULL, &error))
+      || !ensure_stage (priv->device, &slot->stage, &slot->stage_size,
           map.size, CL_MEM_READ_ONLY, &error)
-      || !(clmem ? gst_cl_upload_pinned (priv->device, priv->in_stage, 0,
+      || !(clmem ? gst_cl_upload_pinned (priv->device, slot->stage, 0,
               map.size, map.data, alone ? &uploaded : NULL, &error) :
           staged ? gst_cl_upload_staged (priv->device, TRUE, stage,
-              priv->in_stage, 0, map.size, map.data, NULL, &error) :
-          gst_cl_upload_unordered (priv->device, priv->in_stage, 0, map.size,
+              slot->stage, 0, map.size, map.data, NULL, &error) :
+          gst_cl_upload_unordered (priv->device, slot->stage, 0, map.size,
               map.data, &error)))
     goto failed;
   gst_buffer_unmap (buf, &map);
-  ret = klass->analyse (GST_CLV_FILTER (trans), buf, priv->in_stage, &info);
+  ret = func (filter, buf, slot->stage, &info, data);
   if (uploaded) {
     /* Done by now unless the analysis failed: the frame's memory must not
      * go back to its pool while the DMA reads it. */
@@ -892,6 +908,20 @@ failed:
     GST_CLV_FILTER_POST_ERROR (trans, RESOURCE, FAILED, error);
     return GST_FLOW_ERROR;
   }
+}
+
+static GstFlowReturn
+call_analyse (GstClvFilter * filter, GstBuffer * buf, cl_mem frame,
+    const GstVideoInfo * info, gpointer data)
+{
+  return GST_CLV_FILTER_GET_CLASS (filter)->analyse (filter, buf, frame, info);
+}
+
+static GstFlowReturn
+gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  return gst_clv_filter_analyse_frame (GST_CLV_FILTER (trans), buf, 0,
+      call_analyse, NULL);
 }
 
 static void

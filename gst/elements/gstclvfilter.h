@@ -68,6 +68,21 @@ struct _GstClvFilterClass
       GstPadDirection direction, GstStructure * s);
 };
 
+/* Frames an analyser may have in flight at once, each with its own device
+ * copy (gst_clv_filter_analyse_frame's `slot`). */
+#define GST_CLV_FILTER_MAX_IN_FLIGHT 8
+
+typedef GstFlowReturn (*GstClvFilterAnalyseFunc) (GstClvFilter * filter,
+    GstBuffer * buf, cl_mem frame, const GstVideoInfo * info, gpointer data);
+
+/* What an in-place analyser's transform_ip does with `buf`: puts it on the
+ * device (or uses it there) and calls `func` with it, as `analyse` is
+ * called.  Calls for frames in flight at once, from several threads, need
+ * different slots (below GST_CLV_FILTER_MAX_IN_FLIGHT); the streaming
+ * thread's transform_ip uses slot 0. */
+GstFlowReturn gst_clv_filter_analyse_frame (GstClvFilter * filter,
+    GstBuffer * buf, guint slot, GstClvFilterAnalyseFunc func, gpointer data);
+
 /* Fields subclasses may read while streaming. */
 ClvDevice *gst_clv_filter_get_device (GstClvFilter * filter);
 /* In *stage, the pinned memory (free) to upload an `n`-byte frame from
