@@ -825,19 +825,24 @@ GST_START_TEST (test_tiny_frames)
 GST_END_TEST;
 
 /* A buffer shorter than its caps say is refused with an error, not read
- * past its end. */
+ * past its end.  With frames in flight the push that carried it may
+ * return before its analysis; the next one returns the error, and the
+ * short frame is not passed on.  __i__: in-flight. */
 GST_START_TEST (test_short_buffer_refused)
 {
-  GstHarness *h = harness (NULL);
+  gchar *props = g_strdup_printf ("in-flight=%d", __i__);
+  GstHarness *h = harness (props);
   GstBus *bus = watch_bus (h);
   GstMessage *msg;
   GError *error = NULL;
+  GstFlowReturn ret;
 
   gst_harness_set_src_caps_str (h,
       "video/x-raw,format=GRAY8,width=300,height=200,framerate=25/1");
-  fail_unless_equals_int (gst_harness_push (h,
-          gst_buffer_new_and_alloc (1000)), GST_FLOW_ERROR);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  ret = gst_harness_push (h, gst_buffer_new_and_alloc (1000));
+  if (__i__ == 1)
+    fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL);
   gst_message_parse_error (msg, &error, NULL);
   fail_unless (g_error_matches (error, GST_STREAM_ERROR,
@@ -846,9 +851,13 @@ GST_START_TEST (test_short_buffer_refused)
           "a 300x200 GRAY8 frame") != NULL, "message: %s", error->message);
   g_error_free (error);
   gst_message_unref (msg);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_and_alloc (1000)), GST_FLOW_ERROR);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 0);
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
   gst_harness_teardown (h);
+  g_free (props);
 }
 
 GST_END_TEST;
@@ -936,7 +945,37 @@ typedef struct
   gint done;                    /* frames checked (atomic) */
   GstFlowReturn last;           /* the last push's result */
   GThread *thread;
+  GstBus *bus;                  /* the element's errors only */
+  gint failed;                  /* an error was posted (atomic) */
 } ElementStream;
+
+/* Keeps the errors on the stream's bus and notes that one came. */
+static GstBusSyncReply
+stream_bus_sync (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  ElementStream *s = data;
+
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ERROR)
+    return GST_BUS_DROP;
+  g_atomic_int_set (&s->failed, 1);
+  return GST_BUS_PASS;
+}
+
+/* The output of the frame pushed last, or NULL once the element has
+ * stopped (its sink pad flushing) or failed without giving it: with
+ * frames in flight, a push returns before its frame is analysed. */
+static GstBuffer *
+pull_output (ElementStream * s)
+{
+  GstPad *sink = gst_element_get_static_pad (s->h->element, "sink");
+  GstBuffer *out;
+
+  while ((out = gst_harness_try_pull (s->h)) == NULL
+      && !g_atomic_int_get (&s->failed) && !GST_PAD_IS_FLUSHING (sink))
+    g_usleep (200);
+  gst_object_unref (sink);
+  return out;
+}
 
 /* Streams whose thread has begun (see batch_check_release). */
 static gint streams_started;
@@ -956,8 +995,9 @@ element_stream_thread (gpointer data)
             s->format, NULL));
     if (s->last != GST_FLOW_OK)
       break;
-    out = gst_harness_pull (s->h);
-    fail_unless (out != NULL);
+    /* Stopped or failed: the next push says how. */
+    if ((out = pull_output (s)) == NULL)
+      continue;
     found = buffer_faces (out);
     vj_test_assert_faces (s->ref, found, 0, s->format);
     g_array_free (found, TRUE);
@@ -969,12 +1009,15 @@ element_stream_thread (gpointer data)
   return NULL;
 }
 
-/* A stream of `image` scaled to width x height (0: as is) as `format`. */
+/* A stream of `image` scaled to width x height (0: as is) as `format`,
+ * through a vjfacedetect with `in_flight` frames in flight. */
 static void
 element_stream_init (ElementStream * s, const ClvCascade * c,
     const char *image, int width, int height, const char *format,
-    guint target, StreamEnd end)
+    guint target, StreamEnd end, guint in_flight)
 {
+  gchar *props;
+
   Gray full = load_gray (image);
   ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
   GstBuffer *first;
@@ -990,7 +1033,11 @@ element_stream_init (ElementStream * s, const ClvCascade * c,
       s->g.width, &p);
   /* One device's service: device=auto would spread the streams over the
    * GPUs of a machine with several. */
-  s->h = harness ("device=first");
+  props = g_strdup_printf ("device=first in-flight=%u", in_flight);
+  s->h = harness (props);
+  g_free (props);
+  s->bus = watch_bus (s->h);
+  gst_bus_set_sync_handler (s->bus, stream_bus_sync, s, NULL);
   first = vj_check_frame_buffer (&s->g, format, &s->caps);
   gst_buffer_unref (first);
   gst_harness_set_src_caps (s->h, s->caps);
@@ -999,6 +1046,8 @@ element_stream_init (ElementStream * s, const ClvCascade * c,
 static void
 element_stream_clear (ElementStream * s)
 {
+  gst_element_set_bus (s->h->element, NULL);
+  gst_object_unref (s->bus);
   gst_harness_teardown (s->h);
   g_array_free (s->ref, TRUE);
   g_free (s->g.pixels);
@@ -1040,7 +1089,7 @@ pulled_eos (GstHarness * h)
 /* Six streams of different sizes and formats at once: frames from several
  * streams share batches, and every output carries its own frame's faces.
  * The device is held while the streams start, so that their frames meet
- * in the service however fast a batch is. */
+ * in the service however fast a batch is.  __i__: in-flight. */
 GST_START_TEST (test_streams_share_batches)
 {
   ClvCascade *c = default_cascade ();
@@ -1051,12 +1100,14 @@ GST_START_TEST (test_streams_share_batches)
   gint largest;
 
   batch_check_watch ("vjfacedetect");
-  element_stream_init (&s[0], c, "grace_hopper", 0, 0, "GRAY8", 6, RUN);
-  element_stream_init (&s[1], c, "astronaut", 320, 240, "I420", 6, RUN);
-  element_stream_init (&s[2], c, "astronaut", 257, 256, "BGRx", 6, RUN);
-  element_stream_init (&s[3], c, "grace_hopper", 300, 300, "NV12", 6, RUN);
-  element_stream_init (&s[4], c, "franck-1000", 320, 240, "RGB", 6, RUN);
-  element_stream_init (&s[5], c, "grace_hopper", 200, 201, "GRAY8", 6, RUN);
+  element_stream_init (&s[0], c, "grace_hopper", 0, 0, "GRAY8", 6, RUN, __i__);
+  element_stream_init (&s[1], c, "astronaut", 320, 240, "I420", 6, RUN, __i__);
+  element_stream_init (&s[2], c, "astronaut", 257, 256, "BGRx", 6, RUN, __i__);
+  element_stream_init (&s[3], c, "grace_hopper", 300, 300, "NV12", 6, RUN,
+      __i__);
+  element_stream_init (&s[4], c, "franck-1000", 320, 240, "RGB", 6, RUN, __i__);
+  element_stream_init (&s[5], c, "grace_hopper", 200, 201, "GRAY8", 6, RUN,
+      __i__);
   g_assert_no_error (error);
   streams_started = 0;
   hold = batch_check_hold (dev);
@@ -1079,7 +1130,7 @@ GST_END_TEST;
 
 /* While their frames are in batches, one stream goes to NULL, one ends
  * with EOS and one fails (bad min-size): the others go on to the end with
- * their own faces, and nothing waits forever. */
+ * their own faces, and nothing waits forever.  __i__: in-flight. */
 GST_START_TEST (test_stream_stops_during_batch)
 {
   ClvCascade *c = default_cascade ();
@@ -1089,13 +1140,16 @@ GST_START_TEST (test_stream_stops_during_batch)
   GError *err = NULL;
   gint64 deadline = g_get_monotonic_time () + 300 * G_TIME_SPAN_SECOND;
 
-  element_stream_init (&s[0], c, "astronaut", 320, 240, "GRAY8", 100000, RUN);
+  element_stream_init (&s[0], c, "astronaut", 320, 240, "GRAY8", 100000, RUN,
+      __i__);
   element_stream_init (&s[1], c, "grace_hopper", 240, 280, "I420", 3,
-      SEND_EOS);
-  element_stream_init (&s[2], c, "astronaut", 300, 300, "BGRx", 100000, RUN);
-  element_stream_init (&s[3], c, "grace_hopper", 0, 0, "GRAY8", 12, RUN);
-  element_stream_init (&s[4], c, "franck-1000", 320, 240, "NV12", 12, RUN);
-  bus = watch_bus (s[2].h);
+      SEND_EOS, __i__);
+  element_stream_init (&s[2], c, "astronaut", 300, 300, "BGRx", 100000, RUN,
+      __i__);
+  element_stream_init (&s[3], c, "grace_hopper", 0, 0, "GRAY8", 12, RUN, __i__);
+  element_stream_init (&s[4], c, "franck-1000", 320, 240, "NV12", 12, RUN,
+      __i__);
+  bus = s[2].bus;
   start_streams (s, G_N_ELEMENTS (s));
   /* Act while every stream is in full flow. */
   while (g_atomic_int_get (&s[0].done) < 2 || g_atomic_int_get (&s[2].done) < 2
@@ -1124,11 +1178,166 @@ GST_START_TEST (test_stream_stops_during_batch)
     fail_unless_equals_int (s[i].last, GST_FLOW_OK);
     fail_unless_equals_int (g_atomic_int_get (&s[i].done), 12);
   }
-  gst_element_set_bus (s[2].h->element, NULL);
-  gst_object_unref (bus);
   for (guint i = 0; i < G_N_ELEMENTS (s); i++)
     element_stream_clear (&s[i]);
   clv_cascade_free (c);
+}
+
+GST_END_TEST;
+
+/* Pushes the frames `seq` (PTS 0, 1, ... ms) without pulling, then pulls
+ * as many: they must come out in order, each with `expect[i]` faces. */
+static void
+check_frames_in_order (GstHarness * h, const Gray ** seq, const guint * expect,
+    guint n)
+{
+  GstCaps *caps;
+  GstBuffer *sample = frame_buffer (seq[0], "GRAY8", &caps);
+
+  gst_buffer_unref (sample);
+  gst_harness_set_src_caps (h, caps);
+  for (guint i = 0; i < n; i++) {
+    GstBuffer *in = frame_buffer (seq[i], "GRAY8", NULL);
+
+    GST_BUFFER_PTS (in) = i * GST_MSECOND;
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  for (guint i = 0; i < n; i++) {
+    GstBuffer *out = gst_harness_pull (h);
+    GArray *found;
+
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_MSECOND);
+    found = buffer_faces (out);
+    fail_unless (found->len == expect[i], "frame %u: %u faces, expected %u",
+        i, found->len, expect[i]);
+    g_array_free (found, TRUE);
+    gst_buffer_unref (out);
+  }
+}
+
+/* Frames in flight leave in the order they came, each with its own faces
+ * (OpenCV's on the face frames). */
+GST_START_TEST (test_in_flight_order)
+{
+  Gray face = load_gray ("grace_hopper");
+  Gray blank = { g_malloc ((gsize) face.width * face.height), face.width,
+    face.height
+  };
+  GstHarness *h = harness ("in-flight=4");
+  const Gray *seq[12];
+  guint expect[12];
+  GstCaps *caps;
+  GstBuffer *out;
+  GArray *found;
+
+  memset (blank.pixels, 90, (gsize) blank.width * blank.height);
+  for (guint i = 0; i < G_N_ELEMENTS (seq); i++) {
+    seq[i] = i % 3 == 1 ? &blank : &face;
+    expect[i] = i % 3 == 1 ? 0 : 1;
+  }
+  check_frames_in_order (h, seq, expect, G_N_ELEMENTS (seq));
+  /* And the faces are the golden ones. */
+  out = frame_buffer (&face, "GRAY8", &caps);
+  gst_caps_unref (caps);
+  fail_unless_equals_int (gst_harness_push (h, out), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  found = buffer_faces (out);
+  assert_golden (found, "grace_hopper", "frontalface_default", 1.1, 3);
+  g_array_free (found, TRUE);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (blank.pixels);
+  g_free (face.pixels);
+}
+
+GST_END_TEST;
+
+/* interval=3 with frames in flight: the frames between get the faces of
+ * the analysed frame before them, even while later frames are analysed. */
+GST_START_TEST (test_in_flight_interval)
+{
+  Gray face = load_gray ("grace_hopper");
+  Gray blank = { g_malloc ((gsize) face.width * face.height), face.width,
+    face.height
+  };
+  GstHarness *h = harness ("in-flight=3 interval=3");
+  const Gray *seq[] = { &face, &blank, &blank, &blank, &face, &blank,
+    &face, &face, &face
+  };
+  const guint expect[] = { 1, 1, 1, 0, 0, 0, 1, 1, 1 };
+
+  memset (blank.pixels, 90, (gsize) blank.width * blank.height);
+  check_frames_in_order (h, seq, expect, G_N_ELEMENTS (seq));
+  gst_harness_teardown (h);
+  g_free (blank.pixels);
+  g_free (face.pixels);
+}
+
+GST_END_TEST;
+
+/* A serialized event (EOS here) leaves after the frames in flight before
+ * it: once its push returns they have all come out. */
+GST_START_TEST (test_in_flight_events_wait)
+{
+  Gray face = load_gray ("astronaut");
+  GstHarness *h = harness ("in-flight=4");
+  GstCaps *caps;
+  GstBuffer *sample = frame_buffer (&face, "GRAY8", &caps);
+
+  gst_buffer_unref (sample);
+  gst_harness_set_src_caps (h, caps);
+  for (guint i = 0; i < 4; i++)
+    fail_unless_equals_int (gst_harness_push (h, frame_buffer (&face,
+                "GRAY8", NULL)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (h), 4);
+  fail_unless (pulled_eos (h), "the EOS did not come out");
+  gst_harness_teardown (h);
+  g_free (face.pixels);
+}
+
+GST_END_TEST;
+
+/* A flush with frames in flight: afterwards the element takes frames
+ * again, and nothing from before the flush comes out after it. */
+GST_START_TEST (test_in_flight_flush)
+{
+  Gray face = load_gray ("grace_hopper");
+  GstHarness *h = harness ("in-flight=2");
+  GstCaps *caps;
+  GstBuffer *in = frame_buffer (&face, "GRAY8", &caps), *out;
+  GstSegment segment;
+  GArray *found;
+
+  gst_harness_set_src_caps (h, caps);
+  gst_buffer_unref (in);
+  for (guint i = 0; i < 6; i++) {
+    in = frame_buffer (&face, "GRAY8", NULL);
+    GST_BUFFER_PTS (in) = i * GST_MSECOND;
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  while ((out = gst_harness_try_pull (h)) != NULL) {
+    fail_unless (GST_BUFFER_PTS (out) < 6 * GST_MSECOND);
+    gst_buffer_unref (out);
+  }
+  in = frame_buffer (&face, "GRAY8", NULL);
+  GST_BUFFER_PTS (in) = GST_SECOND;
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_SECOND);
+  found = buffer_faces (out);
+  assert_golden (found, "grace_hopper", "frontalface_default", 1.1, 3);
+  g_array_free (found, TRUE);
+  gst_buffer_unref (out);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gst_harness_teardown (h);
+  g_free (face.pixels);
 }
 
 GST_END_TEST;
@@ -1155,13 +1364,17 @@ vjfacedetect_suite (void)
   tcase_add_test (tc, test_confidence);
   tcase_add_test (tc, test_bus_message);
   tcase_add_test (tc, test_interval);
-  tcase_add_test (tc, test_short_buffer_refused);
+  tcase_add_loop_test (tc, test_short_buffer_refused, 1, 3);
   tcase_add_test (tc, test_min_max_size);
   tcase_add_test (tc, test_tiny_frames);
   tcase_add_test (tc, test_bad_cascades_fail_start);
   tcase_add_test (tc, test_bad_sizes_fail_start);
-  tcase_add_test (tc, test_streams_share_batches);
-  tcase_add_test (tc, test_stream_stops_during_batch);
+  tcase_add_loop_test (tc, test_streams_share_batches, 1, 3);
+  tcase_add_loop_test (tc, test_stream_stops_during_batch, 1, 3);
+  tcase_add_test (tc, test_in_flight_order);
+  tcase_add_test (tc, test_in_flight_interval);
+  tcase_add_test (tc, test_in_flight_events_wait);
+  tcase_add_test (tc, test_in_flight_flush);
   return s;
 }
 
