@@ -2,7 +2,7 @@
  *
  *   bench-streams --image FILE [--sizes 640x480,1920x1080] [--streams 1,4,16]
  *                 [--frames 150] [--devices auto,first] [--batching on,off]
- *                 [--video | --convert] [--out FILE.json]
+ *                 [--in-flight 0,1] [--video | --convert] [--out FILE.json]
  *
  * For each frame size and stream count N, runs N pipelines at once
  *   filesrc ! decodebin ! videoconvert ! videoscale ! GRAY8 WxH !
@@ -23,7 +23,9 @@
  * spreading; the JSON records which device each pipeline got.  --batching
  * runs every case with cross-stream batching on (the default: frames of
  * all streams on a device share detection launches) and off (VJ_BATCH=0:
- * one detector per element), in the same process.  With --video the FILE is
+ * one detector per element), in the same process; --in-flight likewise
+ * with vjfacedetect's in-flight (frames each element analyses at once; 0
+ * its default, 1 with batching off).  With --video the FILE is
  * a video: every stream decodes and plays its first F frames (cut by
  * `identity eos-after` before decodebin, where the demuxer stops at its EOS;
  * a decoder or a queue may push one more buffer, which identity lets
@@ -109,13 +111,15 @@ stream_source (gboolean video, gboolean convert, int w, int h, int frames)
 
 static void
 stream_start (Stream * s, const char *image, gboolean video,
-    gboolean convert, int w, int h, int frames, const char *device)
+    gboolean convert, int w, int h, int frames, const char *device,
+    int in_flight)
 {
   gchar *loc = g_strescape (image, NULL);
   gchar *cut = stream_source (video, convert, w, h, frames);
   gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! %s ! "
       "video/x-raw,format=GRAY8,width=%d,height=%d ! vjfacedetect name=vj "
-      "device=%s ! fakesink sync=false", loc, cut, w, h, device);
+      "device=%s in-flight=%d ! fakesink sync=false", loc, cut, w, h, device,
+      in_flight);
   GError *error = NULL;
   GstElement *vj;
   GstPad *pad;
@@ -179,7 +183,8 @@ compare_doubles (const void *a, const void *b)
 /* One run of `n` streams; appends its JSON object to `json`. */
 static void
 run (GString * json, const char *image, gboolean video, gboolean convert,
-    int w, int h, int n, int frames, const char *device, gboolean batching)
+    int w, int h, int n, int frames, const char *device, gboolean batching,
+    int in_flight)
 {
   Stream *streams = g_new0 (Stream, n);
   GArray *all = g_array_new (FALSE, FALSE, sizeof (double));
@@ -189,7 +194,8 @@ run (GString * json, const char *image, gboolean video, gboolean convert,
   GPtrArray *used = g_ptr_array_new ();   /* distinct devices, borrowed */
 
   for (int i = 0; i < n; i++)
-    stream_start (&streams[i], image, video, convert, w, h, frames, device);
+    stream_start (&streams[i], image, video, convert, w, h, frames, device,
+        in_flight);
   for (int i = 0; i < n; i++) {
     g_mutex_lock (&streams[i].lock);
     streams[i].timing = TRUE;
@@ -269,19 +275,21 @@ run (GString * json, const char *image, gboolean video, gboolean convert,
     }
     g_string_append_printf (json, "%s\n    {\"width\": %d, \"height\": %d, "
         "\"streams\": %d, \"device\": \"%s\", \"batching\": %s, "
+        "\"in_flight\": %d, "
         "\"frames\": %" G_GINT64_FORMAT ", \"seconds\": %.3f, "
         "\"fps\": %.1f, \"latency_ms_p50\": %.3f, \"latency_ms_p99\": %.3f, "
         "\"latency_ms_max\": %.3f, \"over_p99_in_first_tenth\": %.2f, "
         "\"latency_ms_p50_max_by_tenth\": [%s], "
         "\"busy\": {%s}, \"devices\": [%s]}",
         json->str[json->len - 1] == '[' ? "" : ",", w, h, n, device,
-        batching ? "true" : "false", total, seconds, total / seconds,
+        batching ? "true" : "false", in_flight, total, seconds,
+        total / seconds,
         p50 / 1000, p99 / 1000, max / 1000, tail ? (double) early / tail : 0,
         tenths->str, busy->str, devices->str);
-    g_printerr ("%dx%d %3d streams, device %s, batching %-3s: %8.1f frames/s, "
-        "latency p50 %.2f ms, p99 %.2f ms, busy %s\n", w, h, n, device,
-        batching ? "on" : "off", total / seconds, p50 / 1000, p99 / 1000,
-        busy->str);
+    g_printerr ("%dx%d %3d streams, device %s, batching %-3s, in flight %d: "
+        "%8.1f frames/s, latency p50 %.2f ms, p99 %.2f ms, busy %s\n", w, h,
+        n, device, batching ? "on" : "off", in_flight, total / seconds,
+        p50 / 1000, p99 / 1000, busy->str);
     g_string_free (tenths, TRUE);
   }
   for (int i = 0; i < n; i++)
@@ -299,7 +307,7 @@ main (int argc, char **argv)
   gchar *image = NULL, *sizes = g_strdup ("640x480,1920x1080");
   gchar *counts = g_strdup ("1,4,16"), *device_specs = g_strdup ("auto");
   gchar *out = NULL, *command = g_strjoinv (" ", argv);
-  gchar *batching = g_strdup ("on");
+  gchar *batching = g_strdup ("on"), *in_flights = g_strdup ("0");
   const char *tune = g_getenv ("CLVISION_TUNE");
   gint frames = 150;
   gboolean video = FALSE, convert = FALSE;
@@ -313,6 +321,8 @@ main (int argc, char **argv)
           "device settings, each case run with each", "SPEC,..."},
     {"batching", 0, 0, G_OPTION_ARG_STRING, &batching, "Cross-stream "
           "batching, on and/or off", "on,off"},
+    {"in-flight", 0, 0, G_OPTION_ARG_STRING, &in_flights, "vjfacedetect's "
+          "in-flight, each case run with each", "N,..."},
     {"video", 0, 0, G_OPTION_ARG_NONE, &video, "FILE is a video: play its "
           "first frames instead of repeating one picture", NULL},
     {"convert", 0, 0, G_OPTION_ARG_NONE, &convert, "Convert every frame of "
@@ -324,6 +334,7 @@ main (int argc, char **argv)
       "streams");
   GError *error = NULL;
   gchar **size_list, **count_list, **batch_list, **device_list;
+  gchar **flight_list;
   GString *json = g_string_new (NULL);
   ClvDevice *dev;
 
@@ -354,6 +365,7 @@ main (int argc, char **argv)
   size_list = g_strsplit (sizes, ",", -1);
   count_list = g_strsplit (counts, ",", -1);
   batch_list = g_strsplit (batching, ",", -1);
+  flight_list = g_strsplit (in_flights, ",", -1);
   for (int s = 0; size_list[s]; s++) {
     int w, h;
     if (sscanf (size_list[s], "%dx%d", &w, &h) != 2 || w < 1 || h < 1)
@@ -363,18 +375,21 @@ main (int argc, char **argv)
       if (n < 1)
         g_error ("bench-streams: bad stream count %s", count_list[c]);
       for (int d = 0; device_list[d]; d++)
-        for (int b = 0; batch_list[b]; b++) {
-          gboolean on = g_str_equal (batch_list[b], "on");
-          /* vjfacedetect reads VJ_BATCH when it starts. */
-          gchar *t = g_strdup_printf ("%s%sVJ_BATCH=%d", tune ? tune : "",
-              tune && *tune ? "," : "", on);
-          if (!on && !g_str_equal (batch_list[b], "off"))
-            g_error ("bench-streams: --batching takes on and off");
-          g_setenv ("CLVISION_TUNE", t, TRUE);
-          g_free (t);
-          run (json, image, video, convert, w, h, n, frames, device_list[d],
-              on);
-        }
+        for (int b = 0; batch_list[b]; b++)
+          for (int f = 0; flight_list[f]; f++) {
+            gboolean on = g_str_equal (batch_list[b], "on");
+            /* vjfacedetect reads VJ_BATCH when it starts. */
+            gchar *t = g_strdup_printf ("%s%sVJ_BATCH=%d", tune ? tune : "",
+                tune && *tune ? "," : "", on);
+            if (!on && !g_str_equal (batch_list[b], "off"))
+              g_error ("bench-streams: --batching takes on and off");
+            g_setenv ("CLVISION_TUNE", t, TRUE);
+            g_free (t);
+            if (atoi (flight_list[f]) < 0)
+              g_error ("bench-streams: bad in-flight %s", flight_list[f]);
+            run (json, image, video, convert, w, h, n, frames, device_list[d],
+                on, atoi (flight_list[f]));
+          }
     }
   }
   g_string_append (json, "\n  ]\n}\n");
@@ -385,6 +400,8 @@ main (int argc, char **argv)
   g_strfreev (size_list);
   g_strfreev (count_list);
   g_strfreev (batch_list);
+  g_strfreev (flight_list);
+  g_free (in_flights);
   g_strfreev (device_list);
   g_free (batching);
   g_string_free (json, TRUE);
