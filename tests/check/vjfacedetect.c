@@ -955,8 +955,10 @@ stream_bus_sync (GstBus * bus, GstMessage * msg, gpointer data)
 {
   ElementStream *s = data;
 
-  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ERROR)
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ERROR) {
+    gst_message_unref (msg);
     return GST_BUS_DROP;
+  }
   g_atomic_int_set (&s->failed, 1);
   return GST_BUS_PASS;
 }
