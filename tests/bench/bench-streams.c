@@ -2,7 +2,8 @@
  *
  *   bench-streams --image FILE [--sizes 640x480,1920x1080] [--streams 1,4,16]
  *                 [--frames 150] [--devices auto,first] [--batching on,off]
- *                 [--in-flight 0,1] [--video | --convert] [--out FILE.json]
+ *                 [--in-flight 0,1] [--video | --convert] [--live FPS]
+ *                 [--out FILE.json]
  *
  * For each frame size and stream count N, runs N pipelines at once
  *   filesrc ! decodebin ! videoconvert ! videoscale ! GRAY8 WxH !
@@ -34,7 +35,10 @@
  * GRAY8 by a videoconvert (4 threads, so that the conversion keeps up
  * with the GPU): written, as a camera's frames are, into the pool
  * vjfacedetect proposes (pinned memory), where imagefreeze alone would
- * push one pageable buffer over and over. */
+ * push one pageable buffer over and over.  With --live FPS imagefreeze is
+ * a live source of FPS frames/s, as a camera is: frames come no faster than
+ * that, so the latency is what a camera's frames see (none waits for
+ * vjfacedetect to take it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,19 +98,31 @@ wait_state (Stream * s)
     g_error ("bench-streams: a pipeline failed to start (see GST_DEBUG)");
 }
 
+/* --live: frames/s of a live imagefreeze, 0: as fast as it can. */
+static gint live_fps;
+
 /* What comes between filesrc and the GRAY8 caps before vjfacedetect. */
 static gchar *
 stream_source (gboolean video, gboolean convert, int w, int h, int frames)
 {
+  gchar *freeze, *cut;
+
   if (video)
     return g_strdup_printf ("parsebin ! identity eos-after=%d ! decodebin ! "
         "videoconvert ! videoscale", frames + 1);
+  freeze = live_fps ? g_strdup_printf ("imagefreeze is-live=true "
+      "num-buffers=%d ! capsfilter caps=video/x-raw,framerate=%d/1",
+      frames + 1, live_fps) :
+      g_strdup_printf ("imagefreeze num-buffers=%d", frames + 1);
   if (convert)
-    return g_strdup_printf ("decodebin ! videoconvert ! videoscale ! "
-        "video/x-raw,format=I420,width=%d,height=%d ! imagefreeze "
-        "num-buffers=%d ! videoconvert n-threads=4", w, h, frames + 1);
-  return g_strdup_printf ("decodebin ! videoconvert ! videoscale ! "
-      "imagefreeze num-buffers=%d", frames + 1);
+    cut = g_strdup_printf ("decodebin ! videoconvert ! videoscale ! "
+        "video/x-raw,format=I420,width=%d,height=%d ! %s ! videoconvert "
+        "n-threads=4", w, h, freeze);
+  else
+    cut = g_strdup_printf ("decodebin ! videoconvert ! videoscale ! %s",
+        freeze);
+  g_free (freeze);
+  return cut;
 }
 
 static void
@@ -325,6 +341,8 @@ main (int argc, char **argv)
           "in-flight, each case run with each", "N,..."},
     {"video", 0, 0, G_OPTION_ARG_NONE, &video, "FILE is a video: play its "
           "first frames instead of repeating one picture", NULL},
+    {"live", 0, 0, G_OPTION_ARG_INT, &live_fps, "imagefreeze is a live "
+          "source of FPS frames/s", "FPS"},
     {"convert", 0, 0, G_OPTION_ARG_NONE, &convert, "Convert every frame of "
           "the picture from I420 into vjfacedetect's pool", NULL},
     {"out", 0, 0, G_OPTION_ARG_FILENAME, &out, "JSON results", "FILE"},
@@ -340,10 +358,11 @@ main (int argc, char **argv)
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || image == NULL
-      || frames < 1 || (video && convert))
+      || frames < 1 || (video && convert) || live_fps < 0
+      || (video && live_fps))
     g_error ("bench-streams: %s", error ? error->message :
         "--image FILE is needed, --frames at least 1, and --video and "
-        "--convert exclude each other");
+        "--convert exclude each other, and --live takes a picture");
   g_option_context_free (ctx);
   gst_init (NULL, NULL);
   device_list = g_strsplit (device_specs, ",", -1);
@@ -354,13 +373,13 @@ main (int argc, char **argv)
   bench_json_begin (json, dev, command);
   clv_device_unref (dev);
   g_string_append_printf (json, ",\n  \"image\": \"%s\",\n  \"video\": %s,"
-      "\n  \"convert\": %s,\n  \"frames_per_stream\": %d,\n  \"pipeline\": "
-      "\"filesrc ! %s ! GRAY8 WxH ! vjfacedetect device=D ! fakesink "
-      "sync=false\",\n  \"runs\": [", image, video ? "true" : "false",
-      convert ? "true" : "false", frames, video ? "parsebin ! identity "
-      "eos-after ! decodebin ! videoconvert ! videoscale" : convert ?
-      "decodebin ! videoconvert ! videoscale ! I420 WxH ! imagefreeze ! "
-      "videoconvert n-threads=4" :
+      "\n  \"convert\": %s,\n  \"live_fps\": %d,\n  "
+      "\"frames_per_stream\": %d,\n  \"pipeline\": \"filesrc ! %s ! GRAY8 "
+      "WxH ! vjfacedetect device=D ! fakesink sync=false\",\n  \"runs\": [",
+      image, video ? "true" : "false", convert ? "true" : "false", live_fps,
+      frames, video ? "parsebin ! identity eos-after ! decodebin ! "
+      "videoconvert ! videoscale" : convert ? "decodebin ! videoconvert ! "
+      "videoscale ! I420 WxH ! imagefreeze ! videoconvert n-threads=4" :
       "decodebin ! videoconvert ! videoscale ! imagefreeze");
   size_list = g_strsplit (sizes, ",", -1);
   count_list = g_strsplit (counts, ",", -1);
