@@ -681,6 +681,14 @@ profiling events.
                "with cross-stream batching on and off (`VJ_BATCH`); busy: the "
                "share of the run's device time in which a detection kernel "
                "ran (profiling events).\n")
+        flights = sorted({r["in_flight"] for r in s["runs"] if "in_flight" in r})
+        # Runs from before in-flight have no such field.
+        if flights == [0]:
+            self.w("vjfacedetect's `in-flight` was its default (0): a lone "
+                   "stream of frames of 1 MiB or more (1920x1280 here) keeps "
+                   "two frames in flight, so with batching on its latency "
+                   "includes the wait for the frame before it; batching off "
+                   "(one detector an element) analyses one frame at a time.\n")
         series, rows = [], []
         sizes = sorted({(r["width"], r["height"]) for r in s["runs"]})
         devices = sorted({r.get("device", "auto") for r in s["runs"]})
