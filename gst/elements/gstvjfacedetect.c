@@ -285,8 +285,6 @@ start_workers (GstVjFaceDetect * self)
   self->flow = GST_FLOW_OK;
   self->flushing = self->stopping = self->pushing = FALSE;
   self->n_workers = n > 1 ? n : 0;
-  if (!self->in_flight_auto && self->n_workers)
-    set_extra_analysers (self, self->n_workers - 1);
   for (guint i = 0; i < self->n_workers; i++) {
     self->workers[i].self = self;
     self->workers[i].slot = i;
@@ -631,8 +629,7 @@ gst_vj_face_detect_generate_output (GstBaseTransform * trans,
   limit = self->n_workers && inbuf ?
       frames_in_flight (self, gst_buffer_get_size (inbuf)) : 1;
   if (limit == 1) {
-    if (self->in_flight_auto)
-      set_extra_analysers (self, 0);
+    set_extra_analysers (self, 0);
     drain (self);
     g_mutex_lock (&self->lock);
     ret = self->flow;
@@ -674,9 +671,8 @@ gst_vj_face_detect_generate_output (GstBaseTransform * trans,
    * and alone the driver's upload and waits are the fastest (1920x1280
    * at 30 frames/s on the H100: 1.38-1.47 ms from entering the element to
    * leaving it, against 1.62-1.75 counted as two analysers throughout). */
-  if (self->in_flight_auto)
-    set_extra_analysers (self, g_queue_is_empty (&self->frames) ? 0 :
-        limit - 1);
+  set_extra_analysers (self, g_queue_is_empty (&self->frames) ? 0 :
+      limit - 1);
   g_queue_push_tail (&self->frames, f);
   if (f->analyse)
     g_queue_push_tail (&self->todo, f);
