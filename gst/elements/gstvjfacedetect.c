@@ -194,10 +194,8 @@ push_finished_locked (GstVjFaceDetect * self)
     GstFlowReturn ret = f->ret;
 
     g_queue_pop_head (&self->frames);
-    if (ret == GST_FLOW_OK && (self->flushing
-            || self->flow == GST_FLOW_ERROR))
-      ret = GST_FLOW_FLUSHING;
-    else if (ret == GST_FLOW_OK) {
+    if (ret == GST_FLOW_OK && !self->flushing
+        && self->flow != GST_FLOW_ERROR) {
       g_mutex_unlock (&self->lock);
       if (f->analyse) {
         g_clear_pointer (&self->faces, g_array_unref);
@@ -311,14 +309,19 @@ stop_workers (GstVjFaceDetect * self)
     frame_free (f);
 }
 
-/* Waits until every frame in flight has been pushed (or dropped). */
-static void
+/* Waits until every frame in flight has been pushed (or dropped); the flow
+ * they left. */
+static GstFlowReturn
 drain (GstVjFaceDetect * self)
 {
+  GstFlowReturn ret;
+
   g_mutex_lock (&self->lock);
   while (!g_queue_is_empty (&self->frames) || self->pushing)
     g_cond_wait (&self->cond, &self->lock);
+  ret = self->flow;
   g_mutex_unlock (&self->lock);
+  return ret;
 }
 
 /* Frames no worker has taken yet are dropped at once; the others finish
@@ -630,10 +633,7 @@ gst_vj_face_detect_generate_output (GstBaseTransform * trans,
       frames_in_flight (self, gst_buffer_get_size (inbuf)) : 1;
   if (limit == 1) {
     set_extra_analysers (self, 0);
-    drain (self);
-    g_mutex_lock (&self->lock);
-    ret = self->flow;
-    g_mutex_unlock (&self->lock);
+    ret = drain (self);
     if (ret != GST_FLOW_OK) {
       gst_buffer_replace (&trans->queued_buf, NULL);
       return ret;

@@ -25,6 +25,26 @@ frame_buffer (const Gray * g, const char *format, GstCaps ** caps)
   return buf;
 }
 
+/* A frame of `g`'s size, all grey 90: no faces. */
+static Gray
+blank_like (const Gray * g)
+{
+  Gray b = { g_malloc ((gsize) g->width * g->height), g->width, g->height };
+
+  memset (b.pixels, 90, (gsize) g->width * g->height);
+  return b;
+}
+
+/* The harness's caps become those of `g` as `format`. */
+static void
+set_frame_caps (GstHarness * h, const Gray * g, const char *format)
+{
+  GstCaps *caps;
+
+  gst_buffer_unref (frame_buffer (g, format, &caps));
+  gst_harness_set_src_caps (h, caps);
+}
+
 /* A harness around a vjfacedetect made with `props` ("name=value ..."). */
 static GstHarness *
 harness (const char *props)
@@ -714,14 +734,11 @@ GST_END_TEST;
 GST_START_TEST (test_interval)
 {
   Gray face = load_gray ("grace_hopper");
-  Gray blank = { g_malloc ((gsize) face.width * face.height), face.width,
-    face.height
-  };
+  Gray blank = blank_like (&face);
   GstHarness *h = harness ("interval=3");
   const Gray *seq[] = { &face, &blank, &blank, &blank, &face, &blank };
   const guint expect[] = { 1, 1, 1, 0, 0, 0 };
 
-  memset (blank.pixels, 90, (gsize) blank.width * blank.height);
   for (guint i = 0; i < G_N_ELEMENTS (seq); i++) {
     GArray *found = push_frame (h, seq[i], "GRAY8", NULL);
     fail_unless (found->len == expect[i], "frame %u: %u faces, expected %u",
@@ -1193,11 +1210,7 @@ static void
 check_frames_in_order (GstHarness * h, const Gray ** seq, const guint * expect,
     guint n)
 {
-  GstCaps *caps;
-  GstBuffer *sample = frame_buffer (seq[0], "GRAY8", &caps);
-
-  gst_buffer_unref (sample);
-  gst_harness_set_src_caps (h, caps);
+  set_frame_caps (h, seq[0], "GRAY8");
   for (guint i = 0; i < n; i++) {
     GstBuffer *in = frame_buffer (seq[i], "GRAY8", NULL);
 
@@ -1223,26 +1236,21 @@ check_frames_in_order (GstHarness * h, const Gray ** seq, const guint * expect,
 GST_START_TEST (test_in_flight_order)
 {
   Gray face = load_gray ("grace_hopper");
-  Gray blank = { g_malloc ((gsize) face.width * face.height), face.width,
-    face.height
-  };
+  Gray blank = blank_like (&face);
   GstHarness *h = harness ("in-flight=4");
   const Gray *seq[12];
   guint expect[12];
-  GstCaps *caps;
   GstBuffer *out;
   GArray *found;
 
-  memset (blank.pixels, 90, (gsize) blank.width * blank.height);
   for (guint i = 0; i < G_N_ELEMENTS (seq); i++) {
     seq[i] = i % 3 == 1 ? &blank : &face;
     expect[i] = i % 3 == 1 ? 0 : 1;
   }
   check_frames_in_order (h, seq, expect, G_N_ELEMENTS (seq));
   /* And the faces are the golden ones. */
-  out = frame_buffer (&face, "GRAY8", &caps);
-  gst_caps_unref (caps);
-  fail_unless_equals_int (gst_harness_push (h, out), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, frame_buffer (&face, "GRAY8",
+              NULL)), GST_FLOW_OK);
   out = gst_harness_pull (h);
   found = buffer_faces (out);
   assert_golden (found, "grace_hopper", "frontalface_default", 1.1, 3);
@@ -1260,16 +1268,13 @@ GST_END_TEST;
 GST_START_TEST (test_in_flight_interval)
 {
   Gray face = load_gray ("grace_hopper");
-  Gray blank = { g_malloc ((gsize) face.width * face.height), face.width,
-    face.height
-  };
+  Gray blank = blank_like (&face);
   GstHarness *h = harness ("in-flight=3 interval=3");
   const Gray *seq[] = { &face, &blank, &blank, &blank, &face, &blank,
     &face, &face, &face
   };
   const guint expect[] = { 1, 1, 1, 0, 0, 0, 1, 1, 1 };
 
-  memset (blank.pixels, 90, (gsize) blank.width * blank.height);
   check_frames_in_order (h, seq, expect, G_N_ELEMENTS (seq));
   gst_harness_teardown (h);
   g_free (blank.pixels);
@@ -1284,11 +1289,8 @@ GST_START_TEST (test_in_flight_events_wait)
 {
   Gray face = load_gray ("astronaut");
   GstHarness *h = harness ("in-flight=4");
-  GstCaps *caps;
-  GstBuffer *sample = frame_buffer (&face, "GRAY8", &caps);
 
-  gst_buffer_unref (sample);
-  gst_harness_set_src_caps (h, caps);
+  set_frame_caps (h, &face, "GRAY8");
   for (guint i = 0; i < 4; i++)
     fail_unless_equals_int (gst_harness_push (h, frame_buffer (&face,
                 "GRAY8", NULL)), GST_FLOW_OK);
@@ -1307,13 +1309,11 @@ GST_START_TEST (test_in_flight_flush)
 {
   Gray face = load_gray ("grace_hopper");
   GstHarness *h = harness ("in-flight=2");
-  GstCaps *caps;
-  GstBuffer *in = frame_buffer (&face, "GRAY8", &caps), *out;
+  GstBuffer *in, *out;
   GstSegment segment;
   GArray *found;
 
-  gst_harness_set_src_caps (h, caps);
-  gst_buffer_unref (in);
+  set_frame_caps (h, &face, "GRAY8");
   for (guint i = 0; i < 6; i++) {
     in = frame_buffer (&face, "GRAY8", NULL);
     GST_BUFFER_PTS (in) = i * GST_MSECOND;
