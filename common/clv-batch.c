@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Per-device batching services; see clv-batch.h. */
 #include "clv-batch.h"
 

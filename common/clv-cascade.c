@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* OpenCV Haar cascade loader: GMarkup into a small element tree, then the
  * tree into flat arrays.  Both of OpenCV's XML formats are read; the old one
  * is turned into the new one's layout exactly as OpenCV 4.6 converts it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Haar cascades: OpenCV's XML files (new and old format) loaded into flat
  * arrays of fixed-size structs, so the same memory can be copied to a cl_mem
  * and indexed identically in OpenCL C.  GLib only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The per-device recognition service; see clv-eigen-batch.h. */
 #include "clv-eigen-batch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenfaces on an OpenCL device; see clv-eigen-gpu.h and the kernels
  * eigen_train.cl and eigen_recognise.cl. */
 #include "clv-eigen-gpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenfaces on an OpenCL device: training (the seed's steps 1–8) and
  * recognition of all the faces of a frame in one batch.  The C reference
  * these are tested against is in clv-eigen.h. */

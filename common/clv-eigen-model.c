@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenface model in memory and its file: the YAML subset OpenCV's
  * FileStorage writes (block maps and sequences indented by 3, `!!tag`s,
  * flow sequences of numbers, plain and double-quoted scalars), read by a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenfaces in double precision: the reference the OpenCL path is tested
  * against, and the steps OpenCV's EigenFaceRecognizer takes (cv::PCA on
  * rows: covariance scaled by 1/M, eigenvectors of the M × M "scrambled"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenfaces: the model, its file (OpenCV FileStorage YAML as
  * cv::face::EigenFaceRecognizer::write produces it), the component choice
  * and the double-precision C reference of training and recognition that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A plain description of a single-plane image in a buffer. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* clvision OpenCL runtime; see clv-opencl.h. */
 #include "clv-opencl.h"
 #include "clv-kernels.h"

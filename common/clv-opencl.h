@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* clvision OpenCL runtime: device choice, one context and queue per device per
  * process, program builds with tuning macros and an on-disk binary cache.
  * No GStreamer here; GLib only. */

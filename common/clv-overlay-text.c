@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Label text through Pango/Cairo into A8 masks; see clv-overlay.h. */
 #include "clv-overlay.h"
 

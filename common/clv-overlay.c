@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ROI overlay: C reference and OpenCL launcher; see the header. */
 #include "clv-overlay.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Drawing ROI boxes and text labels on video frames: the C reference and
  * the OpenCL launcher (kernels/roi_overlay.cl), byte-identical.  No
  * GStreamer here; the text itself is rendered by Pango/Cairo

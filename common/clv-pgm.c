@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* 8-bit binary PGM reading and writing. */
 #include "clv-pgm.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* 8-bit binary PGM (P5) files: the gray test images that the C reference,
  * the OpenCL path and OpenCV's oracle all read. */
 #pragma once

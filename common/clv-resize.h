@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* OpenCV's bit-exact bilinear resize of 8-bit images (INTER_LINEAR_EXACT),
  * shared by the Viola–Jones pyramid and the Eigenface crops. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The seed paper's SAR chain in C: the references of sarmultilook,
  * sarrotscale and sarquantize in turn, as the elements chained compute it. */
 #include "clv-sar.h"

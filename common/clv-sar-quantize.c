@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR quantization: C reference and OpenCL launcher. */
 #include "clv-sar.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR rotation and scaling: C reference and OpenCL launcher.
  *
  * The reference evaluates the same float operations in the same order as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR image operations: plain C references and their OpenCL versions. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The per-device detection service; see clv-vj-batch.h. */
 #include "clv-vj-batch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The per-device detection service (DESIGN.md, cross-stream batching):
  * every vjfacedetect of a process that uses one device and one cascade
  * submits its frames to one ClvBatchService (clv-batch.h); the frames of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Viola–Jones C reference: OpenCV 4.6 detectMultiScale on the CPU, step by
  * step.  Built with -ffp-contract=off: OpenCV's arithmetic has no FMA and
  * the results depend on every rounding (see clv-vj-ref.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Viola–Jones detection exactly as OpenCV 4.6's
  * CascadeClassifier::detectMultiScale computes it on the CPU: the C
  * reference, split so the OpenCL path can reuse and test against its pieces.

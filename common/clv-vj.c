@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Viola–Jones on OpenCL: host side of kernels/vj_pyramid.cl and
  * kernels/vj_detect.cl; see clv-vj.h. */
 #include "clv-vj.h"

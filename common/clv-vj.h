@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Viola–Jones detection on an OpenCL device (DESIGN.md "vjfacedetect",
  * steps 1–5): luma, every pyramid level and its integrals built on the
  * device in one packed buffer; then either the seeds' persistent

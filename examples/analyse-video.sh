@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Analyses a recorded video: finds the faces of every frame (vjfacedetect),
 # names them if a model is given (eigenrecognise), draws them (roioverlay)
 # into an annotated copy and writes one JSON record per frame (roiexport).

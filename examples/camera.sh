@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Live faces from a camera, drawn on screen:
 #   v4l2src -> vjfacedetect -> [eigenrecognise] -> roioverlay -> autovideosink
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* clvision-eigen-train: trains an Eigenface model on an OpenCL device from
  * a directory of face images and writes it as OpenCV's FileStorage YAML
  * (loadable by eigenrecognise and by cv::face::EigenFaceRecognizer::read).

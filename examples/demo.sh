@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # clvision demo: installs what is missing (Debian 12), builds, and runs real
 # pipelines on real data.  Results go to ./demo-output/ (or $1).
 set -euo pipefail

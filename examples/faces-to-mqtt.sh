@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Faces to MQTT: vjfacedetect finds the faces of a real video, roiexport
 # publishes one JSON record per frame to an MQTT broker, and mosquitto_sub
 # shows them arriving.  With no --broker, a mosquitto broker is started on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Many videos (recordings, or camera streams that GStreamer can open) analysed
 # at once in one process, as a camera fleet's host runs them: one
 # `filesrc ! decodebin ! videoconvert ! vjfacedetect ! roiexport` chain per

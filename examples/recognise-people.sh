@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Face recognition measured on faces the model has not seen: trains an
 # Eigenface model on one set of real recordings and names the faces of
 # others, then prints the accuracy per person.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The SAR chain on a georeferenced product, GeoTIFF in and GeoTIFF out:
 #
 #   examples/sar-chain.sh [IMAGE [OUTPUT]]

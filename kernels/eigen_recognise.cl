@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenface recognition of a batch of faces, the seed's test steps 1–3
  * (eigenface-gpu-zh, section 3.2), for all the faces of a frame at once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenface training, the seed's steps 1–8 (eigenface-gpu-zh, section 3.1).
  *
  * Build macros:

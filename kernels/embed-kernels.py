@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Embed OpenCL sources as C strings.
 
 usage: embed-kernels.py OUT.c OUT.h SRCROOT FILE.cl...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ROI overlay: boxes and text labels drawn on one component of a frame, one
  * work-item per sample of the region the operations touch.  Same rules and
  * integer arithmetic as clv_overlay_draw_ref (common/clv-overlay.c): an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR multilook: the mean of RL x AL blocks (range x azimuth looks).
  *
  * Build macros: PIX_BYTES (1 or 2), RL, AL, AMPLITUDE (0: mean of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR quantization to GRAY8 (see common/clv-sar.h for the formula).
  *
  * Three launches per frame (two with SAR_Q_ATOMIC=1, where pass 1

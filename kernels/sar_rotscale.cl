@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR rotation and scaling (see common/clv-sar.h for the map).
  *
  * Build macros: PIX_BYTES (1 or 2), BILINEAR (0: nearest, 1: bilinear),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vjfacedetect, DESIGN.md steps 2-5: the cascade over every window of every
  * pyramid level (integrals from vj_pyramid.cl).
  *

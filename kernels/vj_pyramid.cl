@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vjfacedetect, DESIGN.md step 1: the luma, every pyramid level and its
  * integral and squared integral, all levels at once.
  *

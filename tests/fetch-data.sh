@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Prepares the real test images in tests/data/cache/ (git-ignored); safe to
 # run again and from several tests at once (it only makes what is missing).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs the Debian 12 packages clvision needs to build, test and demo,
 # only those that are missing.  Sourced by tests/run.sh and examples/demo.sh.
 CLV_PACKAGES=(

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Run the tests of an existing meson build dir without meson.
 
 For machines that have the build but not the tools (the GPU machine): reads

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs what is missing (Debian 12), builds clvision and runs every test
 # on the default OpenCL device (PoCL on a machine without a GPU).
 #   tests/run.sh [extra meson test arguments]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds clvision with AddressSanitizer and UndefinedBehaviorSanitizer
 # (gcc, build-asan/ or CLV_ASAN_BUILD_DIR) and runs the unit tests, the
 # element tests and the fuzz corpus replays under them on the default

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Soak: FRAMES frames (default 100000) through the face pipeline
 # (vjfacedetect ! eigenrecognise [! roioverlay]) and through the
 # memory:OpenCL SAR chain, small frames, on the default OpenCL device.

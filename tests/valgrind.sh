@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # valgrind memcheck of real pipelines on the default OpenCL device (PoCL
 # here): detect -> recognise [-> roioverlay] on a real video, and the SAR
 # chain in memory:OpenCL.  Fails on any memory error and on any definite

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* clvision-tune: searches the tuning macros of each kernel on one OpenCL
  * device and stores the fastest values in the device's tuning file
  * (clv_tuning_path(): next to the cached program binaries, one per device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* clvision-faces: how an application reads clvision's results.
  *
  *   clvision-faces [--model MODEL.yml] [--max-frames N] [--crop-dir DIR]

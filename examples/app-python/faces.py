@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Prints the faces clvision finds in an image or a video (PyGObject).
 
     faces.py [--model MODEL.yml] [--max-frames N] FILE

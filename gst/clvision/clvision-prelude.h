@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Export macro of libgstclvision-1.0, as GST_CUDA_API is for libgstcuda. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libgstclvision-1.0: what applications and the clvision plugin share.
  *
  *   #include <gst/clvision/clvision.h>      (pkg-config gstreamer-clvision-1.0)

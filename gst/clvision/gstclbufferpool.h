@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstClBufferPool: video buffers of GstClMemory on one OpenCL device
  * context.  Supports GST_BUFFER_POOL_OPTION_VIDEO_META (each buffer carries a
  * GstVideoMeta with the pool's plane offsets and strides) and

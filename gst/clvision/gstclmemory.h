@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstClMemory: a GstMemory holding an OpenCL buffer (cl_mem) of one device
  * context, and its allocator ("OpenCLMemory").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Sharing one ClvDevice (OpenCL context + queue) between the elements of a
  * pipeline through a GstContext, as GstGL and GstCuda do. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Georeferencing of a frame: GDAL's affine geotransform and the spatial
  * reference system as WKT.  A frame pixel (col, row), in edge coordinates
  * (pixel i spans [i, i + 1)), lies at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Typed access to clvision's ROI parameter structures; see the header. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

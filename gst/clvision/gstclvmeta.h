@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Typed access to the results clvision attaches to
  * GstVideoRegionOfInterestMeta: the parameter structures "detection"
  * (vjfacedetect) and "recognition" (eigenrecognise).  The structures are the

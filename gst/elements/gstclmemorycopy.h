@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstClMemoryCopy: the base of clupload and cldownload.  Any raw video, in
  * system memory or memory:OpenCL on either pad, passthrough when both pads
  * agree; the other pad prefers the memory the subclass moves frames into. */

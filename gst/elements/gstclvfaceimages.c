@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Training images from a directory, decoded by GStreamer; see the header. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Training images for Eigenfaces from a directory, decoded by GStreamer:
  * DIR/<label>/<image> (PGM/PNM, PNG, JPEG), one subdirectory per person.
  * Shared by the eigenrecognise element and clvision-eigen-train. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstClvFilter: base class of the clvision OpenCL elements; see the header. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstClvFilter: base class of the clvision OpenCL elements.
  *
  * It owns the `device` property, obtains the shared OpenCL device through a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* eigenrecognise: Eigenface recognition of the faces found upstream. */
 #pragma once
 

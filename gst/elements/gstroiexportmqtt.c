@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* roiexport's MQTT publisher; see the header.
  *
  * The worker thread alone touches the libmosquitto client.  Messages wait

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* roiexport's MQTT publisher: a bounded queue served by a worker thread
  * that owns the libmosquitto client, so that the streaming thread never
  * waits for the network. */

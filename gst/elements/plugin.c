@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The clvision plugin: registers every element. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -39,4 +40,4 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, clvision,
     "OpenCL computer vision and SAR processing elements", plugin_init,
-    VERSION, "LGPL", PACKAGE, "https://example.invalid/clvision")
+    VERSION, "LGPL", PACKAGE, GST_PACKAGE_ORIGIN)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The clvisiongdal plugin: GDAL rasters in and out of clvision pipelines.
  * A plugin of its own (as gst-plugins-bad keeps elements with heavy
  * dependencies apart) so that the clvision plugin loads without GDAL. */
@@ -27,4 +28,4 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, clvisiongdal,
     "GDAL raster source and sink with georeferencing for clvision",
-    plugin_init, VERSION, "LGPL", PACKAGE, "https://example.invalid/clvision")
+    plugin_init, VERSION, "LGPL", PACKAGE, GST_PACKAGE_ORIGIN)

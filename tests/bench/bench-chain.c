@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Benchmark: the SAR chain on large GRAY16_LE frames, system memory against
  * memory:OpenCL, and where the time goes.  Prints one JSON object.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenfaces on the device: training time per step for M faces of S×S
  * (the seed's setup: M = 320 … 1920, 128×128, K = M/5) and recognition
  * time per face in batches; one JSON object on stdout.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The Eigenface benchmark in one run, one JSON object on stdout:
 #   clvision_double, clvision_float  bench-eigen on the OpenCL device
 #   opencv                           OpenCV's EigenFaceRecognizer, 16 threads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Full-scene check: one Sentinel-1-sized GRAY16_LE frame (25,000 x 16,700 by
  * default) through sarmultilook ! sarrotscale ! sarquantize, read by
  * filesrc ! rawvideoparse, in system memory and memory:OpenCL, each output

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-group: groupRectangles on this CPU, the sweep over x
  * (clv_vj_group_rectangles) against cv::partition's all pairs
  * (clv_vj_group_rectangles_pairwise): on raw windows in 25 clusters laid

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR multilook benchmark: the kernel alone (profiling events) and the whole
  * element (upload + kernel + download through a pipeline), for square
  * GRAY16_LE frames, printing effective GB/s as JSON.

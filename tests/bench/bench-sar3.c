@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR rotation/scaling and quantization benchmark: kernels alone (profiling
  * events) and whole elements (upload + kernels + download through a
  * pipeline) on square GRAY16_LE frames, and the sarmultilook ! sarrotscale

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vjfacedetect benchmark: wall time per frame (upload of the gray frame,
  * pyramid, integrals, detection, read-back and grouping on the host) of the
  * device's uberkernel (over tiles on GPUs, over chunks on CPUs, or as

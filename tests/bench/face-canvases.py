@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Frames of one size (SIDE x SIDE, grey 128) holding 0, 1, 2, 4, 8 and 16
 copies of a photograph in a 4 x 4 grid, as OUTDIR/faces-NN.pgm: detection
 cost against faces per frame (report.sh) and the crowded frame (gpu-run.sh).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # GStreamer's own `facedetect` (gst-plugins-bad, OpenCV on the CPU) as a
 # whole pipeline, for the report's peer table: frames per second of
 #   filesrc ! pnmdec ! imagefreeze ! videoscale ! videoconvert

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Prepares .device/ here for tests/bench/gpu-run.sh on the GPU machine (which
 # has no GStreamer, OpenCL loader, OpenCV or opencv-data): the runtime
 # packages, a release build, the OpenCV oracle bundle, the Haar cascades and

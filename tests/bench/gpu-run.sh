@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The test suite and the benchmarks on the GPU machine, from a checkout that
 # carries .device/ (made by tests/bench/gpu-prepare.sh) and tests/data/cache;
 # see docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """docs/PERFORMANCE.md and its plots from the raw JSON of tests/bench/report.sh.
 
     python3 tests/bench/report-generate.py GPU_DIR [--pocl DIR]

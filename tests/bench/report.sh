@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Every benchmark in one go, raw JSON into OUT_DIR, for the report that
 # tests/bench/report-generate.py turns into docs/PERFORMANCE.md:
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* See batch-check-util.h. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* For the cross-stream batching tests of vjfacedetect and eigenrecognise:
  * the elements log "batch of N frames" for every frame they analyse. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers for the memory:OpenCL element tests.  The tests talk to the
  * plugin only through GStreamer: the allocator's counter properties, pools
  * from allocation queries, contexts from context queries. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Chains of clvision elements in memory:OpenCL: same bytes as in system
  * memory, one upload and one download per frame, a steady pool, one shared
  * context (or the application's), CPU maps mid-chain, analysers working on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstClMemory and GstClBufferPool: maps, transfers, copies, pool layout. */
 #include "cl-check-util.h"
 

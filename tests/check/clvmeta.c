@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libgstclvision-1.0's typed ROI results (gstclvmeta.h): what applications
  * read, and what the analysers write. */
 #include <gst/check/gstcheck.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* device=auto spreads pipelines over the devices of the best kind; "first",
  * an index or a name pick one device whatever the load.  Runs with PoCL
  * alone (an OCL_ICD_VENDORS folder of its own holding PoCL's .icd file)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* eigenrecognise: face ROI metas gain a `recognition` structure equal to
  * the C reference's prediction; everything else passes untouched. */
 #include <gst/check/gstcheck.h>

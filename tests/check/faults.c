@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Faults a pipeline meets, each ending in a clear error or the right
  * output, never a crash: bad files set while PLAYING, caps changing
  * mid-stream, flushes and segment changes, many state cycles, parallel

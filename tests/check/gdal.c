@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gdalsrc and gdalsink (the clvisiongdal plugin) with the SAR elements, on
  * GeoTIFFs made from the real ERS scene: GDAL's own tools are the oracle
  * for pixels and georeferencing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstClvGeoMeta through the elements that change (or keep) a frame's
  * geometry: sarmultilook, sarrotscale, sarquantize and videoscale, in
  * system memory and memory:OpenCL. */

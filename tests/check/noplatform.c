@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* With no OpenCL platform installed (OCL_ICD_VENDORS points at an empty
  * folder), an element fails in READY->PAUSED with a message naming the fix. */
 #include <gst/check/gstcheck.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* roiexport: the JSON record of each frame, in a file and over MQTT to a
  * real mosquitto broker; passthrough. */
 #include <fcntl.h>

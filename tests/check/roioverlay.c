@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* roioverlay: boxes and labels on every format, in system memory and
  * memory:OpenCL (same bytes, equal to the common/ reference and to values
  * computed by hand), clipping at the frame's edges, frames without ROIs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers for the SAR element tests: frames between ClvImage and GstBuffer. */
 #pragma once
 

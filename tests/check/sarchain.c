@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sarmultilook ! sarrotscale ! sarquantize over a real ERS scene gives the
  * bytes of the three C references applied in turn. */
 #include "sar-check-util.h"

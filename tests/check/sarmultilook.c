@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sarmultilook through GstHarness: caps, pixels, metas and errors. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sarquantize: caps, pixels against the C reference, coef, metas. */
 #include "sar-check-util.h"
 

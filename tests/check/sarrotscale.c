@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sarrotscale: caps, pixels against the C reference, ROI metas. */
 #include "sar-check-util.h"
 

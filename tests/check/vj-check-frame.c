@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vj-check-frame.h"
 
 #include <gst/check/gstcheck.h>

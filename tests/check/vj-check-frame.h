@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Frames for the vjfacedetect element tests (check-vjfacedetect,
  * check-faults): a gray picture as a buffer of any raw video format. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* vjfacedetect: OpenCV's faces (the golden files) on real pictures, the same
  * faces from every caps format, the metas and bus messages, interval,
  * min/max size, tiny frames, and cascade or settings errors that fail the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Regenerates the Eigenfaces golden files from OpenCV through the oracle, so
 # machines without OpenCV still test equivalence:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Turns Debian python3-skimage's lfw_subset.npy into 8-bit PGMs.
 
 lfw_subset.npy holds 200 float64 images of 25x25 in [0, 1]: 100 LFW face

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # examples/analyse-video.sh on the first second of a real video (franck.webm):
 # one JSON record per frame, in order, faces found, an annotated video, and
 # the end summary.

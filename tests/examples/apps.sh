@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The application examples print the faces vjfacedetect finds, as OpenCV
 # finds them (tests/data/golden), and the recognition of eigenrecognise.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # examples/faces-to-mqtt.sh through its own broker: every frame's record
 # arrives once, in order, equal to the record roiexport wrote to its file.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # examples/many-streams.sh on four streams of real video at once (two clips
 # of franck.webm, of two sizes, each twice): every stream gets one JSON record per frame
 # with exactly the faces the same clip gets alone, frames of different

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # examples/recognise-people.sh on the first 300 frames of each video: the
 # model is trained on faces of one recording and names those of another
 # (audun) or of a later part (franck); every test face must be named, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Fuzz target: the OpenCV cascade XML loader (common/clv-cascade.c).
  * Every input either fails with a message or loads into a cascade whose
  * indices the detectors can follow without a bounds check (what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Fuzz target: the Eigenfaces model reader (common/clv-eigen-model.c, the
  * FileStorage YAML subset).  Every input either fails with a message or
  * gives a model whose sizes agree, which our writer writes and the reader

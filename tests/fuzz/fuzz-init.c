@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* LLVMFuzzerInitialize of every fuzz target and of the corpus replay. */
 #include "fuzz-target.h"
 

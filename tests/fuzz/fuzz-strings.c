@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Fuzz target: the string parsers users type: the `device` property and
  * CLVISION_DEVICE (clv_device_spec_parse), CLVISION_TUNE
  * (clv_tune_lookup) and vjfacedetect's min-size/max-size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What every fuzz target defines: libFuzzer's entry point.  Built with
  * clang -fsanitize=fuzzer by tests/fuzz/run.sh, and with replay.c (any
  * compiler) for the corpus replay in the normal test suite. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Replays fuzz inputs through a target's LLVMFuzzerTestOneInput, for the
  * normal test suite (any compiler, no libFuzzer): every file named, and
  * every file in every directory named.  Prints TAP. */

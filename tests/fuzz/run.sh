@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Fuzzes each parser with libFuzzer for SECONDS (default 60) per target,
 # built with clang, AddressSanitizer and UndefinedBehaviorSanitizer in
 # build-fuzz/ (CLV_FUZZ_BUILD_DIR).  Seeds: the committed corpus plus the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Packs oracle-detect (and oracle-eigen and oracle-sar, where they were built) with every
 # shared library they load, the dynamic loader included, and the
 # frontal-face cascades (OUT_DIR/cascades/), so that OpenCV's timing runs on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Makes the gray test images: decodes a picture or one frame of a video with
  * GStreamer to RGB, converts it with OpenCV's RGB->GRAY weights (the C
  * reference) and writes a PGM that our detectors and OpenCV's oracle read.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Regenerates tests/data/golden/: OpenCV 4.6's detections (the oracle) for
 # every test image x cascade x scale factor x min-neighbors, and the sha256
 # of the gray images they were made from.  Needs a build with OpenCV found.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // OpenCV's answer for the Viola-Jones tests and the benchmark: runs
 // CascadeClassifier::detectMultiScale (CPU path, OpenCL off) on a gray PGM.
 //

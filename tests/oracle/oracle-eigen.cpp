@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // OpenCV's EigenFaceRecognizer as the test oracle for clvision's Eigenfaces
 // and its baseline for the benchmark.
 //

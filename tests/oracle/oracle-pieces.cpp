@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The pieces of the Viola-Jones C reference equal OpenCV's own functions on
 // random images of random sizes: cv::resize (INTER_LINEAR_EXACT, what
 // cascadedetect uses), cv::integral (CV_32S sum, squared sum and tilted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // OpenCV's SAR peers for the benchmark report (tests/bench/report.sh):
 // cv::resize with INTER_AREA (the block mean a multilook computes: our
 // output must equal it) and cv::warpAffine (bilinear, the rotation and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # clvision-tune searches the SAR kernels' macros on the test device: each
 # kernel searches its own macros only and reports integer values (a kernel
 # whose macro list filled its table once read on into the next kernel's).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenface test data helpers. */
 #include "clv-test-eigen.h"
 #include "clv-test-util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenface test data: the LFW crops (tests/data/cache/lfw, made by
  * tests/data/make-lfw.py), PGM files, OpenCV's golden results and the
  * oracle (CLV_ORACLE_EIGEN, set by meson where OpenCV is installed). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The batching service (common/clv-batch.c) with a run function that holds
  * each batch until the test lets it end: when requests start a batch, and
  * how many each batch takes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The cascade loader: every Debian Haar cascade, both XML formats, and every
  * kind of malformed file giving an error that names the file and the
  * problem (never a crash, never a half-loaded cascade). */

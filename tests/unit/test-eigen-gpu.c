@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenfaces on the device equal the double-precision C reference:
  * training (eigenvalues, eigenvectors up to sign, projections) and batched
  * recognition (crop + resize, labels, distances), on real LFW face crops. */

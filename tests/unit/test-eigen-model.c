@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The Eigenface model file: OpenCV's FileStorage YAML read and written
  * (byte for byte as OpenCV writes it), models exchanged with OpenCV both
  * ways, and every kind of broken file rejected with a clear error. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The double-precision Eigenface reference: Jacobi, the component rules,
  * training and prediction equal to OpenCV's EigenFaceRecognizer on LFW
  * crops (golden files, and the live oracle where built), and the crop

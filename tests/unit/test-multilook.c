@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The multilook kernel equals the C reference bit for bit. */
 #include "clv-sar.h"
 #include "clv-test-util.h"

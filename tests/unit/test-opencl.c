@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The OpenCL runtime: device selection, error reporting, program builds,
  * the binary cache and tuning overrides. */
 #include <glib/gstdio.h>

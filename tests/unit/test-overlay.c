@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* ROI overlay: colour conversion, boxes, clipping, chroma rule and label
  * blending against hand-computed values; the kernel equals the C reference
  * byte for byte. */

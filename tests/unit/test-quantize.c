@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Quantization: known values, and the kernels equal the C reference bit for
  * bit. */
 #include "clv-sar.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Rotation and scaling: the geometry facts, and the kernel against the C
  * reference. */
 #include "clv-sar.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The OpenCL Viola–Jones path equals the C reference: pyramid pictures and
  * integrals bit for bit, raw candidate windows one for one, final faces;
  * for the uberkernel (over chunks and over tiles) and the simple variant,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The Viola–Jones C reference equals OpenCV 4.6: against the committed
  * golden files on real photographs and video frames, live against the
  * oracle when OpenCV is installed, and piece by piece on hand-made cases. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Gray pictures for the OpenCL Viola–Jones and vjfacedetect tests: the real
  * test images (vj-test-util) and smaller frames scaled from them. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers for the Viola–Jones tests: test images, golden files, oracle. */
 #include "vj-test-util.h"
 #include "clv-pgm.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers for the Viola–Jones tests (C reference, OpenCL path, element):
  * the real test images, the golden detections and OpenCV's oracle. */
 #pragma once
