@@ -144,7 +144,7 @@ run_batch (ClvBatchService * svc, guint slot)
  * that the batch queued behind it is as large, instead of the first
  * request to arrive taking the slot alone and the rest waiting a whole
  * batch more.  On the H100, 16 streams of 640x480 gave 7,131 / 7,157
- * frames/s against 6,254 / 6,499 (docs/PERFORMANCE.md). */
+ * frames/s against 6,254 / 6,499. */
 static int
 ready_slot (ClvBatchService * svc)
 {

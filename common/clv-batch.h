@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Per-device services that batch work from many threads (DESIGN.md, many
+/* Per-device services that batch work from many threads (many
  * streams): every element of a process that uses one device and one model
  * (a cascade, an Eigenfaces model) submits its requests to one service;
  * requests that arrive while a batch runs gather and go, all together (up

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The per-device recognition service (DESIGN.md, cross-stream batching):
+/* The per-device recognition service (cross-stream batching):
  * every eigenrecognise of a process that uses one device and the same
  * model submits its frames' faces to one ClvBatchService (clv-batch.h);
  * the faces of all the frames of a batch are projected and compared in one

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Eigenfaces on an OpenCL device: training (the seed's steps 1–8) and
+/* Eigenfaces on an OpenCL device: training (steps 1–8 of
+ * Li, Yan and Zhang, "Optimization of GPU-based Eigenface Algorithm") and
  * recognition of all the faces of a frame in one batch.  The C reference
  * these are tested against is in clv-eigen.h. */
 #pragma once

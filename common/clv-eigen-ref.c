@@ -51,7 +51,8 @@ clv_eigen_choose_components (const double *ev, int n, int n_train,
 
 /* One Jacobi rotation zeroing a[p][q] (n × n, symmetric, both halves kept)
  * and applied to the columns p and q of v.  Rutishauser's form: t = tan φ,
- * s = sin φ, tau = tan (φ/2), the parameters the seed's kernels use. */
+ * s = sin φ, tau = tan (φ/2), the parameters the kernels of
+ * Li, Yan and Zhang, "Optimization of GPU-based Eigenface Algorithm" use. */
 static void
 jacobi_rotate (double *a, double *v, int n, int p, int q)
 {

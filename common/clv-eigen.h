@@ -73,7 +73,8 @@ gboolean clv_eigen_model_save (const ClvEigenModel * model, const char *path,
     GError ** error);
 char *clv_eigen_model_to_string (const ClvEigenModel * model);
 
-/* How many components to keep, the seed's rules. */
+/* How many components to keep: formulas (1) and (2) of Li, Yan and Zhang,
+ * "Optimization of GPU-based Eigenface Algorithm". */
 typedef enum
 {
   CLV_EIGEN_KEEP_COUNT,         /* `count` components; 0 = all, at most M−1 */
@@ -103,7 +104,7 @@ int clv_eigen_jacobi_ref (double *a, int n, double *eigenvalues,
     double *eigenvectors);
 
 /* Trains on M = n_train GRAY8 images of width × height packed one after
- * the other (faces: M × dim bytes), the seed's steps 1–8 in double, giving
+ * the other (faces: M × dim bytes), the paper's steps 1–8 in double, giving
  * the model OpenCV's EigenFaceRecognizer::train gives (eigenvalues of the
  * covariance A·Aᵀ/M, as cv::PCA).  Needs M ≥ 2. */
 ClvEigenModel *clv_eigen_train_ref (const guint8 * faces, int n_train,

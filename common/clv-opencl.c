@@ -1199,8 +1199,8 @@ clv_pinned_free (ClvDevice * dev, cl_mem buffer, void *data)
 /* clv_upload_staged: pageable memory is copied into pinned memory in chunks
  * by several threads at once, each chunk's DMA enqueued as soon as it is
  * copied.  The driver's own upload from pageable memory copies through its
- * staging one chunk after another on one thread (32 MiB in 2.8-6.9 ms on the
- * H100 machine); a single-threaded copy into pinned memory first was slower
+ * staging one chunk after another on one thread (32 MiB in 2.8-6.9 ms on an
+ * H100); a single-threaded copy into pinned memory first was slower
  * still (5.5 ms). */
 #define STAGE_CHUNK ((gsize) 2 << 20)
 
@@ -1466,8 +1466,7 @@ clv_event_seconds (cl_event event)
 /* Blocking calls wait inside the driver, and NVIDIA's hold up the other
  * threads' calls meanwhile: while a batch's blocking read waited, the
  * other streams' uploads waited 2.3 ms (median) for DMAs of about 0.1 ms,
- * and 64 streams of 640x480 left the H100 idle 25% of the time
- * (docs/PERFORMANCE.md, "Waiting outside the driver").  So with several
+ * and 64 streams of 640x480 left an H100 idle 25% of the time.  So with several
  * analysers on the device a wait polls the event's status, sleeping
  * between; alone, the driver's own wait returns soonest (a lone 640x480
  * stream's latency went from 0.37 to 0.43-0.47 ms polling, to 0.49 ms

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The seed paper's SAR chain in C: the references of sarmultilook,
- * sarrotscale and sarquantize in turn, as the elements chained compute it. */
+/* The SAR chain of Li, Liang, Zhang and Li, "Parallel Optimization
+ * Strategy of Airborne SAR Imaging Algorithm Based on ARM GPU", in C: the
+ * references of sarmultilook, sarrotscale and sarquantize in turn, as the
+ * elements chained compute it. */
 #include "clv-sar.h"
 
 guint8 *

@@ -160,7 +160,7 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
   rs->dev = clv_device_ref (dev);
   /* 2-D tiles: a rotated tile still reads a compact input area.  On GPUs
    * 4 pixels per work-item in 16x16 groups, the fastest shape of the H100
-   * sweeps (docs/PERFORMANCE.md): bilinear 57.7 against 59.6 us in 8x32,
+   * sweeps: bilinear 57.7 against 59.6 us in 8x32,
    * nearest 40.8 against 44.9 us. */
   rs->local[0] = (size_t) clv_device_tune_int (dev, "SAR_RS_WG_X",
       simd > 1 ? 16 : 64);

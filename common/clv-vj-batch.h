@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The per-device detection service (DESIGN.md, cross-stream batching):
+/* The per-device detection service (cross-stream batching):
  * every vjfacedetect of a process that uses one device and one cascade
  * submits its frames to one ClvBatchService (clv-batch.h); the frames of a
  * batch are detected together (clv_vj_detector_candidates_batch: one

@@ -550,7 +550,7 @@ typedef struct
 /* A radix sort, byte by byte from the lowest, each pass stable, skipping
  * the bytes every key shares: linear in n.  On a crowded frame's raw
  * windows qsort's calls of a comparison took longer than the grouping they
- * served (docs/PERFORMANCE.md). */
+ * served. */
 void
 clv_vj_sort_keyed (ClvVjKeyed * items, guint n)
 {

@@ -184,10 +184,9 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   const gboolean gpu = dev->simd_width > 1;
   /* On CPUs (PoCL) the plain kernel is 10-17% faster than the uberkernel,
    * whose barriers and local queues keep PoCL from vectorising across
-   * work-items (docs/PERFORMANCE.md, "Detection on CPUs").  On GPUs the
-   * uberkernel over tiles in local memory: 11% less detection time than
-   * over chunks at 1920x1280 in batches of 16 frames, 17% at 640x480, 20%
-   * on the crowded canvas (H100, docs/PERFORMANCE.md, "Tiles"). */
+   * work-items.  On GPUs the uberkernel over tiles in local memory: 11%
+   * less detection time than over chunks at 1920x1280 in batches of 16
+   * frames, 17% at 640x480, 20% on the crowded canvas (H100). */
   const char *variant = clv_device_tune_string (dev, "VJ_VARIANT",
       gpu ? "tiled" : "simple");
 
@@ -195,21 +194,21 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
       CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
       CLV_VJ_VARIANT_UBER : g_ascii_strcasecmp (variant, "tiled") == 0 ?
       CLV_VJ_VARIANT_TILED : CLV_VJ_VARIANT_INVALID;
-  /* The uberkernel over chunks, from the seed's parameters (its Table 1):
+  /* The uberkernel over chunks, from the parameters of Table 1 of Jia,
+   * Zhang, Yuan and Li, "Performance optimization of the Viola-Jones face
+   * detection algorithm with OpenCL" (in Chinese):
    * N = one window per work-item; 8 (AMD) groups per compute unit; stages
    * 0-2 one window per work-item.  Its groups of one warp (32) and M = 2
    * on NVIDIA became groups of two warps with M = 4, as on AMD (a
    * wavefront, 64): fewer registers (40 against 57), more resident warps,
-   * and the kernel 3-11% faster on the H100 and the H200 of 2026-11-26
-   * (docs/PERFORMANCE.md, "Registers").  Over tiles, groups of four warps
-   * sharing a tile of 32 x 8 windows, 8 work-items to a window in the
-   * cooperative stages (M = 16), were fastest in the H100 sweep; with
-   * stages compiled in, 16 to a window (M = 8) are 2-5% faster, 5-8% with
-   * warp shuffles (below; docs/PERFORMANCE.md, "Warp shuffles and packed
-   * nodes").  On NVIDIA 32 groups per compute unit, not the seed's 12: a
-   * Hopper SM holds 64 warps, and the H200 sweep in docs/PERFORMANCE.md
-   * was fastest at 32 on every frame.  On a CPU a group is a few SIMD
-   * lanes. */
+   * and the kernel 3-11% faster on an H100 and an H200.  Over tiles,
+   * groups of four warps sharing a tile of 32 x 8 windows, 8 work-items to
+   * a window in the cooperative stages (M = 16), were fastest in the H100
+   * sweep; with stages compiled in, 16 to a window (M = 8) are 2-5%
+   * faster, 5-8% with warp shuffles (below).  On NVIDIA 32 groups per
+   * compute unit, not the paper's 12: a Hopper SM holds 64 warps, and an
+   * H200 sweep was fastest at 32 on every frame.  On a CPU a group is a
+   * few SIMD lanes. */
   const gboolean tiled = gpu && t->variant == CLV_VJ_VARIANT_TILED;
   t->wg = tune_int (dev, "VJ_WG", !gpu ? 8 : tiled ? 128 :
       (int) MAX (dev->simd_width, 64));
@@ -222,17 +221,16 @@ clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
   /* Stages compiled in are cheap enough one window per work-item that the
    * cooperative stages start one later: 34% less detection time than the
    * node loop with stage 3 at 1920x1280 on the H100, against 31% with
-   * stage 3 (docs/PERFORMANCE.md, "Stages compiled in"). */
+   * stage 3. */
   t->coop_stage = tune_int (dev, "VJ_COOP_STAGE", tiled && t->unroll ? 4 : 3);
   /* With shuffles a warp needs no barrier between its windows: 5-7% less
-   * detection time than without on the H100 (docs/PERFORMANCE.md, "Warp
-   * shuffles and packed nodes"). */
+   * detection time than without on the H100. */
   t->shuffle = tune_int (dev, "VJ_SHUFFLE", -1);
   t->groups_per_cu = tune_int (dev, "VJ_GROUPS_PER_CU",
       !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);
   /* Tiles of 16 rows by 128 columns were fastest on an H200 (64: as
    * fast; 8 or 32 rows: 5-23% slower); by 64 columns on PoCL, 13% less
-   * than 16 at 1920x1280 (docs/PERFORMANCE.md, "Integrals over tiles"). */
+   * than 16 at 1920x1280. */
   t->band_wg = tune_int (dev, "VJ_BAND_WG", gpu ? 128 : 64);
   t->band_rows = tune_int (dev, "VJ_BAND_ROWS", 16);
   t->simple_wg = tune_int (dev, "VJ_SIMPLE_WG", gpu ? 64 : 8);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Viola–Jones detection on an OpenCL device (DESIGN.md "vjfacedetect",
- * steps 1–5): luma, every pyramid level and its integrals built on the
- * device in one packed buffer; then either the seeds' persistent
- * load-balancing uberkernel over all scales or, for comparison, the simple
- * one-work-item-per-window kernel launched per scale.  Raw windows come back
- * compactly and are grouped on the host with the C reference's
+/* Viola–Jones detection on an OpenCL device: luma, every pyramid level and
+ * its integrals built on the device in one packed buffer; then either the
+ * persistent load-balancing uberkernel of Nguyen et al. and Jia et al.
+ * (docs/design.md, References) over all scales or, for comparison, the
+ * simple one-work-item-per-window kernel launched per scale.  Raw windows
+ * come back compactly and are grouped on the host with the C reference's
  * groupRectangles, so the faces equal clv_vj_detect_ref's (and OpenCV
  * 4.6's).  GLib only. */
 #pragma once
@@ -25,7 +25,7 @@ typedef enum
 } ClvVjVariant;
 
 /* Kernel tuning, the -D macros of vj_detect.cl / vj_pyramid.cl.  Defaults
- * come from device queries (the seed's values for NVIDIA and AMD); every
+ * come from device queries (Jia et al.'s values for NVIDIA and AMD); every
  * field can be overridden through CLVISION_TUNE (names in brackets). */
 typedef struct
 {
@@ -96,7 +96,7 @@ typedef struct
   GArray *candidates;           /* ClvRect; created when NULL */
 } ClvVjFrame;
 
-/* Candidates of several frames at once (DESIGN.md, batching): their
+/* Candidates of several frames at once (batching): their
  * pyramids are packed into one buffer and one detection launch covers
  * every window of every frame (the uberkernel's queue spans them all).
  * Frames that do not fit the packed buffer's limits go into further

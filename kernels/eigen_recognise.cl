@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Eigenface recognition of a batch of faces, the seed's test steps 1–3
- * (eigenface-gpu-zh, section 3.2), for all the faces of a frame at once.
+/* Eigenface recognition of a batch of faces, the test steps 1–3 (section
+ * 3.2) of Li, Yan and Zhang, "Optimization of GPU-based Eigenface
+ * Algorithm", for all the faces of a frame at once.
  *
  * Build macros:
  *   REAL_DOUBLE  1: compute in double (needs cl_khr_fp64), 0: float
@@ -64,7 +65,7 @@ crop_resize (const __global uchar * frame, const uint offset,
 /* Step 1: weights w[f][k] = uₖ · (face_f − mean).  A work-group owns
  * eigenface k and PROJ_FACES faces: it reads uₖ once for all of them, each
  * work-item accumulates every PROJ_WG-th pixel, and a tree reduction in
- * local memory adds the partial sums (the seed's K blocks, batched). */
+ * local memory adds the partial sums (the paper's K blocks, batched). */
 __kernel __attribute__ ((reqd_work_group_size (PROJ_WG, 1, 1)))
 void
 project (const __global real * faces, const int n_faces, const int dim,

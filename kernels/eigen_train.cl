@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Eigenface training, the seed's steps 1–8 (eigenface-gpu-zh, section 3.1).
+/* Eigenface training, steps 1–8 (section 3.1) of Li, Yan and Zhang,
+ * "Optimization of GPU-based Eigenface Algorithm".
  *
  * Build macros:
  *   REAL_DOUBLE  1: compute in double (needs cl_khr_fp64), 0: float
@@ -14,10 +15,10 @@
  *   VACC_WG      work-group size of the eigenvector accumulation
  *   VACC_ROWS    rows of V one accumulation work-group holds
  *   VACC_LOCAL   1: those rows live in local memory, 0: in global memory
- *   TR_TILE, TR_ROWS  transpose tile side and work-group rows (the seed's
+ *   TR_TILE, TR_ROWS  transpose tile side and work-group rows (the paper's
  *                TILE_DIM 32 and BLOCK_ROWS 8)
  *
- * Faces are rows: A is M × P (P pixels), so L = A·Aᵀ/M is the seed's AᵀA/M
+ * Faces are rows: A is M × P (P pixels), so L = A·Aᵀ/M is the paper's AᵀA/M
  * with its column-face matrix.  All matrices are row-major with explicit
  * leading dimensions. */
 
@@ -342,7 +343,7 @@ jacobi_accumulate (__global real * v, const int n, const int ld,
 }
 
 /* Convergence: per-work-group partial sums of B's squared entries, off the
- * diagonal only or all of them; the host adds the partials (the seed's
+ * diagonal only or all of them; the host adds the partials (the paper's
  * "sum of absolute values" step, squared for the Frobenius norm).  Work-
  * groups take every n_groups-th row, their work-items neighbouring
  * columns. */
@@ -390,7 +391,7 @@ select_components (const __global real * v, const int ld,
     vt[(size_t) k * n_rows + i] = v[(size_t) i * ld + order[k]];
 }
 
-/* out (cols × rows) = inᵀ (in: rows × cols), the seed's step 3 (1): a
+/* out (cols × rows) = inᵀ (in: rows × cols), the paper's step 3 (1): a
  * work-group reads a TR_TILE² tile row by row (coalesced) into local memory
  * padded by one column (no bank conflicts on the column reads) and writes
  * it transposed, again row by row; each work-item moves TR_TILE / TR_ROWS

@@ -8,7 +8,9 @@
  *     neighbours', so a work-group reads contiguous spans) down a band of
  *     Q_BAND rows.  The same loads feed its column accumulators and its row
  *     sum; it writes one row partial per row and, at the end, one column
- *     partial per column: the seed paper's band x width partial matrix.
+ *     partial per column: the band x width partial matrix of Li, Liang,
+ *     Zhang and Li, "Parallel Optimization Strategy of Airborne SAR Imaging
+ *     Algorithm Based on ARM GPU".
  *     (sar_quantize_row_sums and sar_quantize_col_sums are the unfused,
  *     one-work-item-per-line starting point, kept for the benchmark.)
  *  2. sar_quantize_finish, small: Q_FS work-items per column and per row

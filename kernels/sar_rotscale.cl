@@ -10,7 +10,9 @@
  * RS_X output pixels of a row with one fused multiply-add per coordinate
  * each, the row's own term computed once.
  *
- * Bilinear is branch-free, in the seed paper's dot-product form: the four
+ * Bilinear is branch-free, in the dot-product form of Li, Liang, Zhang
+ * and Li, "Parallel Optimization Strategy of Airborne SAR Imaging Algorithm
+ * Based on ARM GPU": the four
  * weights (1-fx, fx) x (1-fy, fy) form one vector, the four neighbours
  * another; a neighbour outside the input is replaced by the background with
  * a select (its load is clamped inside so it is always legal).  Taking

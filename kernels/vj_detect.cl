@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* vjfacedetect, DESIGN.md steps 2-5: the cascade over every window of every
+/* vjfacedetect: the cascade over every window of every
  * pyramid level (integrals from vj_pyramid.cl).
  *
- * vj_detect_uber is the seeds' load-balancing framework: one persistent
+ * vj_detect_uber is the load-balancing framework of Nguyen et al. and
+ * Jia et al. (docs/design.md, References): one persistent
  * kernel over all scales; work-groups of VJ_WG work-items (two warps on
  * NVIDIA) take chunks of VJ_CHUNK consecutive windows from a global atomic
  * counter until none remain (dynamic mapping); a window that passes stage
@@ -704,7 +705,7 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
      * face near the camera runs every stage start early, and the many
      * light tiles of a finest level end the launch, when fewer tiles
      * remain than work-groups (5-9% less detection time for one frame on
-     * the H100, docs/PERFORMANCE.md). */
+     * the H100). */
     const int t = total - 1 - l_tile;
     int x0, y0, cw, ch;
     const int s = decode_tile (scales, n_scales, t, &x0, &y0, &cw, &ch);

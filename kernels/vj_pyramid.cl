@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* vjfacedetect, DESIGN.md step 1: the luma, every pyramid level and its
+/* vjfacedetect, first step: the luma, every pyramid level and its
  * integral and squared integral, all levels at once.
  *
  * The levels' integrals are packed the way OpenCV 4.6 packs them

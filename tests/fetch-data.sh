@@ -5,7 +5,7 @@
 #
 #   tests/fetch-data.sh [CLV_GRAY_PGM]
 #
-# Sources (DESIGN.md "Test data"):
+# Sources:
 #   astronaut.png             Debian python3-skimage (NASA, public domain)
 #   grace_hopper_512x512.jpg  Debian facedetect (US Navy, public domain)
 #   franck.webm, cap12_edit.webm, cap13_edit2.webm

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Run the tests of an existing meson build dir without meson.
 
-For machines that have the build but not the tools (the GPU machine): reads
+For machines that have the build but not the tools (a GPU server without
+meson): reads
 BUILD/meson-info/intro-tests.json, maps the paths recorded at configure time
 onto where the checkout is now, runs every test (or those named), and prints
 'N passed, N failed'.

@@ -244,7 +244,9 @@ measure_multilook (Workload * w, double *seconds, GByteArray * output,
   return ok;
 }
 
-/* Bilinear, 30 degrees, x1.5 (the seed paper's settings), same-size output. */
+/* Bilinear, 30 degrees, x1.5 (the settings of Li et al., "Parallel
+ * Optimization Strategy of Airborne SAR Imaging Algorithm Based on ARM
+ * GPU"), same-size output. */
 static gboolean
 measure_rotscale (Workload * w, double *seconds, GByteArray * output,
     GError ** error)
@@ -258,7 +260,7 @@ measure_rotscale (Workload * w, double *seconds, GByteArray * output,
   return time_sar (&r, rotscale_once, seconds, output, error);
 }
 
-/* Coefficient 35 (the seed paper's). */
+/* Coefficient 35 (the same paper's). */
 static gboolean
 measure_quantize (Workload * w, double *seconds, GByteArray * output,
     GError ** error)

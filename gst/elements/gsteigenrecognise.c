@@ -551,7 +551,8 @@ gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
    * GstEigenRecognise:energy:
    *
    * When training, keep the fewest eigenfaces whose eigenvalues sum to
-   * more than this fraction of the total (the seed's formula (1), 0.9 is
+   * more than this fraction of the total (formula (1) of
+   * Li, Yan and Zhang, "Optimization of GPU-based Eigenface Algorithm", 0.9 is
    * typical).  0: not used.  Takes precedence over `stretch` and
    * `num-components`.
    */
@@ -563,8 +564,8 @@ gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
    * GstEigenRecognise:stretch:
    *
    * When training, keep the eigenfaces up to the first whose eigenvalue,
-   * relative to the largest, falls below this (the seed's formula (2),
-   * 0.01 is typical).  0: not used.  Takes precedence over
+   * relative to the largest, falls below this (formula (2) of
+   * the same paper, 0.01 is typical).  0: not used.  Takes precedence over
    * `num-components`.
    */
   g_object_class_install_property (gobject_class, PROP_STRETCH,

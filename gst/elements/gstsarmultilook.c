@@ -6,7 +6,9 @@
  * Multilooks a SAR image on an OpenCL device: every output pixel is the mean
  * of a block of `range-looks` columns by `azimuth-looks` rows, so the output
  * is ⌊W/range-looks⌋ × ⌊H/azimuth-looks⌋ (partial blocks are dropped).
- * `input-domain=intensity` averages the values (the seed paper's rule);
+ * `input-domain=intensity` averages the values (the rule of Li, Liang,
+ * Zhang and Li, "Parallel Optimization Strategy of Airborne SAR Imaging
+ * Algorithm Based on ARM GPU");
  * `amplitude` averages their squares and takes the root, the power-domain
  * mean ESA SNAP uses.  Results are rounded to nearest, in the input format.
  * ROI metas are scaled with the image; the georeferencing meta

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Eigenfaces on the device: training time per step for M faces of S×S
- * (the seed's setup: M = 320 … 1920, 128×128, K = M/5) and recognition
- * time per face in batches; one JSON object on stdout.
+ * (the setup of Li, Yan and Zhang, "Optimization of GPU-based Eigenface
+ * Algorithm": M = 320 … 1920, 128×128, K = M/5) and recognition time per
+ * face in batches; one JSON object on stdout.
  *
  *   bench-eigen [--faces 320,640,960,1280,1600,1920] [--size 128]
  *       [--repeat 3] [--batches 1,16,64,256] [--precision double|float]

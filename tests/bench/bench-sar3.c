@@ -12,7 +12,9 @@
  * times are reported next to the defaults' (work-group shapes, band
  * heights), so that one run on a new device shows whether a default should
  * move.
- * Quantize runs once per step of the seed paper's optimisation (unfused
+ * Quantize runs once per step of the optimisation of Li, Liang, Zhang and
+ * Li, "Parallel Optimization Strategy of Airborne SAR Imaging Algorithm
+ * Based on ARM GPU" (unfused
  * one-line-per-work-item sums; fused pass with scalar loads; with vector
  * loads; with several loads per work-item), selected through CLVISION_TUNE,
  * so each step's gain is measured on the same device in one run.  Every
@@ -27,7 +29,7 @@
 #include "bench-common.h"
 #include "clv-sar.h"
 
-/* The steps of the seed's quantize optimisation, as tunings. */
+/* The steps of the paper's quantize optimisation, as tunings. */
 static const struct
 {
   const char *name;
@@ -252,7 +254,7 @@ append_quantize (GString * json, ClvDevice * dev, const guint16 * host,
   g_string_append_printf (json, ",\n  \"quantize\": {\"size\": %d, "
       "\"format\": \"GRAY16_LE\", \"coef\": %g, \"read_frame_ms\": %.4f, "
       "\"steps\": [", si->width, coef, rd * 1e3);
-  /* The seed's steps, then the extra tunings (skipping the default). */
+  /* The paper's steps, then the extra tunings (skipping the default). */
   for (guint s = 0; s < n_steps + g_strv_length (tunes) - 1; s++) {
     const char *name = s < n_steps ? quantize_steps[s].name : "tuning";
     const char *tune = s < n_steps ? quantize_steps[s].tune :

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The vjfacedetect benchmark as one command (on the GPU machine, after
+# The vjfacedetect benchmark as one command (on a GPU server, after
 # `source .device/setup.sh`, or here): clvision's uberkernel, its simple
 # variant and OpenCV 4.6 detectMultiScale (16 threads, the oracle) on the
 # same frames, wall time per frame including upload and grouping, plus a

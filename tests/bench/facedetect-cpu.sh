@@ -5,10 +5,10 @@
 #   filesrc ! pnmdec ! imagefreeze ! videoscale ! videoconvert
 #     ! facedetect scale-factor=1.1 min-neighbors=3 display=false ! fakesink
 # at each size, one JSON object on stdout.  It runs where the
-# gstreamer1.0-opencv package is installed (not the GPU machine, which has no
+# gstreamer1.0-opencv package is installed (not on a GPU server without
 # OpenCV), so the report marks it as measured on this machine's CPU.
 #
-#   tests/bench/facedetect-cpu.sh [IMAGE.pgm] > docs/bench/facedetect-cpu.json
+#   tests/bench/facedetect-cpu.sh [IMAGE.pgm] > facedetect-cpu.json
 # Environment: SIZES (640x480 1920x1400), FRAMES (10, at least 2).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

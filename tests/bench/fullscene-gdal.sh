@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # gdalsrc and gdalsink at full Sentinel-1 GRD size (25,000 x 16,700 UInt16)
 # on this machine's OpenCL device (PoCL without a GPU).  Not in CI: it needs
-# ~3 GB of disk and memory and minutes on two cores.  The GPU machine has no
-# GDAL: there, bench-fullscene feeds the same size through filesrc !
-# rawvideoparse (docs/PERFORMANCE.md).
+# ~3 GB of disk and memory and minutes on two cores.  Where GDAL is
+# missing, bench-fullscene feeds the same size through filesrc !
+# rawvideoparse.
 #
 #   tests/bench/fullscene-gdal.sh [BUILD] [WORKDIR]
 #

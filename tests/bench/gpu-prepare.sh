@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Prepares .device/ here for tests/bench/gpu-run.sh on the GPU machine (which
+# Prepares .device/ here for tests/bench/gpu-run.sh on a GPU server that
 # has no GStreamer, OpenCL loader, OpenCV or opencv-data): the runtime
 # packages, a release build, the OpenCV oracle bundle, the Haar cascades and
 # GStreamer's PNM decoder (for PGM training images).  Needs ../shared.
@@ -38,7 +38,7 @@ export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/gstcl/lib/x86_64-linux-gnu
 SETUP
 [ -f .device/build/build.ninja ] || \
   meson setup .device/build -Dbuildtype=release -Dtests=enabled
-# GDAL is not on the GPU machine: the clvisiongdal plugin and its tests are
+# GDAL is not on such a server: the clvisiongdal plugin and its tests are
 # not built there.
 meson configure .device/build -Dgdal=disabled
 ninja -C .device/build

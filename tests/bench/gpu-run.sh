@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The test suite and the benchmarks on the GPU machine, from a checkout that
+# The test suite and the benchmarks on a GPU server, from a checkout that
 # carries .device/ (made by tests/bench/gpu-prepare.sh) and tests/data/cache;
-# see docs/PERFORMANCE.md.  Results go to $OUT (or ./gpu-out).
+# see docs/performance.md.  Results go to $OUT (or ./gpu-out).
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
 #                          [vj-registers] [crowded] [recognise] [streams]
@@ -27,7 +27,7 @@ for step in "$@"; do
       # oracle-pieces links OpenCV itself (a CPU-only check of OpenCV's
       # resize and integrals against ours): it runs where OpenCV is installed.
       # example-app-python needs PyGObject and example-app-c meson, which
-      # the GPU machine lacks.  Cascades, mosquitto and mosquitto_passwd lie
+      # the GPU server lacks.  Cascades, mosquitto and mosquitto_passwd lie
       # where setup.sh and gpu-prepare.sh put them.
       python3 tests/run-built.py $b --log /tmp/test-logs --skip oracle-pieces \
         --skip example-app-python --skip example-app-c \
@@ -60,7 +60,7 @@ for step in "$@"; do
       # build logs in the .log; a fresh program cache so that all are
       # built), and the kernels timed under register caps
       # (VJ_MAX_REGISTERS), with 64-wide work-groups (the GPU default) and
-      # 32-wide ones (the default before 2026-11-26).
+      # 32-wide ones (the uberkernel's first default on NVIDIA).
       t=()
       for r in 32 48 64 96; do t+=(--tune VJ_MAX_REGISTERS=$r); done
       for r in 0 32 48; do t+=(--tune VJ_WG=32,VJ_COOP_WINDOWS=2,VJ_MAX_REGISTERS=$r); done
@@ -70,7 +70,7 @@ for step in "$@"; do
         tests/data/cache/astronaut.pgm > "$out/vj-registers.json" \
         2> "$out/vj-registers.log" ;;
     crowded)
-      # Issue 10's crowded frame: 16 faces on a 2048x2048 canvas (and the
+      # A crowded frame: 16 faces on a 2048x2048 canvas (and the
       # empty canvas), one frame per batch: what the host adds (upload,
       # read-back and routing; grouping) next to the kernels.
       python3 tests/bench/face-canvases.py tests/data/cache/astronaut.pgm \
@@ -84,7 +84,7 @@ for step in "$@"; do
         ORACLE_EIGEN=$oracle/oracle-eigen tests/bench/bench-eigen.sh $b \
         > "$out/bench-eigen.json" ;;
     streams)
-      # Concurrent detection streams (issue 10's measurement): a real
+      # Concurrent detection streams: a real
       # photograph at three sizes, 1 to 64 pipelines in one process, with
       # cross-stream batching on and off (STREAM_DEVICES=first,auto on a
       # machine of several GPUs: all on one against spread).

@@ -3,7 +3,7 @@
  * an index or a name pick one device whatever the load.  Runs with PoCL
  * alone (an OCL_ICD_VENDORS folder of its own holding PoCL's .icd file)
  * exposing two devices (POCL_DEVICES="pthread pthread"), so that it asserts
- * the same here and on the GPU machine. */
+ * the same on any machine, with or without GPUs. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

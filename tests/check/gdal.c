@@ -307,8 +307,8 @@ invert_gt (const double gt[6], double x, double y, double *c, double *r)
 }
 
 /* After sarrotscale, each output pixel's georeferenced centre (gdalsink's
- * geotransform) is where DESIGN.md's sampling formula takes it from in the
- * input (gdalsrc's geotransform), within a pixel; with nearest
+ * geotransform) is where the sampling formula (element-sarrotscale) takes
+ * it from in the input (gdalsrc's geotransform), within a pixel; with nearest
  * interpolation the value there is the input pixel's. */
 GST_START_TEST (test_rotscale_keeps_ground_position)
 {

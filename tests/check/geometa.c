@@ -93,7 +93,8 @@ GST_START_TEST (test_quantize_keeps)
 GST_END_TEST;
 
 /* After sarrotscale, the centre of output pixel (xo, yo) is on the ground
- * where DESIGN.md's sampling point (xs, ys) is in the input. */
+ * where the sampling point (xs, ys) of element-sarrotscale is in the
+ * input. */
 GST_START_TEST (test_rotscale)
 {
   const double angle = 90, scale = 2;

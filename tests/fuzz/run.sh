@@ -47,7 +47,7 @@ for t in "${targets[@]}"; do
     # Inputs are cut to 64 KiB: with the whole real cascades (up to 2.6 MB)
     # as seeds the fuzzer manages ~80 inputs/s.  The few paths only whole
     # cascades reach are run by the replay in the suite, which loads them
-    # whole (docs/RELIABILITY.md has a run with whole seeds too).
+    # whole.
     cascade) opts+=(-max_len=65536)
       for d in /usr/share/opencv4/haarcascades /usr/share/opencv4/lbpcascades; do
         [ -d "$d" ] && seeds+=("$d"); done ;;

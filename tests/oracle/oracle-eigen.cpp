@@ -17,15 +17,16 @@
 //       the ROI, written as binary PGM.
 //   oracle-eigen bench [--threads N] [--size S] [--faces M1,M2,...]
 //       [--components K] [--predict N] [--raw FILE]
-//       trains on M faces of S×S for every M (K = 0: M / 5, the seed's
-//       setting) and predicts N faces; prints one JSON object.  The faces
+//       trains on M faces of S×S for every M (K = 0: M / 5, the setting
+//       of Li, Yan and Zhang, "Optimization of GPU-based Eigenface
+//       Algorithm") and predicts N faces; prints one JSON object.  The faces
 //       are synthetic, or with --raw the S×S-byte images packed in FILE
 //       (training takes the first M, probes the N after the largest M,
 //       wrapping around), so a GPU benchmark can time the same data.
 //
 // Images are PGM files read and written here, not through imgcodecs, so
 // the oracle needs only OpenCV's core, imgproc and face libraries (and what
-// they pull in) on the GPU machine.
+// they pull in) on a GPU server.
 #include <opencv2/core.hpp>
 #include <opencv2/face.hpp>
 #include <opencv2/imgproc.hpp>

@@ -135,7 +135,8 @@ check_training (const FaceSet * train, int n_train,
   clv_device_unref (dev);
 }
 
-/* 70 LFW faces (even M), the seed's energy rule. */
+/* 70 LFW faces (even M), the energy rule (formula (1) of
+ * Li, Yan and Zhang, "Optimization of GPU-based Eigenface Algorithm"). */
 static void
 test_train_lfw_energy (void)
 {

@@ -99,7 +99,8 @@ choose (const double *ev, int n, int m, ClvEigenKeepRule rule, int count,
   return clv_eigen_choose_components (ev, n, m, &c);
 }
 
-/* Spectra checked by hand against the seed's formulas (1) and (2). */
+/* Spectra checked by hand against formulas (1) and (2) of
+ * Li, Yan and Zhang, "Optimization of GPU-based Eigenface Algorithm". */
 static void
 test_component_rules (void)
 {
