@@ -45,6 +45,21 @@ enum
   PROP_CREATION_OPTIONS,
 };
 
+typedef struct
+{
+  gchar *location;
+  GDALDriverH driver;
+  char **options;
+} Settings;
+
+static void
+settings_clear (Settings * settings)
+{
+  g_clear_pointer (&settings->location, g_free);
+  g_clear_pointer (&settings->options, CSLDestroy);
+  settings->driver = NULL;
+}
+
 struct _GstGdalSink
 {
   GstBaseSink parent;
@@ -55,6 +70,7 @@ struct _GstGdalSink
   gchar *creation_options;
 
   /* streaming */
+  Settings settings;            /* taken in start */
   GstVideoInfo info;
   guint index;
 };
@@ -69,10 +85,92 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY8, GRAY16_LE }")));
 
+/* The driver called `name` if it can write rasters, else NULL. */
+static GDALDriverH
+writing_driver (const gchar * name)
+{
+  GDALDriverH driver = GDALGetDriverByName (name);
+
+  if (driver == NULL || (GDALGetMetadataItem (driver, GDAL_DCAP_CREATE, NULL)
+          == NULL && GDALGetMetadataItem (driver, GDAL_DCAP_CREATECOPY,
+              NULL) == NULL))
+    return NULL;
+  return driver;
+}
+
+/* The location, driver and creation options, checked before any frame
+ * comes, into `settings` (nullable).  FALSE after posting the error. */
+static gboolean
+take_settings (GstGdalSink * self, Settings * settings)
+{
+  Settings got = { NULL, NULL, NULL };
+  gchar *driver_name;
+
+  GST_OBJECT_LOCK (self);
+  got.location = g_strdup (self->location);
+  driver_name = g_strdup (self->driver);
+  got.options = CSLTokenizeString2 (self->creation_options ?
+      self->creation_options : "", " ,", 0);
+  GST_OBJECT_UNLOCK (self);
+  if (got.location == NULL || got.location[0] == '\0')
+    goto no_location;
+  got.driver = writing_driver (driver_name);
+  if (got.driver == NULL)
+    goto no_driver;
+  g_free (driver_name);
+  if (settings)
+    *settings = got;
+  else
+    settings_clear (&got);
+  return TRUE;
+
+  /* ERRORS */
+no_location:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No file name given: set the location property"), (NULL));
+    goto fail;
+  }
+no_driver:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("\"%s\" is not a GDAL driver that can write rasters (see "
+            "gdalinfo --formats)", driver_name), (NULL));
+    goto fail;
+  }
+fail:
+  g_free (driver_name);
+  settings_clear (&got);
+  return FALSE;
+}
+
+/* GstBaseSink posts a generic error of its own after any failed start: the
+ * settings are checked in NULL->READY too, so that a bad one is one error,
+ * ours. */
+static GstStateChangeReturn
+gst_gdal_sink_change_state (GstElement * element, GstStateChange transition)
+{
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY
+      && !take_settings (GST_GDAL_SINK (element), NULL))
+    return GST_STATE_CHANGE_FAILURE;
+  return GST_ELEMENT_CLASS (gst_gdal_sink_parent_class)->change_state
+      (element, transition);
+}
+
 static gboolean
 gst_gdal_sink_start (GstBaseSink * sink)
 {
-  GST_GDAL_SINK (sink)->index = 0;
+  GstGdalSink *self = GST_GDAL_SINK (sink);
+
+  self->index = 0;
+  settings_clear (&self->settings);
+  return take_settings (self, &self->settings);
+}
+
+static gboolean
+gst_gdal_sink_stop (GstBaseSink * sink)
+{
+  settings_clear (&GST_GDAL_SINK (sink)->settings);
   return TRUE;
 }
 
@@ -133,80 +231,45 @@ static GstFlowReturn
 gst_gdal_sink_render (GstBaseSink * sink, GstBuffer * buf)
 {
   GstGdalSink *self = GST_GDAL_SINK (sink);
-  gchar *location, *driver_name, *filename;
-  char **options;
-  GDALDriverH driver;
+  const Settings *settings = &self->settings;
+  gchar *filename;
   GstVideoFrame frame;
   gboolean ok;
 
-  GST_OBJECT_LOCK (self);
-  location = g_strdup (self->location);
-  driver_name = g_strdup (self->driver);
-  options = CSLTokenizeString2 (self->creation_options ?
-      self->creation_options : "", " ,", 0);
-  GST_OBJECT_UNLOCK (self);
-
-  if (location == NULL || location[0] == '\0')
-    goto no_location;
-  driver = GDALGetDriverByName (driver_name);
-  if (driver == NULL || (GDALGetMetadataItem (driver, GDAL_DCAP_CREATE, NULL)
-          == NULL && GDALGetMetadataItem (driver, GDAL_DCAP_CREATECOPY,
-              NULL) == NULL))
-    goto no_driver;
   if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_READ))
     goto map_failed;
   /* multifilesink's rule: the location is a printf pattern of the index. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-  filename = g_strdup_printf (location, self->index);
+  filename = g_strdup_printf (settings->location, self->index);
 #pragma GCC diagnostic pop
   CPLErrorReset ();
-  ok = write_raster (driver, filename, &frame, gst_buffer_get_clv_geo_meta
-      (buf), (CSLConstList) options);
+  ok = write_raster (settings->driver, filename, &frame,
+      gst_buffer_get_clv_geo_meta (buf), (CSLConstList) settings->options);
   gst_video_frame_unmap (&frame);
   if (!ok)
     goto write_failed;
   GST_INFO_OBJECT (self, "wrote %s", filename);
   self->index++;
   g_free (filename);
-  g_free (location);
-  g_free (driver_name);
-  CSLDestroy (options);
   return GST_FLOW_OK;
 
   /* ERRORS */
-no_location:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No file name given: set the location property"), (NULL));
-    goto fail;
-  }
-no_driver:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("\"%s\" is not a GDAL driver that can write rasters (see "
-            "gdalinfo --formats)", driver_name), (NULL));
-    goto fail;
-  }
 map_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("Could not map a frame"),
         (NULL));
-    goto fail;
+    return GST_FLOW_ERROR;
   }
 write_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-        ("Could not write \"%s\" with the %s driver", filename, driver_name),
+        ("Could not write \"%s\" with the %s driver", filename,
+            GDALGetDriverShortName (settings->driver)),
         ("GDAL: %s", CPLGetLastErrorMsg ()));
     g_free (filename);
-    goto fail;
+    return GST_FLOW_ERROR;
   }
-fail:
-  g_free (location);
-  g_free (driver_name);
-  CSLDestroy (options);
-  return GST_FLOW_ERROR;
 }
 
 static void
@@ -268,6 +331,7 @@ gst_gdal_sink_finalize (GObject * object)
   g_free (self->location);
   g_free (self->driver);
   g_free (self->creation_options);
+  settings_clear (&self->settings);
   G_OBJECT_CLASS (gst_gdal_sink_parent_class)->finalize (object);
 }
 
@@ -302,7 +366,9 @@ gst_gdal_sink_class_init (GstGdalSinkClass * klass)
       "Sink/Video", "Writes frames as georeferenced rasters with GDAL",
       "clvision developers");
 
+  element_class->change_state = gst_gdal_sink_change_state;
   sink_class->start = gst_gdal_sink_start;
+  sink_class->stop = gst_gdal_sink_stop;
   sink_class->set_caps = gst_gdal_sink_set_caps;
   sink_class->render = gst_gdal_sink_render;
 }

@@ -42,6 +42,8 @@
  *     gdalsink location=multilooked.tif
  * ]|
  */
+/* GDAL's VSIStatBufL is glibc's struct stat64. */
+#define _GNU_SOURCE
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -51,6 +53,7 @@
 
 #include <gdal.h>
 #include <cpl_error.h>
+#include <cpl_vsi.h>
 #include <gst/clvision/clvision.h>
 
 #include "gstgdalsrc.h"
@@ -228,9 +231,18 @@ open_dataset (GstGdalSrc * self, const gchar * location)
 {
   gint bands;
 
+  VSIStatBufL file_stat;
+
+  /* GDAL's reason goes to the error's debug part, not to stderr. */
   CPLErrorReset ();
-  self->dataset = GDALOpenEx (location, GDAL_OF_RASTER | GDAL_OF_READONLY,
-      NULL, NULL, NULL);
+  CPLPushErrorHandler (CPLQuietErrorHandler);
+  self->dataset = GDALOpenEx (location, GDAL_OF_RASTER | GDAL_OF_READONLY |
+      GDAL_OF_VERBOSE_ERROR, NULL, NULL, NULL);
+  CPLPopErrorHandler ();
+  /* Names that are not files (NETCDF:f.nc:var) can open; a file can't
+   * open if it is not there. */
+  if (self->dataset == NULL && VSIStatL (location, &file_stat) != 0)
+    goto no_such_file;
   if (self->dataset == NULL)
     goto not_raster;
   bands = GDALGetRasterCount (self->dataset);
@@ -239,6 +251,13 @@ open_dataset (GstGdalSrc * self, const gchar * location)
   return TRUE;
 
   /* ERRORS */
+no_such_file:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No such file: \"%s\"", location),
+        ("GDAL: %s", CPLGetLastErrorMsg ()));
+    return FALSE;
+  }
 not_raster:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
@@ -289,10 +308,11 @@ too_large:
   }
 }
 
+/* Opens the first file of the list at its first band to read.  FALSE
+ * after posting the error. */
 static gboolean
-gst_gdal_src_start (GstBaseSrc * src)
+open_first (GstGdalSrc * self)
 {
-  GstGdalSrc *self = GST_GDAL_SRC (src);
   gchar *first = NULL;
   gboolean ok;
 
@@ -323,6 +343,29 @@ no_location:
         ("No file name given: set the location property"), (NULL));
     return FALSE;
   }
+}
+
+static gboolean
+gst_gdal_src_start (GstBaseSrc * src)
+{
+  return open_first (GST_GDAL_SRC (src));
+}
+
+/* GstBaseSrc posts a generic error of its own after any failed start: the
+ * first file is opened in NULL->READY too, so that a bad location fails
+ * there with one error, ours. */
+static GstStateChangeReturn
+gst_gdal_src_change_state (GstElement * element, GstStateChange transition)
+{
+  GstGdalSrc *self = GST_GDAL_SRC (element);
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    if (!open_first (self))
+      return GST_STATE_CHANGE_FAILURE;
+    g_clear_pointer (&self->dataset, GDALClose);
+  }
+  return GST_ELEMENT_CLASS (gst_gdal_src_parent_class)->change_state (element,
+      transition);
 }
 
 /* Moves to the band of the next frame, opening the next file of the list
@@ -720,6 +763,7 @@ gst_gdal_src_class_init (GstGdalSrcClass * klass)
       "Source/Video", "Reads one band of a GDAL raster as one georeferenced "
       "GRAY8 or GRAY16_LE frame", "clvision developers");
 
+  element_class->change_state = gst_gdal_src_change_state;
   src_class->start = gst_gdal_src_start;
   src_class->stop = gst_gdal_src_stop;
   src_class->get_caps = gst_gdal_src_get_caps;

@@ -174,6 +174,46 @@ run_ok (const gchar * description, GstElement ** keep, GList ** messages)
   fail_unless (err == NULL, "%s: %s", description, err);
 }
 
+/* Starts `description`, which must fail, and returns its error messages'
+ * texts in order (g_strfreev them): all of them, not only the first. */
+static gchar **
+pipeline_errors (const gchar * description)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+  GPtrArray *texts = g_ptr_array_new ();
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (pipeline != NULL, "%s: %s", description,
+      error ? error->message : "");
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_element_get_state (pipeline, NULL, NULL, 30 * GST_SECOND);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    gst_message_parse_error (msg, &error, NULL);
+    g_ptr_array_add (texts, g_strdup (error->message));
+    g_clear_error (&error);
+    gst_message_unref (msg);
+  }
+  g_ptr_array_add (texts, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return (gchar **) g_ptr_array_free (texts, FALSE);
+}
+
+/* `description` fails with exactly one error, which contains `text`. */
+static void
+check_one_error (const gchar * description, const gchar * text)
+{
+  gchar **errors = pipeline_errors (description);
+
+  fail_unless_equals_int (g_strv_length (errors), 1);
+  fail_unless (strstr (errors[0], text) != NULL, "%s", errors[0]);
+  g_strfreev (errors);
+}
+
 /* Reads band 1 of `path` as UInt16 values (g_free them). */
 static guint16 *
 read_band (const gchar * path, int *w, int *h, double gt[6])
@@ -497,16 +537,36 @@ GST_START_TEST (test_not_a_raster)
 {
   gchar *in = tmp_path ("notes.tif");
   gchar *desc = g_strdup_printf ("gdalsrc location=%s ! fakesink", in);
-  gchar *err;
 
   fail_unless (g_file_set_contents (in, "not an image\n", -1, NULL));
-  err = run_pipeline (desc, NULL, NULL);
-  fail_unless (err != NULL);
-  fail_unless (strstr (err, "is not a raster that GDAL can open") != NULL,
-      "%s", err);
-  g_free (err);
+  check_one_error (desc, "is not a raster that GDAL can open");
   g_free (desc);
   g_free (in);
+}
+
+GST_END_TEST;
+
+/* A missing file is one error that says so (GstBaseSrc adds none). */
+GST_START_TEST (test_missing_file)
+{
+  gchar *in = tmp_path ("no-such-scene.tif");
+  gchar *desc = g_strdup_printf ("gdalsrc location=%s ! fakesink", in);
+  gchar *text = g_strdup_printf ("No such file: \"%s\"", in);
+
+  check_one_error (desc, text);
+  g_free (text);
+  g_free (desc);
+  g_free (in);
+}
+
+GST_END_TEST;
+
+/* No location on either element: one error each. */
+GST_START_TEST (test_no_location)
+{
+  check_one_error ("gdalsrc ! fakesink", "No file name given");
+  check_one_error ("videotestsrc num-buffers=1 ! video/x-raw,format=GRAY8 ! "
+      "gdalsink", "No file name given");
 }
 
 GST_END_TEST;
@@ -519,13 +579,10 @@ GST_START_TEST (test_sink_bad_driver)
   gchar *out = tmp_path ("out.xyz");
   gchar *desc = g_strdup_printf ("gdalsrc location=%s ! gdalsink "
       "driver=NoSuchDriver location=%s", in, out);
-  gchar *err = run_pipeline (desc, NULL, NULL);
 
-  fail_unless (err != NULL);
-  fail_unless (strstr (err, "\"NoSuchDriver\" is not a GDAL driver that "
-          "can write rasters") != NULL, "%s", err);
+  check_one_error (desc, "\"NoSuchDriver\" is not a GDAL driver that "
+      "can write rasters");
   fail_if (g_file_test (out, G_FILE_TEST_EXISTS));
-  g_free (err);
   g_free (desc);
   g_free (out);
   g_free (in);
@@ -688,6 +745,8 @@ gdal_suite (void)
   tcase_add_test (tc, test_cfloat32_intensity_db);
   tcase_add_test (tc, test_missing_band);
   tcase_add_test (tc, test_not_a_raster);
+  tcase_add_test (tc, test_missing_file);
+  tcase_add_test (tc, test_no_location);
   tcase_add_test (tc, test_too_large_for_device);
   tcase_add_test (tc, test_sink_bad_driver);
   tcase_add_test (tc, test_file_series);
