@@ -14,12 +14,67 @@
  * #GstRoiExport:dropped, with a warning on the bus.  EOS waits for the
  * queue to drain, at most #GstRoiExport:flush-timeout.  The element is a
  * passthrough: buffers, caps and metas go downstream untouched, in system
- * memory or `memory:OpenCL`.  The record format is the README's "metadata
- * contract".
+ * memory or `memory:OpenCL`; nothing is mapped.
  *
  * A frame without any ROI still gives a record (`"rois": []`), so that a
  * consumer can tell "no face" from "no frame", unless #GstRoiExport:skip-empty
- * is set.
+ * is set.  A file that cannot be opened, a malformed `mqtt-broker`, a topic
+ * with wildcards or an unreadable CA file fail the start with a message
+ * naming the property; so does setting neither `location` nor
+ * `mqtt-broker`.
+ *
+ * ## The record (one line per frame)
+ *
+ * |[<!-- language="json" -->
+ * {"frame":0,"pts":0,"duration":33333333,"running_time":0,
+ *  "stream_id":"04772a5e…","source":"door","width":512,"height":512,
+ *  "rois":[{"id":0,"parent_id":0,"roi_type":"face",
+ *    "box":{"x":153,"y":85,"w":229,"h":229},
+ *    "box_normalized":{"x_min":0.2988,"y_min":0.1660,"x_max":0.7461,"y_max":0.6133},
+ *    "detection":{"label":"face","label_id":0,"confidence":0.857,"neighbors":30},
+ *    "recognition":{"label":"grace","label_id":1,"distance":1523.4,"confidence":0.41}}]}
+ * ]|
+ *
+ * - `frame` (int): the frame's number since the element started, counting
+ *   every frame (also those `skip-empty` leaves out), from 0.
+ * - `pts`, `duration` (int or null): the buffer's timestamp and duration in
+ *   nanoseconds; `running_time` (int or null): `pts` as running time, for
+ *   matching streams; null without a TIME segment or timestamp.
+ * - `stream_id` (string or null): the id of the last stream-start event;
+ *   `source` (string): `source-name`, or the element's name.
+ * - `width`, `height` (int): the frame size from the caps.
+ * - `rois` (array): every #GstVideoRegionOfInterestMeta of the buffer, in
+ *   the buffer's order: `id`, `parent_id`, `roi_type`; `box` (`x`, `y`,
+ *   `w`, `h` in pixels, as in the meta); `box_normalized` (`x_min` =
+ *   x/width, `y_min` = y/height, `x_max` = (x+w)/width, `y_max` =
+ *   (y+h)/height, not clamped); `detection` and `recognition` when the ROI
+ *   has those structures (fields as vjfacedetect and eigenrecognise give
+ *   them); `params`, one member per other parameter structure, holding its
+ *   fields.
+ *
+ * Other structures map by type: booleans, integers (unsigned 64-bit values
+ * past 2^63 as floating-point numbers), floats, strings, nested structures
+ * as objects, lists and arrays as arrays, anything else (fractions, enums,
+ * caps) as its GStreamer serialisation string.  JSON has no NaN or
+ * infinity: such numbers are written as null.  Strings are UTF-8 (invalid
+ * bytes become U+FFFD) with control characters escaped.
+ *
+ * ## MQTT
+ *
+ * Records go to the broker through libmosquitto.  The worker connects in
+ * the background and, while the broker is away, reconnects with a backoff
+ * from 0.1 s doubling up to 5 s; meanwhile the queue fills and then drops
+ * its oldest records.  The bus hears of it as warnings: one per outage
+ * ("Cannot reach the MQTT broker HOST:PORT: REASON", "Lost the connection
+ * …"), and "MQTT queue full" at the first drop, then at most every 5 s.
+ * With QoS 1 or 2 a record leaves the queue only when the broker
+ * acknowledges it, and records in flight when a connection breaks are sent
+ * again on the next one: nothing is lost uncounted, and a record may
+ * arrive twice, never out of order.  With QoS 0 a record leaves the queue
+ * once written to the socket.  At EOS the element waits until the queue is
+ * empty, at most `flush-timeout`; records still queued then are dropped
+ * (and counted) when it stops.  Stopping without EOS drops what is queued,
+ * and never waits more than a second.
  *
  * ## Example launch line
  * |[

@@ -5,7 +5,10 @@
  *
  * Draws every #GstVideoRegionOfInterestMeta of a frame: its box and a
  * label built from its "detection" (confidence) and "recognition" (name,
- * distance) parameter structures.  Frames in system memory are drawn on the
+ * distance) parameter structures: the recognition's label (else the
+ * detection's, else the ROI type), then, with `show-confidence`,
+ * ` d=<distance>` and ` <confidence>%`, e.g. `alice d=1234 50%` or
+ * `face 86%`; names longer than 64 characters are cut.  Frames in system memory are drawn on the
  * CPU; frames in memory:OpenCL are drawn by a kernel on the device, so a
  * chain from clupload to cldownload never leaves it.  Both give the same
  * bytes (common/clv-overlay.h has the rules).
@@ -16,8 +19,11 @@
  * whichever reads better; Pango renders each distinct text once, in
  * `font-desc`, into a cached alpha mask.  Colours: one per label_id (the
  * recognition's, else the detection's) from a palette of eight, or the
- * fixed `color`; colours are converted to the frame's components with
- * BT.601 (limited range for YUV, OpenCV's gray weights for GRAY8).
+ * fixed `color` (drawn opaque).  The palette: 0 green, 1 red, 2 azure,
+ * 3 yellow, 4 magenta, 5 cyan, 6 orange, 7 violet; ids wrap modulo 8 and
+ * -1 (unknown) takes violet.  Colours are converted to the frame's
+ * components with BT.601 (limited range for YUV, OpenCV's gray weights for
+ * GRAY8).
  *
  * When downstream (e.g. glimagesink) supports #GstVideoOverlayCompositionMeta
  * in its allocation query, the boxes and labels are attached as an overlay

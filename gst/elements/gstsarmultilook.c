@@ -10,7 +10,9 @@
  * Zhang and Li, "Parallel Optimization Strategy of Airborne SAR Imaging
  * Algorithm Based on ARM GPU");
  * `amplitude` averages their squares and takes the root, the power-domain
- * mean ESA SNAP uses.  Results are rounded to nearest, in the input format.
+ * mean ESA SNAP uses.  Results are rounded to nearest (halves up), in the
+ * input format.  A frame smaller than one block fails negotiation with a
+ * message that says so.
  * ROI metas are scaled with the image; the georeferencing meta
  * (GstClvGeoMeta) gets the looks' pixel size, from the same origin.
  *

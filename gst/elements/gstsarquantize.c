@@ -7,7 +7,10 @@
  * normalising each pixel by the means of its row and column:
  * F(x,y) = clamp(round(I(x,y) coef M / (Rmean(y) Cmean(x))), 0, 255),
  * where M is the mean of the whole frame.  A pixel whose row or column
- * is all zero becomes 0.  The output has the input's size; ROI metas pass
+ * is all zero becomes 0; a flat image maps every pixel to `coef`.  The
+ * arithmetic is exact integer sums, then single precision with correctly
+ * rounded reciprocals, so every device gives the same bytes.  The output
+ * has the input's size; ROI metas and the georeferencing meta pass
  * unchanged.
  *
  * ## Example launch line

@@ -10,8 +10,16 @@
  * xs = u cos a - v sin a + cxi, ys = u sin a + v cos a + cyi,
  * with centres c = (size - 1) / 2, by `nearest` or `bilinear`
  * interpolation; what falls outside the input takes the `background`
- * value.  The output is `width` x `height` (0: the input's size), in the
- * input's format.  ROI metas are mapped through the transform: the bounding
+ * value.  Because image y grows downwards, a positive angle turns the
+ * picture counter-clockwise on screen: at 90° the input's right edge
+ * becomes the output's top edge.  Multiples of 90° (with a square or
+ * transposed output) are exact pixel permutations, and the defaults (0°,
+ * scale 1) reproduce the input exactly.  Bilinear weighs the four pixels
+ * around the sample; a neighbour outside the input counts as `background`,
+ * so the image blends into the background over one pixel at its border.
+ * Results are rounded to nearest.  The output is `width` x `height` (0: the
+ * input's size), in the input's format; every property can change while
+ * playing (`width` and `height` renegotiate the output caps).  ROI metas are mapped through the transform: the bounding
  * box of the four mapped corners, clipped to the frame; ROIs that end up
  * outside are dropped.  The georeferencing meta (GstClvGeoMeta) is
  * composed with the same transform: rotation, pixel size and origin.

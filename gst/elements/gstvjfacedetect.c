@@ -21,7 +21,19 @@
  * GPUs, runs the cascade as one persistent, load-balanced kernel over all
  * scales; on CPU devices (PoCL) a plain one-work-item-per-window kernel per
  * scale is faster and is the default (`CLVISION_TUNE=VJ_VARIANT=uber` or
- * `simple` chooses).
+ * `simple` chooses).  Frames smaller than the cascade's window give no
+ * faces.
+ *
+ * The vjfacedetect elements of a process that use one device and one
+ * cascade file share one detection service: frames that arrive while a
+ * batch runs on the device are detected together in the next batch,
+ * without a timer, so a lone stream never waits for company; each element
+ * still gets exactly its own faces.
+ *
+ * A cascade that cannot be read or is malformed, or a `min-size` or
+ * `max-size` that is not WIDTHxHEIGHT, fails the change to PAUSED with the
+ * loader's message (file, line, what is wrong); a missing default cascade
+ * names Debian's `opencv-data` package.
  *
  * ## Example launch line
  * |[

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""docs/PERFORMANCE.md and its plots from the raw JSON of tests/bench/report.sh.
+"""docs/performance.md and its plots from the raw JSON of tests/bench/report.sh.
 
     python3 tests/bench/report-generate.py GPU_DIR [--pocl DIR]
-        [--facedetect FILE] [--streams FILE] [--doc docs/PERFORMANCE.md]
+        [--facedetect FILE] [--streams FILE] [--doc docs/performance.md]
         [--plots docs/bench/plots]
 
 GPU_DIR is report.sh's output on the GPU machine; --pocl the output of a
@@ -755,7 +755,7 @@ def main():
     p.add_argument("--pocl")
     p.add_argument("--facedetect")
     p.add_argument("--streams")
-    p.add_argument("--doc", default="docs/PERFORMANCE.md")
+    p.add_argument("--doc", default="docs/performance.md")
     p.add_argument("--plots", default="docs/bench/plots")
     args = p.parse_args()
     if not os.path.exists(os.path.join(args.gpu_dir, "report-meta.json")):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Every benchmark in one go, raw JSON into OUT_DIR, for the report that
-# tests/bench/report-generate.py turns into docs/PERFORMANCE.md:
+# tests/bench/report-generate.py turns into docs/performance.md:
 #
 #   tests/bench/report.sh [BUILD_DIR [OUT_DIR]]      (defaults: build, $OUT or report-out)
 #
@@ -12,7 +12,7 @@
 # minutes before the Eigenfaces step).  The device tool brings back only a
 # few loose files, so pack OUT_DIR (tar) before the call ends.  Then here:
 #
-#   python3 tests/bench/report-generate.py OUT_DIR    # docs/PERFORMANCE.md + plots
+#   python3 tests/bench/report-generate.py OUT_DIR    # docs/performance.md + plots
 #
 # Steps (each timed, its exit status recorded in OUT_DIR/report-meta.json; a
 # failed step leaves a gap in the report, never a made-up figure):
