@@ -3,11 +3,18 @@
  * FileStorage writes (block maps and sequences indented by 3, `!!tag`s,
  * flow sequences of numbers, plain and double-quoted scalars), read by a
  * small hand-written parser and written byte for byte as OpenCV does. */
+#define _GNU_SOURCE             /* renameat2 */
 #include "clv-eigen.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 G_DEFINE_QUARK (clv-eigen-error-quark, clv_eigen_error);
 
@@ -1205,18 +1212,80 @@ clv_eigen_model_to_string (const ClvEigenModel * m)
   return g_string_free (s, FALSE);
 }
 
+/* Writes all of `text` to `fd` and flushes it to the disk; FALSE with
+ * errno set. */
+static gboolean
+write_durably (int fd, const char *text)
+{
+  gsize left = strlen (text);
+
+  while (left > 0) {
+    gssize n = write (fd, text, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return FALSE;
+    text += n;
+    left -= n;
+  }
+  return fsync (fd) == 0;
+}
+
+/* The model goes to a temporary file next to `path`, flushed to the disk,
+ * then takes the name in one rename: a crash or a full disk never leaves
+ * half a model under `path`.  Without `replace`, the rename refuses an
+ * existing file (atomically where the file system can, RENAME_NOREPLACE). */
 gboolean
 clv_eigen_model_save (const ClvEigenModel * m, const char *path,
-    GError ** error)
+    gboolean replace, GError ** error)
 {
   g_autofree char *text = clv_eigen_model_to_string (m);
-  GError *err = NULL;
+  g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
+  int fd, rc, saved;
 
-  if (!g_file_set_contents (path, text, -1, &err)) {
-    g_set_error (error, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_IO,
-        "Cannot write the model: %s", err->message);
-    g_error_free (err);
-    return FALSE;
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    goto failed;
+  if (!write_durably (fd, text)) {
+    saved = errno;
+    close (fd);
+    rc = -1;
+  } else {
+    rc = close (fd);
+    saved = errno;
+  }
+  if (rc == 0 && replace) {
+    rc = g_rename (tmp, path);
+    saved = errno;
+  } else if (rc == 0) {
+    rc = renameat2 (AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
+    saved = errno;
+    if (rc != 0 && saved == EINVAL) {   /* not on this file system */
+      if (g_file_test (path, G_FILE_TEST_EXISTS)) {
+        saved = EEXIST;
+      } else {
+        rc = g_rename (tmp, path);
+        saved = errno;
+      }
+    }
+  }
+  if (rc != 0) {
+    g_unlink (tmp);
+    errno = saved;
+    goto failed;
   }
   return TRUE;
+
+  /* ERRORS */
+failed:
+  {
+    saved = errno;
+    if (saved == EEXIST)
+      g_set_error (error, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_EXISTS,
+          "Model file \"%s\" exists: not replaced", path);
+    else
+      g_set_error (error, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_IO,
+          "Cannot write the model \"%s\": %s", path, g_strerror (saved));
+    return FALSE;
+  }
 }

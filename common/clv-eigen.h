@@ -20,6 +20,7 @@ typedef enum
   CLV_EIGEN_ERROR_MISSING_KEY,  /* a key the model needs is absent */
   CLV_EIGEN_ERROR_BAD_VALUE,    /* wrong type, size or non-numeric data */
   CLV_EIGEN_ERROR_TRAINING,     /* too few images, sizes that differ, ... */
+  CLV_EIGEN_ERROR_EXISTS,       /* the model file exists, not to be replaced */
 } ClvEigenError;
 
 /* The label OpenCV and we give a face that is farther than the threshold
@@ -68,9 +69,12 @@ ClvEigenModel *clv_eigen_model_load (const char *path, int width,
 ClvEigenModel *clv_eigen_model_parse (const char *text, gsize length,
     const char *name, int width, int height, GError ** error);
 
-/* Writes the model as OpenCV does (loadable by EigenFaceRecognizer::read). */
+/* Writes the model as OpenCV does (loadable by EigenFaceRecognizer::read),
+ * through a temporary file renamed once complete, so that `path` holds a
+ * whole model or none.  An existing `path` is replaced only with `replace`
+ * (else CLV_EIGEN_ERROR_EXISTS). */
 gboolean clv_eigen_model_save (const ClvEigenModel * model, const char *path,
-    GError ** error);
+    gboolean replace, GError ** error);
 char *clv_eigen_model_to_string (const ClvEigenModel * model);
 
 /* How many components to keep: formulas (1) and (2) of Li, Yan and Zhang,

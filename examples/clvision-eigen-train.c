@@ -191,7 +191,7 @@ main (int argc, char **argv)
   gst_clv_face_images_name_labels (images, model);
   {
     gint64 w0 = g_get_monotonic_time ();
-    if (!clv_eigen_model_save (model, output, &error))
+    if (!clv_eigen_model_save (model, output, TRUE, &error))
       goto failed;
     if (!quiet)
       print_summary (images, model, &stats, (t1 - t0) * 1e-6,

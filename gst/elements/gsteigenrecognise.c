@@ -21,8 +21,12 @@
  * The model is an OpenCV FileStorage YAML file as
  * `cv::face::EigenFaceRecognizer::write` or `clvision-eigen-train` writes
  * it (`model`), or is trained when the element starts from the images in
- * `train-dir`/<label>/ (and written to `model` if that is set too).  A
- * model written by OpenCV carries no image size and is taken as square;
+ * `train-dir`/<label>/ (and written to `model` if that is set too).  An
+ * existing model file is replaced only with `overwrite`: otherwise the
+ * element fails to start, before training, and says so.  The model is
+ * written to a temporary file and renamed once complete, so that a crash
+ * never leaves half a model.  A model written by OpenCV carries no image
+ * size and is taken as square;
  * those of `clvision-eigen-train` and `train-dir` record it in keys OpenCV
  * ignores.  A missing or malformed model file, or none at all, fails the
  * start with a message naming the file, the key and what was expected.
@@ -66,6 +70,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_eigen_recognise_debug);
 #define DEFAULT_NUM_COMPONENTS 0
 #define DEFAULT_ENERGY 0.0
 #define DEFAULT_STRETCH 0.0
+#define DEFAULT_OVERWRITE FALSE
 
 enum
 {
@@ -79,6 +84,7 @@ enum
   PROP_NUM_COMPONENTS,
   PROP_ENERGY,
   PROP_STRETCH,
+  PROP_OVERWRITE,
 };
 
 struct _GstEigenRecognise
@@ -93,6 +99,7 @@ struct _GstEigenRecognise
   gint train_width, train_height;
   gint num_components;
   gdouble energy, stretch;
+  gboolean overwrite;
 
   /* streaming */
   ClvEigenModel *model;
@@ -122,12 +129,14 @@ obtain_model (GstEigenRecognise * self, GError ** error)
   GstClvFaceImages *images;
   ClvEigenTrainStats times;
   ClvEigenModel *model = NULL;
+  gboolean overwrite;
 
   GST_OBJECT_LOCK (self);
   model_path = g_strdup (self->model_path);
   train_dir = g_strdup (self->train_dir);
   width = self->train_width;
   height = self->train_height;
+  overwrite = self->overwrite;
   comp.count = self->num_components;
   if (self->energy > 0) {
     comp.rule = CLV_EIGEN_KEEP_ENERGY;
@@ -149,6 +158,14 @@ obtain_model (GstEigenRecognise * self, GError ** error)
     goto done;
   }
 
+  /* Said before the training, which can take minutes. */
+  if (model_path && !overwrite && g_file_test (model_path, G_FILE_TEST_EXISTS)) {
+    g_set_error (error, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_EXISTS,
+        "Model file \"%s\" exists: set overwrite=true to replace it with "
+        "the model trained from train-dir, or unset train-dir to use it",
+        model_path);
+    goto done;
+  }
   GST_INFO_OBJECT (self, "training on %s at %dx%d", train_dir, width, height);
   images = gst_clv_face_images_load (train_dir, width, height, NULL, NULL,
       error);
@@ -162,7 +179,8 @@ obtain_model (GstEigenRecognise * self, GError ** error)
     GST_INFO_OBJECT (self, "trained on %d images of %d labels: %d "
         "components, %d sweeps, %.3f s", images->n, images->n_labels,
         model->n_components, times.sweeps, times.wall);
-    if (model_path && !clv_eigen_model_save (model, model_path, error))
+    if (model_path && !clv_eigen_model_save (model, model_path, overwrite,
+            error))
       g_clear_pointer (&model, clv_eigen_model_free);
   }
   gst_clv_face_images_free (images);
@@ -198,7 +216,10 @@ gst_eigen_recognise_start (GstBaseTransform * trans)
   /* ERRORS */
 no_model:
   {
-    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, NOT_FOUND, error);
+    if (g_error_matches (error, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_EXISTS))
+      GST_CLV_FILTER_POST_ERROR (self, RESOURCE, OPEN_WRITE, error);
+    else
+      GST_CLV_FILTER_POST_ERROR (self, RESOURCE, NOT_FOUND, error);
     return FALSE;
   }
 no_recogniser:
@@ -428,6 +449,9 @@ gst_eigen_recognise_set_property (GObject * object, guint prop_id,
     case PROP_STRETCH:
       self->stretch = g_value_get_double (value);
       break;
+    case PROP_OVERWRITE:
+      self->overwrite = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -469,6 +493,9 @@ gst_eigen_recognise_get_property (GObject * object, guint prop_id,
       break;
     case PROP_STRETCH:
       g_value_set_double (value, self->stretch);
+      break;
+    case PROP_OVERWRITE:
+      g_value_set_boolean (value, self->overwrite);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -582,6 +609,18 @@ gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
       g_param_spec_double ("stretch", "Stretch",
           "Keep eigenfaces until λ(K+1)/λ(1) falls below this (0: off)",
           0, 1, DEFAULT_STRETCH, ready));
+  /**
+   * GstEigenRecognise:overwrite:
+   *
+   * With `train-dir`, replace an existing `model` file with the newly
+   * trained model.  Unset, an existing file makes the element fail to
+   * start (before training) rather than lose that model.
+   */
+  g_object_class_install_property (gobject_class, PROP_OVERWRITE,
+      g_param_spec_boolean ("overwrite", "Overwrite",
+          "Replace an existing model file with the model trained from "
+          "train-dir (unset: fail to start instead)", DEFAULT_OVERWRITE,
+          ready));
 
   gst_element_class_set_static_metadata (element_class,
       "Eigenface recognition", "Filter/Analyzer/Video",
@@ -605,5 +644,6 @@ gst_eigen_recognise_init (GstEigenRecognise * self)
   self->num_components = DEFAULT_NUM_COMPONENTS;
   self->energy = DEFAULT_ENERGY;
   self->stretch = DEFAULT_STRETCH;
+  self->overwrite = DEFAULT_OVERWRITE;
   self->face_quark = g_quark_from_static_string ("face");
 }

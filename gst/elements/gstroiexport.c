@@ -21,12 +21,13 @@
  * is set.  A file that cannot be opened, a malformed `mqtt-broker`, a topic
  * with wildcards or an unreadable CA file fail the start with a message
  * naming the property; so does setting neither `location` nor
- * `mqtt-broker`.
+ * `mqtt-broker`.  A record goes to the file in one write as soon as its
+ * frame passes, so that a killed pipeline leaves only whole lines.
  *
  * ## The record (one line per frame)
  *
  * |[<!-- language="json" -->
- * {"frame":0,"pts":0,"duration":33333333,"running_time":0,
+ * {"frame":0,"seq":0,"pts":0,"duration":33333333,"running_time":0,
  *  "stream_id":"04772a5e…","source":"door","width":512,"height":512,
  *  "rois":[{"id":0,"parent_id":0,"roi_type":"face",
  *    "box":{"x":153,"y":85,"w":229,"h":229},
@@ -37,6 +38,9 @@
  *
  * - `frame` (int): the frame's number since the element started, counting
  *   every frame (also those `skip-empty` leaves out), from 0.
+ * - `seq` (int): the record's number since the element started, from 0,
+ *   one more for each record; a consumer drops a record whose `source`
+ *   and `seq` it has seen (MQTT delivers at least once).
  * - `pts`, `duration` (int or null): the buffer's timestamp and duration in
  *   nanoseconds; `running_time` (int or null): `pts` as running time, for
  *   matching streams; null without a TIME segment or timestamp.
@@ -90,9 +94,11 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
@@ -155,11 +161,13 @@ struct _GstRoiExport
   RoiExportMqtt *mqtt;
 
   /* streaming */
-  FILE *file;
-  gboolean file_is_stdout;
+  gint fd;                      /* -1: no file */
+  gboolean fd_is_stdout;
+  off_t file_size;              /* bytes of whole records in the file */
   gchar *stream_id;
   gint width, height;
   guint64 frame_number;
+  guint64 seq;                  /* the next record's sequence number */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -464,6 +472,8 @@ gst_roi_export_build_record (GstRoiExport * self, GstBuffer * buf,
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "frame");
   json_builder_add_int_value (b, (gint64) self->frame_number);
+  json_builder_set_member_name (b, "seq");
+  json_builder_add_int_value (b, (gint64) self->seq);
   add_clock_time (b, "pts", GST_BUFFER_PTS (buf));
   add_clock_time (b, "duration", GST_BUFFER_DURATION (buf));
   add_clock_time (b, "running_time", running_time);
@@ -504,6 +514,7 @@ gst_roi_export_start (GstBaseTransform * trans)
   GError *error = NULL;
 
   self->frame_number = 0;
+  self->seq = 0;
   self->width = self->height = 0;
   g_clear_pointer (&self->stream_id, g_free);
 
@@ -524,14 +535,16 @@ gst_roi_export_start (GstBaseTransform * trans)
   self->dropped = 0;
   GST_OBJECT_UNLOCK (self);
 
+  self->file_size = 0;
   if (location != NULL && location[0] != '\0') {
     if (g_strcmp0 (location, "-") == 0) {
-      self->file = stdout;
-      self->file_is_stdout = TRUE;
+      self->fd = STDOUT_FILENO;
+      self->fd_is_stdout = TRUE;
     } else {
-      self->file = g_fopen (location, "wb");
-      self->file_is_stdout = FALSE;
-      if (self->file == NULL)
+      self->fd_is_stdout = FALSE;
+      self->fd = g_open (location, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+          0666);
+      if (self->fd < 0)
         goto open_failed;
     }
   } else if (mqtt == NULL) {
@@ -573,11 +586,12 @@ gst_roi_export_stop (GstBaseTransform * trans)
   GstRoiExport *self = GST_ROI_EXPORT (trans);
   RoiExportMqtt *mqtt;
 
-  if (self->file != NULL && !self->file_is_stdout)
-    fclose (self->file);
-  else if (self->file != NULL)
-    fflush (self->file);
-  self->file = NULL;
+  /* Records reached the kernel one by one; this puts them on the disk. */
+  if (self->fd >= 0 && !self->fd_is_stdout) {
+    fsync (self->fd);
+    close (self->fd);
+  }
+  self->fd = -1;
   g_clear_pointer (&self->stream_id, g_free);
 
   GST_OBJECT_LOCK (self);
@@ -644,13 +658,46 @@ gst_roi_export_sink_event (GstBaseTransform * trans, GstEvent * event)
       (trans, event);
 }
 
+/* One record and its newline in one write(), as soon as it is made: a
+ * reader following the file (tail -f) sees each frame as it passes, and a
+ * killed process leaves whole lines only.  A failed write (disk full) is
+ * cut back to the last whole record. */
+static gboolean
+write_record (GstRoiExport * self, const gchar * line)
+{
+  gchar *text = g_strconcat (line, "\n", NULL);
+  gsize len = strlen (text), done = 0;
+  gint saved = 0;
+
+  if (self->fd_is_stdout)
+    fflush (stdout);            /* gst-launch's own lines come first */
+  while (done < len) {
+    gssize n = write (self->fd, text + done, len - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      saved = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    done += n;
+  }
+  g_free (text);
+  if (done == len) {
+    self->file_size += len;
+    return TRUE;
+  }
+  if (done > 0 && !self->fd_is_stdout && ftruncate (self->fd, self->file_size) == 0)
+    lseek (self->fd, self->file_size, SEEK_SET);
+  errno = saved;
+  return FALSE;
+}
+
 static GstFlowReturn
 gst_roi_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstRoiExport *self = GST_ROI_EXPORT (trans);
   gboolean skip_empty;
   gchar *source, *line;
-  gsize len;
 
   GST_OBJECT_LOCK (self);
   skip_empty = self->skip_empty;
@@ -666,13 +713,10 @@ gst_roi_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
   line = gst_roi_export_build_record (self, buf, source);
   self->frame_number++;
+  self->seq++;
   g_free (source);
 
-  /* Flushed per record so that a reader following the file (tail -f)
-   * sees each frame as it passes. */
-  len = strlen (line);
-  if (self->file != NULL && (fwrite (line, 1, len, self->file) != len
-          || fputc ('\n', self->file) == EOF || fflush (self->file) != 0))
+  if (self->fd >= 0 && !write_record (self, line))
     goto write_failed;
   if (self->mqtt != NULL)
     roi_export_mqtt_publish (self->mqtt, line);
@@ -833,7 +877,9 @@ gst_roi_export_class_init (GstRoiExportClass * klass)
    * GstRoiExport:location:
    *
    * The JSON Lines file the records are written to (truncated at start),
-   * or `-` for stdout.
+   * or `-` for stdout.  Each record goes to the file in one write as soon
+   * as it is made, so that a killed pipeline leaves only whole lines; the
+   * file is synced to the disk when the element stops.
    */
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "Location",
@@ -977,5 +1023,6 @@ gst_roi_export_init (GstRoiExport * self)
   self->mqtt_qos = DEFAULT_MQTT_QOS;
   self->max_queue = DEFAULT_MAX_QUEUE;
   self->flush_timeout = DEFAULT_FLUSH_TIMEOUT;
+  self->fd = -1;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }

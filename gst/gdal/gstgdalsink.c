@@ -13,6 +13,12 @@
  * gets the frame index; without one, every frame rewrites the same file.
  * Drivers that can only copy (PNG, JPEG) write through an in-memory raster.
  *
+ * Each raster is written under a temporary name in the same directory
+ * (`.NAME.partial.EXT`, or `NAME-partial` without an extension) and
+ * renamed, side-car files included, once GDAL has closed it: a pipeline
+ * killed mid-frame leaves no truncated raster under the final name (at
+ * most a `.partial` file, which the next write of that name replaces).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 gdalsrc location=scene.tif ! sarmultilook looks=4 ! \
@@ -23,9 +29,13 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include <gdal.h>
+#include <cpl_conv.h>
 #include <cpl_error.h>
 #include <cpl_string.h>
+#include <cpl_vsi.h>
 #include <gst/clvision/clvision.h>
 
 #include "gstgdalsink.h"
@@ -227,6 +237,79 @@ write_raster (GDALDriverH driver, const gchar * filename,
   return ok && CPLGetLastErrorType () < CE_Failure;
 }
 
+/* The name `filename` is written under until complete.  The stem changes,
+ * not the extension, so that GDAL's rename maps the side-car files by the
+ * driver's own rule (ENVI's .hdr follows the extension). */
+static gchar *
+partial_name (const gchar * filename)
+{
+  const gchar *slash = strrchr (filename, '/');
+  const gchar *base = slash ? slash + 1 : filename;
+  const gchar *dot = strrchr (base, '.');
+
+  if (dot == NULL || dot == base)
+    return g_strconcat (filename, "-partial", NULL);
+  return g_strdup_printf ("%.*s.%.*s.partial%s", (int) (base - filename),
+      filename, (int) (dot - base), base, dot);
+}
+
+/* The files of the raster at `filename` (NULL if none or not a raster). */
+static char **
+raster_files (const gchar * filename)
+{
+  GDALDatasetH ds = GDALOpenEx (filename, GDAL_OF_RASTER, NULL, NULL, NULL);
+  char **files = NULL;
+
+  if (ds != NULL) {
+    files = GDALGetFileList (ds);
+    GDALClose (ds);
+  }
+  CPLErrorReset ();
+  return files;
+}
+
+/* Renames the complete raster at `partial` to `filename`, replacing the
+ * raster there; files of the old raster that the new one lacks (a
+ * .aux.xml) are deleted, as GDALCreate does when it replaces a raster. */
+static gboolean
+move_into_place (GDALDriverH driver, const gchar * partial,
+    const gchar * filename)
+{
+  char **old_files = raster_files (filename);
+  char **partial_files = raster_files (partial);
+  char **new_files = CPLCorrespondingPaths (partial, filename, partial_files);
+  gboolean ok = GDALRenameDataset (driver, filename, partial) == CE_None;
+
+  for (char **f = old_files; ok && f != NULL && *f != NULL; f++)
+    if (CSLFindString (new_files, *f) < 0)
+      VSIUnlink (*f);
+  CSLDestroy (new_files);
+  CSLDestroy (partial_files);
+  CSLDestroy (old_files);
+  return ok;
+}
+
+/* write_raster under a temporary name, renamed once complete. */
+static gboolean
+write_raster_whole (GDALDriverH driver, const gchar * filename,
+    GstVideoFrame * frame, GstClvGeoMeta * geo, CSLConstList options)
+{
+  gchar *partial = partial_name (filename);
+  gboolean ok = write_raster (driver, partial, frame, geo, options)
+      && move_into_place (driver, partial, filename);
+
+  if (!ok) {
+    gchar *msg = g_strdup (CPLGetLastErrorMsg ());
+    /* Whatever the failed write left. */
+    GDALDeleteDataset (driver, partial);
+    VSIUnlink (partial);
+    CPLError (CE_Failure, CPLE_AppDefined, "%s", msg);
+    g_free (msg);
+  }
+  g_free (partial);
+  return ok;
+}
+
 static GstFlowReturn
 gst_gdal_sink_render (GstBaseSink * sink, GstBuffer * buf)
 {
@@ -244,7 +327,7 @@ gst_gdal_sink_render (GstBaseSink * sink, GstBuffer * buf)
   filename = g_strdup_printf (settings->location, self->index);
 #pragma GCC diagnostic pop
   CPLErrorReset ();
-  ok = write_raster (settings->driver, filename, &frame,
+  ok = write_raster_whole (settings->driver, filename, &frame,
       gst_buffer_get_clv_geo_meta (buf), (CSLConstList) settings->options);
   gst_video_frame_unmap (&frame);
   if (!ok)

@@ -43,7 +43,7 @@ setup_model (void)
   tmp_dir = g_dir_make_tmp ("eigenrecognise-XXXXXX", &error);
   g_assert_no_error (error);
   model_path = g_build_filename (tmp_dir, "model.yml", NULL);
-  fail_unless (clv_eigen_model_save (model, model_path, &error));
+  fail_unless (clv_eigen_model_save (model, model_path, TRUE, &error));
   g_assert_no_error (error);
 }
 
@@ -564,6 +564,39 @@ GST_START_TEST (test_bad_models)
 
 GST_END_TEST;
 
+static const char *people_names[] = { "ada", "grace", "hedy" };
+
+/* The training faces of labels 0..2 as DIR/<name>/<image>; `first_face`:
+ * the index of each label's first training face. */
+static void
+make_people_dir (const gchar * dir, int first_face[3])
+{
+  for (int l = 0; l < 3; l++)
+    first_face[l] = -1;
+  for (int i = 0; i < n_train; i++) {
+    gchar *sub, *src, *dst, *base;
+    int l = train_labels[i], w, hh;
+    guint8 *px;
+
+    if (l > 2)
+      continue;
+    if (first_face[l] < 0)
+      first_face[l] = i;
+    sub = g_build_filename (dir, people_names[l], NULL);
+    g_mkdir_with_parents (sub, 0700);
+    src = g_build_filename (clv_test_lfw_dir (), train_paths[i], NULL);
+    base = g_path_get_basename (src);
+    dst = g_build_filename (sub, base, NULL);
+    px = clv_test_read_pgm (src, &w, &hh);
+    clv_test_write_pgm (dst, px, w, hh);
+    g_free (px);
+    g_free (sub);
+    g_free (src);
+    g_free (dst);
+    g_free (base);
+  }
+}
+
 /* train-dir: the images of DIR/<name>/ decoded by GStreamer, trained at
  * start, the model written to `model`; a training face is recognised as
  * its directory's name at distance ~0. */
@@ -571,7 +604,6 @@ GST_START_TEST (test_train_dir)
 {
   gchar *dir = g_build_filename (tmp_dir, "people", NULL);
   gchar *out_path = g_build_filename (tmp_dir, "trained.yml", NULL);
-  const char *names[] = { "ada", "grace", "hedy" };
   GstBus *bus;
   GstHarness *h;
   ClvImage im;
@@ -579,32 +611,9 @@ GST_START_TEST (test_train_dir)
   GstBuffer *in, *out;
   ClvEigenModel *trained;
   GError *error = NULL;
-  int first_face[3] = { -1, -1, -1 };
+  int first_face[3];
 
-  /* Training faces of labels 0..2, under names. */
-  for (int i = 0; i < n_train; i++) {
-    gchar *sub, *src, *dst, *base;
-    int l = train_labels[i];
-    if (l > 2)
-      continue;
-    if (first_face[l] < 0)
-      first_face[l] = i;
-    sub = g_build_filename (dir, names[l], NULL);
-    g_mkdir_with_parents (sub, 0700);
-    src = g_build_filename (clv_test_lfw_dir (), train_paths[i], NULL);
-    base = g_path_get_basename (src);
-    dst = g_build_filename (sub, base, NULL);
-    {
-      int w, hh;
-      guint8 *px = clv_test_read_pgm (src, &w, &hh);
-      clv_test_write_pgm (dst, px, w, hh);
-      g_free (px);
-    }
-    g_free (sub);
-    g_free (src);
-    g_free (dst);
-    g_free (base);
-  }
+  make_people_dir (dir, first_face);
 
   h = harness_for (make_element ("train-dir", dir, "train-width", 25,
           "train-height", 25, "model", out_path, NULL), "GRAY8", &bus);
@@ -625,7 +634,7 @@ GST_START_TEST (test_train_dir)
     gint id;
     fail_unless (s != NULL);
     fail_unless_equals_string (gst_structure_get_string (s, "label"),
-        names[l]);
+        people_names[l]);
     fail_unless (gst_structure_get_int (s, "label_id", &id));
     fail_unless_equals_int (id, l);
     fail_unless (gst_structure_get_double (s, "distance", &d));
@@ -644,6 +653,74 @@ GST_START_TEST (test_train_dir)
   g_free (data);
   g_free (dir);
   g_free (out_path);
+}
+
+GST_END_TEST;
+
+/* No file in `dir` but `keep`: the model was written through a temporary
+ * file that is gone. */
+static void
+assert_only_file (const gchar * dir, const gchar * keep)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *name;
+
+  while ((name = g_dir_read_name (d)) != NULL)
+    fail_unless_equals_string (name, keep);
+  g_dir_close (d);
+}
+
+/* An existing model survives a training start without overwrite=true: the
+ * element fails before training and says what to set; with it, the model
+ * is replaced whole. */
+GST_START_TEST (test_train_overwrite)
+{
+  gchar *dir = g_build_filename (tmp_dir, "overwrite", NULL);
+  gchar *out_path = g_build_filename (dir, "model.yml", NULL);
+  gchar *people = g_build_filename (tmp_dir, "overwrite-people", NULL);
+  gchar *before, *after;
+  GstElement *e;
+  gboolean overwrite;
+  int first_face[3];
+  GstBus *bus;
+  GstHarness *h;
+  ClvEigenModel *m;
+  GError *error = NULL;
+
+  g_mkdir_with_parents (dir, 0700);
+  fail_unless (clv_eigen_model_save (model, out_path, FALSE, &error));
+  fail_unless (!clv_eigen_model_save (model, out_path, FALSE, &error));
+  fail_unless (g_error_matches (error, CLV_EIGEN_ERROR,
+          CLV_EIGEN_ERROR_EXISTS));
+  g_clear_error (&error);
+  assert_only_file (dir, "model.yml");
+  fail_unless (g_file_get_contents (out_path, &before, NULL, NULL));
+
+  /* The training images are missing: an error about them would mean the
+   * element got as far as training. */
+  e = make_element ("train-dir", "/nonexistent", "model", out_path, NULL);
+  g_object_get (e, "overwrite", &overwrite, NULL);
+  fail_unless (!overwrite);
+  assert_start_fails (e, "exists: set overwrite=true");
+  fail_unless (g_file_get_contents (out_path, &after, NULL, NULL));
+  fail_unless_equals_string (after, before);
+  g_free (after);
+
+  make_people_dir (people, first_face);
+  h = harness_for (make_element ("train-dir", people,
+          "train-width", 20, "train-height", 20, "model", out_path,
+          "overwrite", TRUE, NULL), "GRAY8", &bus);
+  gst_harness_play (h);
+  teardown (h, bus);
+  m = clv_eigen_model_load (out_path, 0, 0, &error);
+  g_assert_no_error (error);
+  fail_unless_equals_int (m->width, 20);
+  clv_eigen_model_free (m);
+  assert_only_file (dir, "model.yml");
+  g_free (before);
+  g_free (people);
+  g_free (out_path);
+  g_free (dir);
 }
 
 GST_END_TEST;
@@ -761,6 +838,7 @@ eigenrecognise_suite (void)
   tcase_add_test (tc, test_yuv_and_rgb);
   tcase_add_test (tc, test_bad_models);
   tcase_add_test (tc, test_train_dir);
+  tcase_add_test (tc, test_train_overwrite);
   tcase_add_test (tc, test_streams_share_batches);
   return s;
 }

@@ -219,7 +219,7 @@ write_small_model (void)
   m->labels[1] = 1;
   clv_eigen_model_set_label_name (m, 0, "dark");
   clv_eigen_model_set_label_name (m, 1, "light");
-  fail_unless (clv_eigen_model_save (m, path, &error), "%s",
+  fail_unless (clv_eigen_model_save (m, path, TRUE, &error), "%s",
       error ? error->message : "");
   clv_eigen_model_free (m);
   return path;

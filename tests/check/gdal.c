@@ -728,6 +728,69 @@ GST_START_TEST (test_band_series)
 
 GST_END_TEST;
 
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const gchar **) a, *(const gchar **) b);
+}
+
+/* Runs `description` (freeing it); then tmpdir holds exactly `names`
+ * (sorted, separated by spaces). */
+static void
+run_and_list (gchar * description, const gchar * names)
+{
+  GDir *dir;
+  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
+  const gchar *name;
+  gchar *joined;
+
+  run_ok (description, NULL, NULL);
+  g_free (description);
+  dir = g_dir_open (tmpdir, 0, NULL);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (found, g_strdup (name));
+  g_dir_close (dir);
+  g_ptr_array_sort (found, compare_names);
+  g_ptr_array_add (found, NULL);
+  joined = g_strjoinv (" ", (gchar **) found->pdata);
+  fail_unless_equals_string (joined, names);
+  g_free (joined);
+  g_ptr_array_unref (found);
+}
+
+/* Rasters are written under a temporary name and renamed with their
+ * side-car files (PNG's .aux.xml with the georeferencing, ENVI's .hdr):
+ * nothing partial is left, and a raster rewritten without
+ * georeferencing loses the old .aux.xml, as GDALCreate would. */
+GST_START_TEST (test_sink_renames_whole_rasters)
+{
+  gchar *in = tmp_path ("bands.tif"), *plain = tmp_path ("plain.tif");
+  gchar *png = tmp_path ("one.png"), *envi = tmp_path ("one.bin");
+  guint16 *v = series_values (0, 5, 4);
+  GDALDatasetH ds;
+
+  write_tiff_values (in, GDT_Byte, 5, 4, 1, v);
+  ds = GDALCreate (GDALGetDriverByName ("GTiff"), plain, 5, 4, 1, GDT_Byte,
+      NULL);
+  GDALClose (ds);
+
+  run_and_list (g_strdup_printf ("gdalsrc location=%s ! tee name=t ! queue "
+          "! gdalsink driver=PNG location=%s t. ! queue ! gdalsink "
+          "driver=ENVI location=%s", in, png, envi),
+      "bands.tif one.bin one.hdr one.png one.png.aux.xml plain.tif");
+  fail_unless_equals_int (file_type (png, NULL), GDT_Byte);
+  run_and_list (g_strdup_printf ("gdalsrc location=%s ! gdalsink driver=PNG "
+          "location=%s", plain, png),
+      "bands.tif one.bin one.hdr one.png plain.tif");
+  g_free (v);
+  g_free (envi);
+  g_free (png);
+  g_free (plain);
+  g_free (in);
+}
+
+GST_END_TEST;
+
 static Suite *
 gdal_suite (void)
 {
@@ -751,6 +814,7 @@ gdal_suite (void)
   tcase_add_test (tc, test_sink_bad_driver);
   tcase_add_test (tc, test_file_series);
   tcase_add_test (tc, test_band_series);
+  tcase_add_test (tc, test_sink_renames_whole_rasters);
   return s;
 }
 

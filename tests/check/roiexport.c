@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -417,8 +418,8 @@ GST_START_TEST (test_one_record_per_frame)
 
 GST_END_TEST;
 
-/* skip-empty: only frames with an ROI give records; their numbers still
- * count every frame. */
+/* skip-empty: only frames with an ROI give records; their frame numbers
+ * still count every frame, their sequence numbers count records. */
 GST_START_TEST (test_skip_empty)
 {
   gchar *path = temp_path ("out.jsonl");
@@ -437,8 +438,60 @@ GST_START_TEST (test_skip_empty)
           "frame"), 1);
   fail_unless_equals_int (json_object_get_int_member (record (records, 1),
           "frame"), 4);
+  for (guint i = 0; i < 2; i++)
+    fail_unless_equals_int (json_object_get_int_member (record (records, i),
+            "seq"), i);
   g_ptr_array_unref (records);
   gst_harness_teardown (h);
+  remove_temp (path);
+}
+
+GST_END_TEST;
+
+/* A write that fails half way (the file size limit here, a full disk in
+ * practice) is cut back to the last whole record, and the element posts
+ * one error that says why. */
+GST_START_TEST (test_failed_write_keeps_whole_records)
+{
+  gchar *path = temp_path ("out.jsonl");
+  gchar *long_name = g_strnfill (700, 'n');
+  gchar *extra = g_strdup_printf ("source-name=%s", long_name);
+  GstHarness *h = harness_for_file (path, extra);
+  struct rlimit limit = { 4000, 4000 };
+  GstFlowReturn ret = GST_FLOW_OK;
+  GPtrArray *records;
+  GstMessage *msg;
+  GError *error = NULL;
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *out;
+  guint pushed = 0;
+
+  /* This test runs in its own process (check forks). */
+  signal (SIGXFSZ, SIG_IGN);
+  fail_unless (setrlimit (RLIMIT_FSIZE, &limit) == 0);
+  gst_element_set_bus (h->element, bus);
+  while (ret == GST_FLOW_OK && pushed < 20) {
+    ret = gst_harness_push (h, frame_new (pushed++));
+    if ((out = gst_harness_try_pull (h)) != NULL)
+      gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  records = read_records (path);
+  fail_unless (records->len == pushed - 1 && records->len >= 4,
+      "%u records of %u frames", records->len, pushed);
+  g_ptr_array_unref (records);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (strstr (error->message, "Cannot write the results: File too "
+          "large") != NULL, "%s", error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  g_free (extra);
+  g_free (long_name);
   remove_temp (path);
 }
 
@@ -1184,6 +1237,7 @@ roiexport_suite (void)
   tcase_add_test (tc, test_labels_round_trip);
   tcase_add_test (tc, test_one_record_per_frame);
   tcase_add_test (tc, test_skip_empty);
+  tcase_add_test (tc, test_failed_write_keeps_whole_records);
   tcase_add_test (tc, test_stdout);
   tcase_add_test (tc, test_stream_and_times);
   tcase_add_test (tc, test_bad_destination);

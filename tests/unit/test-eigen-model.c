@@ -104,7 +104,7 @@ test_round_trip (void)
   dir = g_dir_make_tmp ("clv-eigen-XXXXXX", &error);
   g_assert_no_error (error);
   path = g_build_filename (dir, "model.yml", NULL);
-  g_assert_true (clv_eigen_model_save (m, path, &error));
+  g_assert_true (clv_eigen_model_save (m, path, TRUE, &error));
   g_assert_no_error (error);
   from_file = clv_eigen_model_load (path, 0, 0, &error);
   g_assert_no_error (error);
@@ -449,7 +449,7 @@ test_our_model_loads_in_opencv (void)
   /* OpenCV uses the stored threshold: some faces come out unknown. */
   m->threshold = 650;
   clv_eigen_model_set_label_name (m, 3, "Grace Hopper");
-  g_assert_true (clv_eigen_model_save (m, model_path, &error));
+  g_assert_true (clv_eigen_model_save (m, model_path, TRUE, &error));
   g_assert_no_error (error);
   out = clv_test_oracle_run ("predict", model_path, "--list", test, NULL);
   unknown = assert_same_predictions (out, m);
