@@ -1,250 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Viola–Jones on OpenCL: host side of kernels/vj_pyramid.cl and
- * kernels/vj_detect.cl; see clv-vj.h. */
-#include "clv-vj.h"
+/* Viola–Jones on OpenCL: the detector, host side of kernels/vj_pyramid.cl
+ * and kernels/vj_detect.cl (frame geometries, batches, launches, the raw
+ * windows read back); see clv-vj.h.  Its tuning is in clv-vj-tune.c, its
+ * kernels' code generation in clv-vj-codegen.c. */
+#include "clv-vj-private.h"
 #include "clv-resize.h"
-
-#include <float.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* Raw windows read back with the counters in one go; more grow the buffer. */
 #define INITIAL_CAPACITY 4096
 /* Scales of one batch: the detection kernel keeps their table in
  * __constant memory (64 KiB on most GPUs). */
 #define MAX_BATCH_SCALES 2048
-/* Past every stage: no cooperative evaluation. */
-#define NO_COOP_STAGE (1 << 20)
-
-/* kernels/vj_pyramid.cl's Level. */
-typedef struct
-{
-  cl_int width, height;
-  cl_int layer_ofs;
-  cl_int xtab, ytab;
-  cl_int xfirst, xend, yfirst, yend;
-  cl_int first_tile, first_col;
-  cl_int v_ofs, h_ofs;
-  cl_int pix_ofs;
-} ClvVjLevel;
-
-/* kernels/vj_detect.cl's Scale: the levels that have windows. */
-typedef struct
-{
-  cl_int layer_ofs;
-  cl_int ystep;
-  cl_int nx;
-  cl_int first_window;
-  cl_int ny;
-  cl_int tiles_x;               /* the tiled variant's tiles */
-  cl_int first_tile;
-  cl_int pad;
-} ClvVjWindows;
-
-/* kernels/vj_detect.cl's Node: a tree node with its feature as OpenCV's
- * OptFeature offsets for the current layout; the next node (> 0) or the
- * leaf value for either side.  Tree t's root is node t. */
-typedef struct
-{
-  cl_int ofs[3][4];
-  cl_float weight[3];
-  cl_float threshold;
-  cl_int next[2];
-  cl_float leaf[2];
-} ClvVjNode;
-
-/* One frame geometry (size and parameters): OpenCV's scales, the packed
- * layout of the levels in a band `band_w` x `band_h` (levels[].layer_ofs
- * holds y * band_w + x, relative to the band), the resize tables and the
- * levels that have windows.  A batch stacks the frames' bands in one
- * buffer with a common row stride. */
-typedef struct
-{
-  int w, h;
-  ClvVjParams params;
-  int n_levels;
-  ClvVjScale *scales;
-  ClvVjLevel *levels;
-  int n_win;                    /* levels with windows */
-  ClvVjWindows *win;
-  int *win_level;               /* level of each win[] */
-  int total_windows, max_level_w, pix;
-  /* vj_band_*: tiles, columns, column sums of bands, row sums of tiles */
-  int band_tiles, total_cols, total_sums, total_row_sums;
-  int band_w, band_h;
-  cl_mem xtab, ytab;
-} ClvVjGeometry;
 
 /* Geometries kept for frame sizes seen recently. */
 #define GEOMETRY_CACHE 16
-
-struct _ClvVjDetector
-{
-  ClvDevice *dev;
-  ClvVjTuning tune;
-  gboolean fp64;
-  int coop_stage;               /* as built: NO_COOP_STAGE if sums are not exact */
-  int unrolled_stages;          /* stages compiled into vj_detect_tiled */
-  gboolean shuffle;             /* the cooperative stages sum by shuffles */
-
-  /* The cascade (its stages live on the device; its nodes are laid out for
-   * each row stride and plane size). */
-  ClvCascade shape;             /* counts and sizes; arrays below */
-  ClvCascadeTree *trees;
-  ClvCascadeNode *nodes;
-  float *leaves;
-  ClvCascadeFeature *features;
-  cl_mem stages;
-
-  /* k_uber: vj_detect_uber, or vj_detect_tiled for the tiled variant. */
-  cl_kernel k_luma, k_sums, k_carry, k_integrals, k_tilted, k_simple,
-      k_uber;
-  cl_mem tile_nodes;            /* the nodes laid out for a tile */
-
-  GPtrArray *geometries;        /* ClvVjGeometry, most recent last */
-
-  /* The last batch: its frames' geometries, bands stacked in one buffer
-   * `sbuf_w` wide, planes `plane` values apart. */
-  guint n_frames;
-  ClvVjGeometry **frame_geo;
-  int sbuf_w, plane, sq_ofs, tilt_ofs;
-  int nodes_w, nodes_plane;     /* what nodes_mem is laid out for */
-  cl_mem nodes_mem;
-  /* Every frame's levels with batch offsets, frame after frame (the host
-   * copy stays until the next batch: the write is not blocking). */
-  GArray *batch_levels;         /* ClvVjLevel */
-  guint *first_level;           /* per frame: its first in batch_levels */
-  cl_mem levels_mem;
-  gsize levels_mem_bytes;
-  int total_cols;               /* vj_band_carry's columns over the batch */
-  int band_tiles, total_sums, total_row_sums;    /* over the batch */
-  int total_pix;                /* the levels' pixels over the batch */
-  int total_windows, total_tiles;       /* over the batch */
-  GArray *batch_win;            /* ClvVjWindows of every frame */
-  GArray *win_frame, *win_level;        /* int per batch_win */
-  cl_mem win_mem;
-  gsize win_mem_bytes;
-  int diag_w;                   /* vj_tilted's rows of diagonal sums */
-  cl_mem sbuf, pixels, diag, band_sums, row_sums;
-  gsize sbuf_bytes, pixels_bytes, diag_bytes, band_sums_bytes,
-      row_sums_bytes;
-
-  cl_mem luma;                  /* packed RGB frames: their luma */
-  gsize luma_bytes;
-  cl_mem out;                   /* count, work counter, then (scale, y<<16|x) */
-  /* The batch's tables, counters and read-back: an in-order queue of the
-   * detector's own, so that they are copied while the batches before run,
-   * not between their kernels and this batch's on the device's queue. */
-  cl_command_queue copies;
-  /* Events of the last call's launches (every sub-batch). */
-  GPtrArray *events;
-  GPtrArray *event_kernels;     /* the cl_kernel of each event (not owned) */
-  guint out_cap;
-  guint32 *out_host;
-};
-
-static int
-tune_int (ClvDevice * dev, const char *name, int def)
-{
-  return (int) clv_device_tune_int (dev, name, def);
-}
-
-/* Whether the device's OpenCL compiler takes NVIDIA's -cl-nv-* options. */
-static gboolean
-has_nv_compiler_options (ClvDevice * dev)
-{
-  size_t n = 0;
-  char *ext;
-  gboolean found;
-
-  if (clGetDeviceInfo (dev->device, CL_DEVICE_EXTENSIONS, 0, NULL, &n)
-      != CL_SUCCESS || n == 0)
-    return FALSE;
-  ext = g_malloc0 (n + 1);
-  clGetDeviceInfo (dev->device, CL_DEVICE_EXTENSIONS, n, ext, NULL);
-  found = strstr (ext, "cl_nv_compiler_options") != NULL;
-  g_free (ext);
-  return found;
-}
-
-/* Whether the cooperative stages can sum by warp shuffles: NVIDIA's
- * compiler (inline PTX), warps of 32 and a window's work-items in one. */
-static gboolean
-shuffle_fits (ClvDevice * dev, const ClvVjTuning * t)
-{
-  return has_nv_compiler_options (dev) && dev->simd_width == 32
-      && t->wg % 32 == 0 && t->coop_windows > 0
-      && t->wg / t->coop_windows <= 32;
-}
-
-void
-clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
-{
-  const gboolean gpu = dev->simd_width > 1;
-  /* On CPUs (PoCL) the plain kernel is 10-17% faster than the uberkernel,
-   * whose barriers and local queues keep PoCL from vectorising across
-   * work-items.  On GPUs the uberkernel over tiles in local memory: 11%
-   * less detection time than over chunks at 1920x1280 in batches of 16
-   * frames, 17% at 640x480, 20% on the crowded canvas (H100). */
-  const char *variant = clv_device_tune_string (dev, "VJ_VARIANT",
-      gpu ? "tiled" : "simple");
-
-  t->variant = g_ascii_strcasecmp (variant, "simple") == 0 ?
-      CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
-      CLV_VJ_VARIANT_UBER : g_ascii_strcasecmp (variant, "tiled") == 0 ?
-      CLV_VJ_VARIANT_TILED : CLV_VJ_VARIANT_INVALID;
-  /* The uberkernel over chunks, from the parameters of Table 1 of Jia,
-   * Zhang, Yuan and Li, "Performance optimization of the Viola-Jones face
-   * detection algorithm with OpenCL" (in Chinese):
-   * N = one window per work-item; 8 (AMD) groups per compute unit; stages
-   * 0-2 one window per work-item.  Its groups of one warp (32) and M = 2
-   * on NVIDIA became groups of two warps with M = 4, as on AMD (a
-   * wavefront, 64): fewer registers (40 against 57), more resident warps,
-   * and the kernel 3-11% faster on an H100 and an H200.  Over tiles,
-   * groups of four warps sharing a tile of 32 x 8 windows, 8 work-items to
-   * a window in the cooperative stages (M = 16), were fastest in the H100
-   * sweep; with stages compiled in, 16 to a window (M = 8) are 2-5%
-   * faster, 5-8% with warp shuffles (below).  On NVIDIA 32 groups per
-   * compute unit, not the paper's 12: a Hopper SM holds 64 warps, and an
-   * H200 sweep was fastest at 32 on every frame.  On a CPU a group is a
-   * few SIMD lanes. */
-  const gboolean tiled = gpu && t->variant == CLV_VJ_VARIANT_TILED;
-  t->wg = tune_int (dev, "VJ_WG", !gpu ? 8 : tiled ? 128 :
-      (int) MAX (dev->simd_width, 64));
-  t->chunk = tune_int (dev, "VJ_CHUNK", gpu ? t->wg : 64);
-  t->tile_x = tune_int (dev, "VJ_TILE_X", 32);
-  t->tile_y = tune_int (dev, "VJ_TILE_Y", 8);
-  t->coop_windows = tune_int (dev, "VJ_COOP_WINDOWS", !gpu ? 2 : tiled ?
-      8 : 4);
-  t->unroll = tune_int (dev, "VJ_UNROLL", 1) != 0;
-  /* Stages compiled in are cheap enough one window per work-item that the
-   * cooperative stages start one later: 34% less detection time than the
-   * node loop with stage 3 at 1920x1280 on the H100, against 31% with
-   * stage 3. */
-  t->coop_stage = tune_int (dev, "VJ_COOP_STAGE", tiled && t->unroll ? 4 : 3);
-  /* With shuffles a warp needs no barrier between its windows: 5-7% less
-   * detection time than without on the H100. */
-  t->shuffle = tune_int (dev, "VJ_SHUFFLE", -1);
-  t->groups_per_cu = tune_int (dev, "VJ_GROUPS_PER_CU",
-      !gpu ? 4 : dev->simd_width >= 64 ? 8 : 32);
-  /* Tiles of 16 rows by 128 columns were fastest on an H200 (64: as
-   * fast; 8 or 32 rows: 5-23% slower); by 64 columns on PoCL, 13% less
-   * than 16 at 1920x1280. */
-  t->band_wg = tune_int (dev, "VJ_BAND_WG", gpu ? 128 : 64);
-  t->band_rows = tune_int (dev, "VJ_BAND_ROWS", 16);
-  t->simple_wg = tune_int (dev, "VJ_SIMPLE_WG", gpu ? 64 : 8);
-  t->static_schedule = tune_int (dev, "VJ_STATIC", 0) != 0;
-  t->max_registers = tune_int (dev, "VJ_MAX_REGISTERS", 0);
-}
-
-void
-clv_vj_uber_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
-{
-  clv_vj_tuning_for_device (dev, t);
-  if (t->variant == CLV_VJ_VARIANT_SIMPLE)
-    t->variant = CLV_VJ_VARIANT_UBER;
-}
 
 int
 clv_vj_detector_unrolled_stages (ClvVjDetector * d)
@@ -256,331 +25,6 @@ gboolean
 clv_vj_detector_shuffles (ClvVjDetector * d)
 {
   return d->shuffle;
-}
-
-gboolean
-clv_vj_cascade_sums_exact (const ClvCascade * c, int first_stage)
-{
-  for (int si = MAX (first_stage, 0); si < c->n_stages; si++) {
-    const ClvCascadeStage *s = &c->stages[si];
-    double bound = 0;
-    int q = G_MAXINT;
-
-    /* Every leaf is a multiple of 2^q; no partial sum exceeds `bound`. */
-    for (int t = s->first_tree; t < s->first_tree + s->n_trees; t++) {
-      const ClvCascadeTree *tree = &c->trees[t];
-      double m = 0;
-      for (int l = 0; l <= tree->n_nodes; l++) {
-        float v = c->leaves[tree->first_leaf + l];
-        int e;
-        if (v == 0.0f)
-          continue;
-        frexpf (v, &e);
-        q = MIN (q, e - FLT_MANT_DIG);
-        m = MAX (m, fabs (v));
-      }
-      bound += m;
-    }
-    if (q != G_MAXINT && !(bound < ldexp (1.0, q + DBL_MANT_DIG)))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-is_pow2 (int v)
-{
-  return v > 0 && (v & (v - 1)) == 0;
-}
-
-static gboolean
-check_tuning (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
-{
-  /* vj_detect_uber's queues A and B (12 bytes a window), reduction. */
-  const gsize local_bytes = (gsize) (2 * t->wg + t->chunk) * 12 * 2
-      + t->wg * 8 + 64;
-  /* vj_band_integrals' tile, segment totals and carries (uint2). */
-  const gsize band_bytes = t->band_rows < 1 ? 0 : ((gsize) t->band_rows
-      * (t->band_wg + t->band_wg / t->band_rows) + t->band_wg
-      + 2 * t->band_rows) * 8;
-
-  if (t->variant == CLV_VJ_VARIANT_INVALID) {
-    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-        "Invalid VJ_VARIANT=%s in CLVISION_TUNE: uber, tiled or simple",
-        clv_device_tune_string (dev, "VJ_VARIANT", ""));
-    return FALSE;
-  }
-  if (t->max_registers != 0) {
-    const gboolean nv = has_nv_compiler_options (dev);
-    if (t->max_registers < 0 || !nv) {
-      g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-          "Invalid VJ_MAX_REGISTERS=%d in CLVISION_TUNE: a register count "
-          "for NVIDIA's OpenCL compiler (cl_nv_compiler_options), which %s "
-          "%s", t->max_registers, dev->device_name, nv ? "has" :
-          "does not have");
-      return FALSE;
-    }
-  }
-  if (t->wg < 1 || (gsize) t->wg > dev->max_work_group_size
-      || t->chunk < 1 || t->tile_x < 1 || t->tile_y < 1
-      || t->coop_windows < 1 || t->coop_windows > t->wg
-      || t->wg % t->coop_windows != 0 || !is_pow2 (t->wg / t->coop_windows)
-      || t->coop_stage < 0 || t->groups_per_cu < 1 || t->band_rows < 1
-      || t->band_wg < t->band_rows || t->band_wg % t->band_rows != 0
-      || (gsize) t->band_wg > dev->max_work_group_size
-      || t->simple_wg < 1
-      || (gsize) t->simple_wg > dev->max_work_group_size
-      || local_bytes > dev->local_mem_size
-      || band_bytes > dev->local_mem_size) {
-    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-        "Invalid vjfacedetect tuning for %s: VJ_WG=%d VJ_CHUNK=%d "
-        "VJ_TILE_X=%d VJ_TILE_Y=%d VJ_COOP_WINDOWS=%d VJ_COOP_STAGE=%d "
-        "VJ_GROUPS_PER_CU=%d VJ_BAND_WG=%d VJ_BAND_ROWS=%d VJ_SIMPLE_WG=%d "
-        "(work-groups up to %" G_GSIZE_FORMAT
-        ", VJ_WG / VJ_COOP_WINDOWS a power of two, VJ_BAND_WG a multiple "
-        "of VJ_BAND_ROWS, local memory %"
-        G_GUINT64_FORMAT " bytes)", dev->device_name, t->wg, t->chunk,
-        t->tile_x, t->tile_y, t->coop_windows, t->coop_stage,
-        t->groups_per_cu, t->band_wg, t->band_rows, t->simple_wg,
-        dev->max_work_group_size, dev->local_mem_size);
-    return FALSE;
-  }
-  if (t->shuffle < -1 || t->shuffle > 1
-      || (t->shuffle == 1 && !shuffle_fits (dev, t))) {
-    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-        "Invalid VJ_SHUFFLE=%d in CLVISION_TUNE for %s: 0, 1 or -1 (where "
-        "they can); warp shuffles need NVIDIA's OpenCL compiler, VJ_WG a "
-        "multiple of 32 and VJ_WG / VJ_COOP_WINDOWS at most 32 (here "
-        "VJ_WG=%d VJ_COOP_WINDOWS=%d)", t->shuffle, dev->device_name, t->wg,
-        t->coop_windows);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* vj_detect_tiled's tile: the integrals under tile_x x tile_y windows at
- * OpenCV's largest step (2). */
-static int
-tile_cols (const ClvVjTuning * t, const ClvCascade * c)
-{
-  return (t->tile_x - 1) * 2 + c->window_w + 1;
-}
-
-static int
-tile_rows (const ClvVjTuning * t, const ClvCascade * c)
-{
-  return (t->tile_y - 1) * 2 + c->window_h + 1;
-}
-
-/* The integrals in vj_detect_tiled's tile (sums, and tilted sums if the
- * cascade has tilted features). */
-static gsize
-tile_values (const ClvVjTuning * t, const ClvCascade * c)
-{
-  return (gsize) tile_cols (t, c) * tile_rows (t, c)
-      * (c->has_tilted ? 2 : 1);
-}
-
-/* Local memory vj_detect_tiled needs: its tile, its two queues of a
- * tile's windows (each window's corner, index and variance
- * normalisation), the reduction's doubles and a few counters. */
-#define TILE_QUEUES 2
-#define QUEUE_ENTRY_BYTES (2 * sizeof (cl_int) + sizeof (cl_float))
-
-static gsize
-tile_local_bytes (const ClvVjTuning * t, const ClvCascade * c)
-{
-  return tile_values (t, c) * sizeof (cl_uint)
-      + (gsize) t->tile_x * t->tile_y * TILE_QUEUES * QUEUE_ENTRY_BYTES
-      + (gsize) t->wg * sizeof (cl_double) + 64;
-}
-
-/* Whether vj_detect_tiled's tile and queues for cascade `c` fit the
- * device's local memory, and the nodes' 16-bit offsets the tile (see
- * stump_arrays).  Where they do not, the device's own tuning
- * (`asked` FALSE: what the elements use) runs the uberkernel over chunks
- * instead; a tuning passed in is taken as asked, and refused. */
-static gboolean
-fit_tile (ClvDevice * dev, ClvVjTuning * t, const ClvCascade * c,
-    gboolean asked, GError ** error)
-{
-  const gsize bytes = tile_local_bytes (t, c);
-
-  if (t->variant != CLV_VJ_VARIANT_TILED || (bytes <= dev->local_mem_size
-          && tile_values (t, c) <= G_MAXINT16))
-    return TRUE;
-  if (!asked) {
-    g_info ("%s: tiles of %d x %d windows of %d x %d would need %"
-        G_GSIZE_FORMAT " bytes of local memory for %" G_GSIZE_FORMAT
-        " integrals (at most %d); the detector runs over chunks instead",
-        dev->device_name, t->tile_x, t->tile_y, c->window_w, c->window_h,
-        bytes, tile_values (t, c), G_MAXINT16);
-    t->variant = CLV_VJ_VARIANT_UBER;
-    return TRUE;
-  }
-  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-      "Invalid vjfacedetect tuning for %s: tiles of VJ_TILE_X=%d x "
-      "VJ_TILE_Y=%d windows of %d x %d need %" G_GSIZE_FORMAT " bytes of "
-      "local memory (the device has %" G_GUINT64_FORMAT ") for %"
-      G_GSIZE_FORMAT " integrals (at most %d: the nodes address them in 16 "
-      "bits)", dev->device_name, t->tile_x, t->tile_y, c->window_w,
-      c->window_h, bytes, dev->local_mem_size, tile_values (t, c),
-      G_MAXINT16);
-  return FALSE;
-}
-
-static ClvVjNode *layout_nodes (const ClvVjDetector * d, int step,
-    int tilt_ofs, int *count);
-
-/* Beyond this many trees the stages are not compiled in: the program
- * would build slowly and outgrow the instruction cache. */
-#define MAX_UNROLLED_TREES 1024
-
-/* Appends a float as an exact OpenCL C literal (hexadecimal). */
-static void
-append_float (GString * s, float v)
-{
-  g_string_append_printf (s, "%af", (double) v);
-}
-
-/* For vj_detect_tiled with VJ_UNROLLED: the definition of
- * unrolled_stages_pass, stages [0, n) of `stages` with the tile's `nodes`
- * as constants, or NULL where they are not compiled in (the tuning says
- * not to, trees with more than one node, too many trees). */
-static char *
-unrolled_stages_source (const ClvVjDetector * d,
-    const ClvCascadeStage * stages, const ClvVjNode * nodes, int n)
-{
-  GString *s;
-
-  if (!d->tune.unroll || !d->shape.is_stump_based || n < 1
-      || stages[n - 1].first_tree + stages[n - 1].n_trees > MAX_UNROLLED_TREES)
-    return NULL;
-  s = g_string_new ("#line 1 \"stages compiled in (common/clv-vj.c, "
-      "unrolled_stages_source)\"\n"
-      "bool\nunrolled_stages_pass (const __local uint * p, float vnf, "
-      "int first, int last)\n{\n  real_t sum;\n\n");
-  for (int si = 0; si < n; si++) {
-    g_string_append_printf (s, "  if (first <= %d && %d < last) {\n"
-        "    sum = 0;\n", si, si);
-    for (int t = stages[si].first_tree;
-        t < stages[si].first_tree + stages[si].n_trees; t++) {
-      const ClvVjNode *o = &nodes[t];
-      g_string_append (s, "    sum += unrolled_stump (p, vnf");
-      for (int k = 0; k < 3; k++)
-        g_string_append_printf (s, ", (int4) (%d, %d, %d, %d)", o->ofs[k][0],
-            o->ofs[k][1], o->ofs[k][2], o->ofs[k][3]);
-      g_string_append (s, ", (float4) (");
-      for (int k = 0; k < 4; k++) {
-        append_float (s, k < 3 ? o->weight[k] : o->threshold);
-        g_string_append (s, k < 3 ? ", " : "), (float2) (");
-      }
-      append_float (s, o->leaf[0]);
-      g_string_append (s, ", ");
-      append_float (s, o->leaf[1]);
-      g_string_append (s, "));\n");
-    }
-    g_string_append (s, "    if (sum < (real_t) ");
-    append_float (s, stages[si].threshold);
-    g_string_append (s, ")\n      return false;\n  }\n");
-  }
-  g_string_append (s, "  return true;\n}\n");
-  return g_string_free (s, FALSE);
-}
-
-/* The stumps `nodes` (tree t's at t) as vj_detect.cl's CASCADE_FUNCTIONS
- * read them with ARRAYS: three planes of n 16-byte blocks, the first two
- * rectangles' offsets (short4 each: fit_tile keeps them below 2^15), the
- * third's and the leaves, the weights with the threshold. */
-static cl_int4 *
-stump_arrays (const ClvVjNode * nodes, int n)
-{
-  cl_int4 *a = g_new0 (cl_int4, 3 * (gsize) MAX (n, 1));
-
-  for (int t = 0; t < n; t++) {
-    const ClvVjNode *o = &nodes[t];
-    cl_short ofs[3][4];
-    for (int k = 0; k < 3; k++)
-      for (int i = 0; i < 4; i++)
-        ofs[k][i] = (cl_short) o->ofs[k][i];
-    memcpy (a[t].s, ofs, 2 * sizeof (ofs[0]));
-    memcpy (a[n + t].s, ofs[2], sizeof (ofs[2]));
-    memcpy (&a[n + t].s[2], o->leaf, 2 * sizeof (cl_float));
-    memcpy (&a[2 * n + t].s[0], o->weight, 3 * sizeof (cl_float));
-    memcpy (&a[2 * n + t].s[3], &o->threshold, sizeof (cl_float));
-  }
-  return a;
-}
-
-static gboolean
-build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
-    GError ** error)
-{
-  const ClvVjTuning *t = &d->tune;
-  const gboolean tiled = t->variant == CLV_VJ_VARIANT_TILED;
-  ClvVjNode *nodes = NULL;
-  int n_nodes = 0;
-  char *opts, *regs, *unrolled = NULL;
-  cl_program prog;
-
-  opts = g_strdup_printf ("-DVJ_BAND_WG=%d -DVJ_BAND_ROWS=%d", t->band_wg,
-      t->band_rows);
-  prog = clv_device_get_program (d->dev, "vj_pyramid", opts, error);
-  g_free (opts);
-  if (prog == NULL)
-    return FALSE;
-  d->k_luma = clv_kernel_new (prog, "vj_luma", error);
-  d->k_sums = d->k_luma ? clv_kernel_new (prog, "vj_band_sums", error) : NULL;
-  d->k_carry = d->k_sums ? clv_kernel_new (prog, "vj_band_carry", error)
-      : NULL;
-  d->k_integrals = d->k_carry ? clv_kernel_new (prog, "vj_band_integrals",
-      error) : NULL;
-  d->k_tilted = d->k_integrals ? clv_kernel_new (prog, "vj_tilted", error)
-      : NULL;
-  clReleaseProgram (prog);
-  if (d->k_tilted == NULL)
-    return FALSE;
-
-  if (tiled) {
-    const int one_per_item = MIN (d->coop_stage, d->shape.n_stages);
-    nodes = layout_nodes (d, tile_cols (t, &d->shape),
-        tile_cols (t, &d->shape) * tile_rows (t, &d->shape), &n_nodes);
-    unrolled = unrolled_stages_source (d, stages, nodes, one_per_item);
-    d->unrolled_stages = unrolled ? one_per_item : 0;
-  }
-  regs = t->max_registers ? g_strdup_printf (" -cl-nv-maxrregcount=%d",
-      t->max_registers) : g_strdup ("");
-  opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
-      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d "
-      "-DVJ_MAX_REGISTERS=%d -DVJ_TILE_X=%d -DVJ_TILE_Y=%d -DVJ_WIN_W=%d "
-      "-DVJ_WIN_H=%d -DVJ_TILTED=%d -DVJ_STUMPS=%d -DVJ_N_TREES=%d "
-      "-DVJ_UNROLLED=%d -DVJ_SHUFFLE=%d%s", d->fp64, t->wg, t->chunk,
-      t->coop_windows, d->coop_stage, t->static_schedule, t->max_registers,
-      tiled ? t->tile_x : 0, t->tile_y, d->shape.window_w, d->shape.window_h,
-      d->shape.has_tilted, d->shape.is_stump_based, d->shape.n_trees,
-      unrolled != NULL, d->shuffle, regs);
-  g_free (regs);
-  prog = clv_device_get_program_generated (d->dev, "vj_detect", unrolled,
-      opts, error);
-  g_free (opts);
-  g_free (unrolled);
-  if (prog) {
-    d->k_simple = clv_kernel_new (prog, "vj_detect_simple", error);
-    d->k_uber = d->k_simple ? clv_kernel_new (prog,
-        tiled ? "vj_detect_tiled" : "vj_detect_uber", error) : NULL;
-    clReleaseProgram (prog);
-  }
-  if (d->k_uber && tiled && d->shape.is_stump_based) {
-    cl_int4 *arrays = stump_arrays (nodes, d->shape.n_trees);
-    d->tile_nodes = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
-        arrays, sizeof (cl_int4) * 3 * d->shape.n_trees, error);
-    g_free (arrays);
-  } else if (d->k_uber && tiled) {
-    d->tile_nodes = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
-        nodes, sizeof (ClvVjNode) * n_nodes, error);
-  }
-  g_free (nodes);
-  return d->k_uber != NULL && (!tiled || d->tile_nodes != NULL);
 }
 
 static void
@@ -622,8 +66,8 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
     d->tune = *tuning;
   else
     clv_vj_tuning_for_device (dev, &d->tune);
-  if (!check_tuning (dev, &d->tune, error)
-      || !fit_tile (dev, &d->tune, c, tuning != NULL, error))
+  if (!clv_vj_tuning_check (dev, &d->tune, error)
+      || !clv_vj_tuning_fit_tile (dev, &d->tune, c, tuning != NULL, error))
     goto fail;
   /* Without doubles the variance and stage sums are not OpenCV's. */
   d->fp64 = dev->has_fp64;
@@ -633,7 +77,7 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
   d->coop_stage = clv_vj_cascade_sums_exact (c, d->tune.coop_stage) ?
       d->tune.coop_stage : NO_COOP_STAGE;
   d->shuffle = d->tune.shuffle == 1 || (d->tune.shuffle < 0
-      && shuffle_fits (dev, &d->tune));
+      && clv_vj_shuffle_fits (dev, &d->tune));
 
   d->shape = *c;
   d->shape.path = NULL;
@@ -649,7 +93,7 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
       sizeof (ClvCascadeFeature) * c->n_features);
   if (!(d->stages = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
               c->stages, sizeof (ClvCascadeStage) * c->n_stages, error))
-      || !build_kernels (d, c->stages, error))
+      || !clv_vj_build_kernels (d, c->stages, error))
     goto fail;
   CLV_CHECK ((d->copies = clCreateCommandQueue (dev->context, dev->device, 0,
               &st), st), error, fail);
@@ -716,64 +160,6 @@ ensure_buffer (ClvDevice * dev, cl_mem * mem, gsize * have, gsize size,
   if (*mem)
     *have = size;
   return *mem != NULL;
-}
-
-/* OpenCV's HaarEvaluator::OptFeature::setOffsets for row stride `step`. */
-static void
-feature_offsets (const ClvCascadeFeature * f, int step, int tilt_ofs,
-    ClvVjNode * o)
-{
-  for (int k = 0; k < f->n_rects && k < 3; k++) {
-    const int x = f->x[k], y = f->y[k], w = f->w[k], h = f->h[k];
-    if (f->tilted) {
-      o->ofs[k][0] = tilt_ofs + x + step * y;
-      o->ofs[k][1] = tilt_ofs + x - h + step * (y + h);
-      o->ofs[k][2] = tilt_ofs + x + w + step * (y + w);
-      o->ofs[k][3] = tilt_ofs + x + w - h + step * (y + w + h);
-    } else {
-      o->ofs[k][0] = x + step * y;
-      o->ofs[k][1] = x + w + step * y;
-      o->ofs[k][2] = x + step * (y + h);
-      o->ofs[k][3] = x + w + step * (y + h);
-    }
-    o->weight[k] = f->weight[k];
-  }
-}
-
-/* The device nodes for row stride `step`: the roots first (tree t's at t),
- * then the other nodes tree by tree. */
-static ClvVjNode *
-layout_nodes (const ClvVjDetector * d, int step, int tilt_ofs, int *count)
-{
-  const int n_trees = d->shape.n_trees;
-  ClvVjNode *out = g_new0 (ClvVjNode, MAX (d->shape.n_nodes, 1));
-  int *base = g_new (int, MAX (n_trees, 1));
-
-  /* Index of node k > 0 of tree t: base[t] + k - 1. */
-  for (int t = 0, next = n_trees; t < n_trees; t++) {
-    base[t] = next;
-    next += d->trees[t].n_nodes - 1;
-  }
-  for (int t = 0; t < n_trees; t++) {
-    const ClvCascadeTree *tree = &d->trees[t];
-    for (int k = 0; k < tree->n_nodes; k++) {
-      const ClvCascadeNode *n = &d->nodes[tree->first_node + k];
-      ClvVjNode *o = &out[k == 0 ? t : base[t] + k - 1];
-      const int child[2] = { n->left, n->right };
-
-      feature_offsets (&d->features[n->feature], step, tilt_ofs, o);
-      o->threshold = n->threshold;
-      for (int side = 0; side < 2; side++) {
-        if (child[side] > 0)
-          o->next[side] = base[t] + child[side] - 1;
-        else
-          o->leaf[side] = d->leaves[tree->first_leaf - child[side]];
-      }
-    }
-  }
-  g_free (base);
-  *count = d->shape.n_nodes;
-  return out;
 }
 
 static gboolean
@@ -975,7 +361,7 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   d->sq_ofs = (int) (d->shape.has_tilted ? 2 * plane : plane);
   if (d->nodes_w != w || d->nodes_plane != d->plane) {
     int n_nodes;
-    ClvVjNode *nodes = layout_nodes (d, w, d->tilt_ofs, &n_nodes);
+    ClvVjNode *nodes = clv_vj_layout_nodes (d, w, d->tilt_ofs, &n_nodes);
     g_clear_pointer (&d->nodes_mem, clReleaseMemObject);
     d->nodes_mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY, nodes,
         sizeof (ClvVjNode) * n_nodes, error);
@@ -1232,7 +618,7 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &total),
         error, fail);
     if (tiled) {
-      const int tc = tile_cols (&d->tune, &d->shape);
+      const int tc = clv_vj_tile_cols (&d->tune, &d->shape);
       cl_int tilt_ofs = d->tilt_ofs;
       cl_int4 tile_nofs = { {1 + tc, 1 + nx + tc, 1 + tc * (1 + ny),
               1 + nx + tc * (1 + ny)}

@@ -598,9 +598,9 @@ decode_tile (__constant const Scale * sc, const int n_scales, const int t,
 /* The stages before VJ_COOP_STAGE compiled in: the host appends to this
  * program, for a stump cascade, the definition of unrolled_stages_pass,
  * stages [first, last) of the window at p as straight-line code whose
- * nodes are constants (common/clv-vj.c, unrolled_stages_source), each tree
- * one call of unrolled_stump.  A tree then costs its reads of the tile and
- * its arithmetic, not first a chain of loads of its node. */
+ * nodes are constants (common/clv-vj-codegen.c, unrolled_stages_source),
+ * each tree one call of unrolled_stump.  A tree then costs its reads of
+ * the tile and its arithmetic, not first a chain of loads of its node. */
 bool unrolled_stages_pass (const __local uint * p, float vnf, int first,
     int last);
 

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Viola–Jones on OpenCL: what the detector's kernels are built from: the
+ * cascade's nodes laid out for the device, the stages compiled into
+ * vj_detect_tiled as OpenCL C, the build options. */
+#include "clv-vj-private.h"
+
+#include <string.h>
+
+/* OpenCV's HaarEvaluator::OptFeature::setOffsets for row stride `step`. */
+static void
+feature_offsets (const ClvCascadeFeature * f, int step, int tilt_ofs,
+    ClvVjNode * o)
+{
+  for (int k = 0; k < f->n_rects && k < 3; k++) {
+    const int x = f->x[k], y = f->y[k], w = f->w[k], h = f->h[k];
+    if (f->tilted) {
+      o->ofs[k][0] = tilt_ofs + x + step * y;
+      o->ofs[k][1] = tilt_ofs + x - h + step * (y + h);
+      o->ofs[k][2] = tilt_ofs + x + w + step * (y + w);
+      o->ofs[k][3] = tilt_ofs + x + w - h + step * (y + w + h);
+    } else {
+      o->ofs[k][0] = x + step * y;
+      o->ofs[k][1] = x + w + step * y;
+      o->ofs[k][2] = x + step * (y + h);
+      o->ofs[k][3] = x + w + step * (y + h);
+    }
+    o->weight[k] = f->weight[k];
+  }
+}
+
+/* The device nodes for row stride `step`: the roots first (tree t's at t),
+ * then the other nodes tree by tree. */
+ClvVjNode *
+clv_vj_layout_nodes (const ClvVjDetector * d, int step, int tilt_ofs,
+    int *count)
+{
+  const int n_trees = d->shape.n_trees;
+  ClvVjNode *out = g_new0 (ClvVjNode, MAX (d->shape.n_nodes, 1));
+  int *base = g_new (int, MAX (n_trees, 1));
+
+  /* Index of node k > 0 of tree t: base[t] + k - 1. */
+  for (int t = 0, next = n_trees; t < n_trees; t++) {
+    base[t] = next;
+    next += d->trees[t].n_nodes - 1;
+  }
+  for (int t = 0; t < n_trees; t++) {
+    const ClvCascadeTree *tree = &d->trees[t];
+    for (int k = 0; k < tree->n_nodes; k++) {
+      const ClvCascadeNode *n = &d->nodes[tree->first_node + k];
+      ClvVjNode *o = &out[k == 0 ? t : base[t] + k - 1];
+      const int child[2] = { n->left, n->right };
+
+      feature_offsets (&d->features[n->feature], step, tilt_ofs, o);
+      o->threshold = n->threshold;
+      for (int side = 0; side < 2; side++) {
+        if (child[side] > 0)
+          o->next[side] = base[t] + child[side] - 1;
+        else
+          o->leaf[side] = d->leaves[tree->first_leaf - child[side]];
+      }
+    }
+  }
+  g_free (base);
+  *count = d->shape.n_nodes;
+  return out;
+}
+
+/* Beyond this many trees the stages are not compiled in: the program
+ * would build slowly and outgrow the instruction cache. */
+#define MAX_UNROLLED_TREES 1024
+
+/* Appends a float as an exact OpenCL C literal (hexadecimal). */
+static void
+append_float (GString * s, float v)
+{
+  g_string_append_printf (s, "%af", (double) v);
+}
+
+/* For vj_detect_tiled with VJ_UNROLLED: the definition of
+ * unrolled_stages_pass, stages [0, n) of `stages` with the tile's `nodes`
+ * as constants, or NULL where they are not compiled in (the tuning says
+ * not to, trees with more than one node, too many trees). */
+static char *
+unrolled_stages_source (const ClvVjDetector * d,
+    const ClvCascadeStage * stages, const ClvVjNode * nodes, int n)
+{
+  GString *s;
+
+  if (!d->tune.unroll || !d->shape.is_stump_based || n < 1
+      || stages[n - 1].first_tree + stages[n - 1].n_trees > MAX_UNROLLED_TREES)
+    return NULL;
+  s = g_string_new ("#line 1 \"stages compiled in (common/clv-vj-codegen.c, "
+      "unrolled_stages_source)\"\n"
+      "bool\nunrolled_stages_pass (const __local uint * p, float vnf, "
+      "int first, int last)\n{\n  real_t sum;\n\n");
+  for (int si = 0; si < n; si++) {
+    g_string_append_printf (s, "  if (first <= %d && %d < last) {\n"
+        "    sum = 0;\n", si, si);
+    for (int t = stages[si].first_tree;
+        t < stages[si].first_tree + stages[si].n_trees; t++) {
+      const ClvVjNode *o = &nodes[t];
+      g_string_append (s, "    sum += unrolled_stump (p, vnf");
+      for (int k = 0; k < 3; k++)
+        g_string_append_printf (s, ", (int4) (%d, %d, %d, %d)", o->ofs[k][0],
+            o->ofs[k][1], o->ofs[k][2], o->ofs[k][3]);
+      g_string_append (s, ", (float4) (");
+      for (int k = 0; k < 4; k++) {
+        append_float (s, k < 3 ? o->weight[k] : o->threshold);
+        g_string_append (s, k < 3 ? ", " : "), (float2) (");
+      }
+      append_float (s, o->leaf[0]);
+      g_string_append (s, ", ");
+      append_float (s, o->leaf[1]);
+      g_string_append (s, "));\n");
+    }
+    g_string_append (s, "    if (sum < (real_t) ");
+    append_float (s, stages[si].threshold);
+    g_string_append (s, ")\n      return false;\n  }\n");
+  }
+  g_string_append (s, "  return true;\n}\n");
+  return g_string_free (s, FALSE);
+}
+
+/* The stumps `nodes` (tree t's at t) as vj_detect.cl's CASCADE_FUNCTIONS
+ * read them with ARRAYS: three planes of n 16-byte blocks, the first two
+ * rectangles' offsets (short4 each: clv_vj_tuning_fit_tile keeps them
+ * below 2^15), the third's and the leaves, the weights with the
+ * threshold. */
+static cl_int4 *
+stump_arrays (const ClvVjNode * nodes, int n)
+{
+  cl_int4 *a = g_new0 (cl_int4, 3 * (gsize) MAX (n, 1));
+
+  for (int t = 0; t < n; t++) {
+    const ClvVjNode *o = &nodes[t];
+    cl_short ofs[3][4];
+    for (int k = 0; k < 3; k++)
+      for (int i = 0; i < 4; i++)
+        ofs[k][i] = (cl_short) o->ofs[k][i];
+    memcpy (a[t].s, ofs, 2 * sizeof (ofs[0]));
+    memcpy (a[n + t].s, ofs[2], sizeof (ofs[2]));
+    memcpy (&a[n + t].s[2], o->leaf, 2 * sizeof (cl_float));
+    memcpy (&a[2 * n + t].s[0], o->weight, 3 * sizeof (cl_float));
+    memcpy (&a[2 * n + t].s[3], &o->threshold, sizeof (cl_float));
+  }
+  return a;
+}
+
+gboolean
+clv_vj_build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
+    GError ** error)
+{
+  const ClvVjTuning *t = &d->tune;
+  const gboolean tiled = t->variant == CLV_VJ_VARIANT_TILED;
+  ClvVjNode *nodes = NULL;
+  int n_nodes = 0;
+  char *opts, *regs, *unrolled = NULL;
+  cl_program prog;
+
+  opts = g_strdup_printf ("-DVJ_BAND_WG=%d -DVJ_BAND_ROWS=%d", t->band_wg,
+      t->band_rows);
+  prog = clv_device_get_program (d->dev, "vj_pyramid", opts, error);
+  g_free (opts);
+  if (prog == NULL)
+    return FALSE;
+  d->k_luma = clv_kernel_new (prog, "vj_luma", error);
+  d->k_sums = d->k_luma ? clv_kernel_new (prog, "vj_band_sums", error) : NULL;
+  d->k_carry = d->k_sums ? clv_kernel_new (prog, "vj_band_carry", error)
+      : NULL;
+  d->k_integrals = d->k_carry ? clv_kernel_new (prog, "vj_band_integrals",
+      error) : NULL;
+  d->k_tilted = d->k_integrals ? clv_kernel_new (prog, "vj_tilted", error)
+      : NULL;
+  clReleaseProgram (prog);
+  if (d->k_tilted == NULL)
+    return FALSE;
+
+  if (tiled) {
+    const int one_per_item = MIN (d->coop_stage, d->shape.n_stages);
+    const int cols = clv_vj_tile_cols (t, &d->shape);
+    nodes = clv_vj_layout_nodes (d, cols,
+        cols * clv_vj_tile_rows (t, &d->shape), &n_nodes);
+    unrolled = unrolled_stages_source (d, stages, nodes, one_per_item);
+    d->unrolled_stages = unrolled ? one_per_item : 0;
+  }
+  regs = t->max_registers ? g_strdup_printf (" -cl-nv-maxrregcount=%d",
+      t->max_registers) : g_strdup ("");
+  opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
+      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d "
+      "-DVJ_MAX_REGISTERS=%d -DVJ_TILE_X=%d -DVJ_TILE_Y=%d -DVJ_WIN_W=%d "
+      "-DVJ_WIN_H=%d -DVJ_TILTED=%d -DVJ_STUMPS=%d -DVJ_N_TREES=%d "
+      "-DVJ_UNROLLED=%d -DVJ_SHUFFLE=%d%s", d->fp64, t->wg, t->chunk,
+      t->coop_windows, d->coop_stage, t->static_schedule, t->max_registers,
+      tiled ? t->tile_x : 0, t->tile_y, d->shape.window_w, d->shape.window_h,
+      d->shape.has_tilted, d->shape.is_stump_based, d->shape.n_trees,
+      unrolled != NULL, d->shuffle, regs);
+  g_free (regs);
+  prog = clv_device_get_program_generated (d->dev, "vj_detect", unrolled,
+      opts, error);
+  g_free (opts);
+  g_free (unrolled);
+  if (prog) {
+    d->k_simple = clv_kernel_new (prog, "vj_detect_simple", error);
+    d->k_uber = d->k_simple ? clv_kernel_new (prog,
+        tiled ? "vj_detect_tiled" : "vj_detect_uber", error) : NULL;
+    clReleaseProgram (prog);
+  }
+  if (d->k_uber && tiled && d->shape.is_stump_based) {
+    cl_int4 *arrays = stump_arrays (nodes, d->shape.n_trees);
+    d->tile_nodes = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
+        arrays, sizeof (cl_int4) * 3 * d->shape.n_trees, error);
+    g_free (arrays);
+  } else if (d->k_uber && tiled) {
+    d->tile_nodes = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
+        nodes, sizeof (ClvVjNode) * n_nodes, error);
+  }
+  g_free (nodes);
+  return d->k_uber != NULL && (!tiled || d->tile_nodes != NULL);
+}
