@@ -67,18 +67,25 @@
  *
  * Records go to the broker through libmosquitto.  The worker connects in
  * the background and, while the broker is away, reconnects with a backoff
- * from 0.1 s doubling up to 5 s; meanwhile the queue fills and then drops
- * its oldest records.  The bus hears of it as warnings: one per outage
- * ("Cannot reach the MQTT broker HOST:PORT: REASON", "Lost the connection
- * …"), and "MQTT queue full" at the first drop, then at most every 5 s.
- * With QoS 1 or 2 a record leaves the queue only when the broker
- * acknowledges it, and records in flight when a connection breaks are sent
- * again on the next one: nothing is lost uncounted, and a record may
- * arrive twice, never out of order.  With QoS 0 a record leaves the queue
- * once written to the socket.  At EOS the element waits until the queue is
- * empty, at most `flush-timeout`; records still queued then are dropped
- * (and counted) when it stops.  Stopping without EOS drops what is queued,
- * and never waits more than a second.
+ * from 0.1 s doubling up to 5 s; meanwhile records wait in memory, up to
+ * #GstRoiExport:max-queue, then, with #GstRoiExport:spool-dir, in an
+ * on-disk spool of #GstRoiExport:spool-max-bytes, and are sent in order
+ * when the broker is back.  Beyond those the oldest records are dropped
+ * and counted in #GstRoiExport:dropped.  The bus hears of it as warnings:
+ * one per outage ("Cannot reach the MQTT broker HOST:PORT: REASON", "Lost
+ * the connection …"), and "MQTT queue full" at the first drop, then at
+ * most every 5 s; with `on-loss=error` a lost record is an error, and the
+ * pipeline fails.  With QoS 1 (the default) or 2 a record leaves the queue
+ * only when the broker acknowledges it, and records in flight when a
+ * connection breaks are sent again on the next one: nothing is lost
+ * uncounted, and a record may arrive twice (its `seq` tells).  With QoS 0
+ * a record leaves the queue once written to the socket.  At EOS the
+ * element waits until every record is delivered, at most `flush-timeout`;
+ * then what is left stays in the spool for the next run (a warning says
+ * how many), or without one is dropped and counted before EOS goes on.
+ * Stopping without EOS does the same, and never waits more than a
+ * second.  A crash loses the records in memory (at most max-queue and 16
+ * in flight), not those in the spool.
  *
  * ## Example launch line
  * |[
@@ -124,6 +131,10 @@ GST_DEBUG_CATEGORY (gst_roi_export_debug);
 #define DEFAULT_MQTT_CA_FILE NULL
 #define DEFAULT_MAX_QUEUE 1000
 #define DEFAULT_FLUSH_TIMEOUT 5000
+#define DEFAULT_SPOOL_DIR NULL
+#define DEFAULT_SPOOL_MAX_BYTES (64 * 1024 * 1024)
+#define MIN_SPOOL_MAX_BYTES 4096
+#define DEFAULT_ON_LOSS GST_ROI_EXPORT_ON_LOSS_WARN
 
 enum
 {
@@ -140,6 +151,9 @@ enum
   PROP_MQTT_CA_FILE,
   PROP_MAX_QUEUE,
   PROP_FLUSH_TIMEOUT,
+  PROP_SPOOL_DIR,
+  PROP_SPOOL_MAX_BYTES,
+  PROP_ON_LOSS,
   PROP_DROPPED,
 };
 
@@ -156,7 +170,10 @@ struct _GstRoiExport
   gint mqtt_qos;
   guint max_queue;
   guint flush_timeout;
-  /* MQTT messages dropped by the last run, once `mqtt` is gone */
+  gchar *spool_dir;
+  guint64 spool_max_bytes;
+  GstRoiExportOnLoss on_loss;
+  /* MQTT records lost since start by publishers already stopped */
   guint64 dropped;
   RoiExportMqtt *mqtt;
 
@@ -168,6 +185,7 @@ struct _GstRoiExport
   gint width, height;
   guint64 frame_number;
   guint64 seq;                  /* the next record's sequence number */
+  gboolean mqtt_restart;        /* EOS stopped the publisher */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -180,6 +198,22 @@ G_DEFINE_TYPE_WITH_CODE (GstRoiExport, gst_roi_export,
         "roiexport", 0, "ROI metas to JSON"));
 GST_ELEMENT_REGISTER_DEFINE (roiexport, "roiexport", GST_RANK_NONE,
     GST_TYPE_ROI_EXPORT);
+
+GType
+gst_roi_export_on_loss_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_ROI_EXPORT_ON_LOSS_WARN, "A warning on the bus", "warn"},
+    {GST_ROI_EXPORT_ON_LOSS_ERROR, "An error: the pipeline fails", "error"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstRoiExportOnLoss", values));
+  return type;
+}
 
 /* JSON has no NaN or infinity: those become null. */
 static void
@@ -504,12 +538,89 @@ gst_roi_export_build_record (GstRoiExport * self, GstBuffer * buf,
   return line;
 }
 
+/* Starts the MQTT publisher when a broker is set (self->mqtt stays NULL
+ * otherwise); FALSE with `error` set. */
+static gboolean
+gst_roi_export_start_mqtt (GstRoiExport * self, GError ** error)
+{
+  RoiExportMqttSettings settings;
+  RoiExportMqtt *mqtt;
+  gchar *broker, *topic, *client_id, *username, *password, *ca_file, *spool;
+
+  GST_OBJECT_LOCK (self);
+  broker = g_strdup (self->mqtt_broker);
+  topic = g_strdup (self->mqtt_topic);
+  client_id = g_strdup (self->mqtt_client_id);
+  username = g_strdup (self->mqtt_username);
+  password = g_strdup (self->mqtt_password);
+  ca_file = g_strdup (self->mqtt_ca_file);
+  spool = g_strdup (self->spool_dir);
+  settings = (RoiExportMqttSettings) {
+  broker, topic, self->mqtt_qos, client_id, username, password, ca_file,
+        self->max_queue, spool != NULL && spool[0] != '\0' ? spool : NULL,
+        self->spool_max_bytes, self->on_loss == GST_ROI_EXPORT_ON_LOSS_ERROR};
+  GST_OBJECT_UNLOCK (self);
+
+  /* Unlocked: the start may post on the bus. */
+  mqtt = broker != NULL && broker[0] != '\0' ?
+      roi_export_mqtt_start (&settings, GST_ELEMENT (self), error) : NULL;
+  GST_OBJECT_LOCK (self);
+  self->mqtt = mqtt;
+  GST_OBJECT_UNLOCK (self);
+  g_free (broker);
+  g_free (topic);
+  g_free (client_id);
+  g_free (username);
+  g_free (password);
+  g_free (ca_file);
+  g_free (spool);
+  return mqtt != NULL || error == NULL || *error == NULL;
+}
+
+/* Stops the MQTT publisher, if any, and says what it could not deliver:
+ * lost records give a warning, or an error with on-loss=error; records
+ * kept in the spool, a warning.  `when` says when it happens. */
+static void
+gst_roi_export_stop_mqtt (GstRoiExport * self, const gchar * when)
+{
+  RoiExportMqtt *mqtt;
+  guint64 dropped, lost, kept;
+  GstRoiExportOnLoss on_loss;
+  gchar *spool_dir;
+
+  GST_OBJECT_LOCK (self);
+  mqtt = g_steal_pointer (&self->mqtt);
+  GST_OBJECT_UNLOCK (self);
+  if (mqtt == NULL)
+    return;
+  dropped = roi_export_mqtt_stop (mqtt, &lost, &kept);
+  GST_OBJECT_LOCK (self);
+  self->dropped += dropped;
+  on_loss = self->on_loss;
+  spool_dir = g_strdup (self->spool_dir);
+  GST_OBJECT_UNLOCK (self);
+  if (lost > 0 && on_loss == GST_ROI_EXPORT_ON_LOSS_ERROR)
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("%" G_GUINT64_FORMAT " result(s) lost: not delivered to the MQTT "
+            "broker %s", lost, when), ("on-loss=error: a lost result fails "
+            "the pipeline; spool-dir keeps results across an outage"));
+  else if (lost > 0)
+    GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+        ("%" G_GUINT64_FORMAT " result(s) lost: not delivered to the MQTT "
+            "broker %s", lost, when), ("spool-dir keeps results across an "
+            "outage"));
+  if (kept > 0)
+    GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+        ("%" G_GUINT64_FORMAT " result(s) not delivered to the MQTT broker "
+            "%s wait in the spool of %s, to go first when roiexport next "
+            "starts with that spool-dir", kept, when, spool_dir), (NULL));
+  g_free (spool_dir);
+}
+
 static gboolean
 gst_roi_export_start (GstBaseTransform * trans)
 {
   GstRoiExport *self = GST_ROI_EXPORT (trans);
-  RoiExportMqttSettings settings;
-  RoiExportMqtt *mqtt = NULL;
   gchar *location;
   GError *error = NULL;
 
@@ -520,20 +631,14 @@ gst_roi_export_start (GstBaseTransform * trans)
 
   GST_OBJECT_LOCK (self);
   location = g_strdup (self->location);
-  if (self->mqtt_broker != NULL && self->mqtt_broker[0] != '\0') {
-    settings = (RoiExportMqttSettings) {
-    self->mqtt_broker, self->mqtt_topic, self->mqtt_qos,
-          self->mqtt_client_id, self->mqtt_username, self->mqtt_password,
-          self->mqtt_ca_file, self->max_queue};
-    mqtt = roi_export_mqtt_start (&settings, GST_ELEMENT (self), &error);
-    if (mqtt == NULL) {
-      GST_OBJECT_UNLOCK (self);
-      goto bad_mqtt;
-    }
-  }
-  self->mqtt = mqtt;
   self->dropped = 0;
   GST_OBJECT_UNLOCK (self);
+  self->mqtt_restart = FALSE;
+  if (!gst_roi_export_start_mqtt (self, &error))
+    goto bad_mqtt;
+  /* A spool continues the numbers of its earlier runs. */
+  if (self->mqtt != NULL)
+    self->seq = roi_export_mqtt_get_next_seq (self->mqtt);
 
   self->file_size = 0;
   if (location != NULL && location[0] != '\0') {
@@ -547,7 +652,7 @@ gst_roi_export_start (GstBaseTransform * trans)
       if (self->fd < 0)
         goto open_failed;
     }
-  } else if (mqtt == NULL) {
+  } else if (self->mqtt == NULL) {
     goto no_destination;
   }
   g_free (location);
@@ -576,6 +681,7 @@ open_failed:
         ("Cannot open \"%s\" for writing: %s", location, g_strerror (errno)),
         (NULL));
     g_free (location);
+    gst_roi_export_stop_mqtt (self, "before the start failed");
     return FALSE;
   }
 }
@@ -584,7 +690,6 @@ static gboolean
 gst_roi_export_stop (GstBaseTransform * trans)
 {
   GstRoiExport *self = GST_ROI_EXPORT (trans);
-  RoiExportMqtt *mqtt;
 
   /* Records reached the kernel one by one; this puts them on the disk. */
   if (self->fd >= 0 && !self->fd_is_stdout) {
@@ -593,17 +698,7 @@ gst_roi_export_stop (GstBaseTransform * trans)
   }
   self->fd = -1;
   g_clear_pointer (&self->stream_id, g_free);
-
-  GST_OBJECT_LOCK (self);
-  mqtt = self->mqtt;
-  self->mqtt = NULL;
-  GST_OBJECT_UNLOCK (self);
-  if (mqtt != NULL) {
-    guint64 dropped = roi_export_mqtt_stop (mqtt);
-    GST_OBJECT_LOCK (self);
-    self->dropped = dropped;
-    GST_OBJECT_UNLOCK (self);
-  }
+  gst_roi_export_stop_mqtt (self, "before the element stopped");
   return TRUE;
 }
 
@@ -641,18 +736,23 @@ gst_roi_export_sink_event (GstBaseTransform * trans, GstEvent * event)
     g_free (self->stream_id);
     self->stream_id = g_strdup (stream_id);
   } else if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->mqtt != NULL) {
-    guint timeout, left;
+    guint timeout;
+    gchar *when;
 
     GST_OBJECT_LOCK (self);
     timeout = self->flush_timeout;
     GST_OBJECT_UNLOCK (self);
     /* EOS means every result has gone out: wait for the queue, but not
-     * forever when the broker is away. */
-    left = roi_export_mqtt_flush (self->mqtt, timeout);
-    if (left > 0)
-      GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
-          ("%u result(s) not delivered to the MQTT broker within "
-              "flush-timeout=%u ms at end of stream", left, timeout), (NULL));
+     * forever when the broker is away.  What is left then is settled now
+     * (lost or spooled), so that `dropped` is right at EOS; a later frame
+     * starts a new publisher. */
+    if (roi_export_mqtt_flush (self->mqtt, timeout) > 0) {
+      when = g_strdup_printf ("within flush-timeout=%u ms at end of stream",
+          timeout);
+      gst_roi_export_stop_mqtt (self, when);
+      self->mqtt_restart = TRUE;
+      g_free (when);
+    }
   }
   return GST_BASE_TRANSFORM_CLASS (gst_roi_export_parent_class)->sink_event
       (trans, event);
@@ -698,6 +798,7 @@ gst_roi_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstRoiExport *self = GST_ROI_EXPORT (trans);
   gboolean skip_empty;
   gchar *source, *line;
+  GError *error = NULL;
 
   GST_OBJECT_LOCK (self);
   skip_empty = self->skip_empty;
@@ -711,20 +812,34 @@ gst_roi_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     g_free (source);
     return GST_FLOW_OK;
   }
+  /* A frame after the EOS that stopped the publisher. */
+  if (self->mqtt_restart) {
+    self->mqtt_restart = FALSE;
+    if (!gst_roi_export_start_mqtt (self, &error))
+      goto bad_mqtt;
+  }
   line = gst_roi_export_build_record (self, buf, source);
   self->frame_number++;
-  self->seq++;
   g_free (source);
 
   if (self->fd >= 0 && !write_record (self, line))
     goto write_failed;
   if (self->mqtt != NULL)
-    roi_export_mqtt_publish (self->mqtt, line);
+    roi_export_mqtt_publish (self->mqtt, line, self->seq);
   else
     g_free (line);
+  self->seq++;
   return GST_FLOW_OK;
 
   /* ERRORS */
+bad_mqtt:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", error->message),
+        (NULL));
+    g_error_free (error);
+    g_free (source);
+    return GST_FLOW_ERROR;
+  }
 write_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
@@ -786,6 +901,16 @@ gst_roi_export_set_property (GObject * object, guint prop_id,
     case PROP_FLUSH_TIMEOUT:
       self->flush_timeout = g_value_get_uint (value);
       break;
+    case PROP_SPOOL_DIR:
+      g_free (self->spool_dir);
+      self->spool_dir = g_value_dup_string (value);
+      break;
+    case PROP_SPOOL_MAX_BYTES:
+      self->spool_max_bytes = g_value_get_uint64 (value);
+      break;
+    case PROP_ON_LOSS:
+      self->on_loss = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -834,9 +959,18 @@ gst_roi_export_get_property (GObject * object, guint prop_id,
     case PROP_FLUSH_TIMEOUT:
       g_value_set_uint (value, self->flush_timeout);
       break;
+    case PROP_SPOOL_DIR:
+      g_value_set_string (value, self->spool_dir);
+      break;
+    case PROP_SPOOL_MAX_BYTES:
+      g_value_set_uint64 (value, self->spool_max_bytes);
+      break;
+    case PROP_ON_LOSS:
+      g_value_set_enum (value, self->on_loss);
+      break;
     case PROP_DROPPED:
-      g_value_set_uint64 (value, self->mqtt != NULL ?
-          roi_export_mqtt_get_dropped (self->mqtt) : self->dropped);
+      g_value_set_uint64 (value, self->dropped + (self->mqtt != NULL ?
+              roi_export_mqtt_get_dropped (self->mqtt) : 0));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -859,55 +993,14 @@ gst_roi_export_finalize (GObject * object)
   g_free (self->mqtt_username);
   g_free (self->mqtt_password);
   g_free (self->mqtt_ca_file);
+  g_free (self->spool_dir);
   G_OBJECT_CLASS (gst_roi_export_parent_class)->finalize (object);
 }
 
+/* The properties of the MQTT output. */
 static void
-gst_roi_export_class_init (GstRoiExportClass * klass)
+install_mqtt_properties (GObjectClass * gobject_class)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-
-  gobject_class->set_property = gst_roi_export_set_property;
-  gobject_class->get_property = gst_roi_export_get_property;
-  gobject_class->finalize = gst_roi_export_finalize;
-
-  /**
-   * GstRoiExport:location:
-   *
-   * The JSON Lines file the records are written to (truncated at start),
-   * or `-` for stdout.  Each record goes to the file in one write as soon
-   * as it is made, so that a killed pipeline leaves only whole lines; the
-   * file is synced to the disk when the element stops.
-   */
-  g_object_class_install_property (gobject_class, PROP_LOCATION,
-      g_param_spec_string ("location", "Location",
-          "JSON Lines file to write the records to, - for stdout",
-          DEFAULT_LOCATION, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  /**
-   * GstRoiExport:source-name:
-   *
-   * The `source` field of every record, to tell streams apart at the
-   * consumer; unset, the element's name.
-   */
-  g_object_class_install_property (gobject_class, PROP_SOURCE_NAME,
-      g_param_spec_string ("source-name", "Source name",
-          "The records' source field (unset: this element's name)",
-          DEFAULT_SOURCE_NAME, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstRoiExport:skip-empty:
-   *
-   * Gives no record for frames without any ROI meta.
-   */
-  g_object_class_install_property (gobject_class, PROP_SKIP_EMPTY,
-      g_param_spec_boolean ("skip-empty", "Skip empty frames",
-          "Write no record for frames without any ROI", DEFAULT_SKIP_EMPTY,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_PLAYING));
-
   /**
    * GstRoiExport:mqtt-broker:
    *
@@ -980,8 +1073,11 @@ gst_roi_export_class_init (GstRoiExportClass * klass)
    * GstRoiExport:flush-timeout:
    *
    * At EOS the element waits until the broker has every queued record,
-   * at most this long, before it passes EOS on; what is left then gives a
-   * warning and is dropped when the element stops.
+   * at most this long, before it passes EOS on.  What is left then is
+   * settled before EOS goes on: with #GstRoiExport:spool-dir it waits in
+   * the spool for the next run (a warning says so); without, it is
+   * dropped and counted in #GstRoiExport:dropped, with a warning (an
+   * error with `on-loss=error`).
    */
   g_object_class_install_property (gobject_class, PROP_FLUSH_TIMEOUT,
       g_param_spec_uint ("flush-timeout", "Flush timeout",
@@ -989,15 +1085,111 @@ gst_roi_export_class_init (GstRoiExportClass * klass)
           G_MAXUINT, DEFAULT_FLUSH_TIMEOUT, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   /**
+   * GstRoiExport:spool-dir:
+   *
+   * A folder for the MQTT records beyond #GstRoiExport:max-queue: they
+   * wait there, on the disk (`roiexport.spool`, one file of
+   * #GstRoiExport:spool-max-bytes), while the broker is away, and go out
+   * in order when it is back.  Records still undelivered when the
+   * element stops stay in the spool and go first when an element next
+   * starts with the same folder; record numbers (`seq`) then continue
+   * those of the earlier run.  One element at a time may use a folder.
+   * Unset: no spool.
+   */
+  g_object_class_install_property (gobject_class, PROP_SPOOL_DIR,
+      g_param_spec_string ("spool-dir", "Spool folder",
+          "Folder of the on-disk spool of MQTT records waiting for the "
+          "broker (unset: none)", DEFAULT_SPOOL_DIR, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRoiExport:spool-max-bytes:
+   *
+   * The size of the spool's file, reserved on the disk when it is made
+   * (so that a full disk shows at start); each record takes its JSON and
+   * 4 bytes.  When the spool is full, the oldest records are dropped and
+   * counted in #GstRoiExport:dropped.  A spool made with another size is
+   * rewritten to this one at start (the oldest records dropped if they do
+   * not fit).
+   */
+  g_object_class_install_property (gobject_class, PROP_SPOOL_MAX_BYTES,
+      g_param_spec_uint64 ("spool-max-bytes", "Spool size",
+          "Size of the spool's file in bytes", MIN_SPOOL_MAX_BYTES,
+          G_MAXUINT64, DEFAULT_SPOOL_MAX_BYTES, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRoiExport:on-loss:
+   *
+   * What a lost MQTT record does: `warn` posts a warning (at the first
+   * loss, then at most every 5 s), `error` posts an error, so that the
+   * pipeline fails (gst-launch-1.0 exits non-zero).
+   */
+  g_object_class_install_property (gobject_class, PROP_ON_LOSS,
+      g_param_spec_enum ("on-loss", "On loss",
+          "What a lost MQTT record does: warn, or fail the pipeline",
+          GST_TYPE_ROI_EXPORT_ON_LOSS, DEFAULT_ON_LOSS, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  /**
    * GstRoiExport:dropped:
    *
    * MQTT records lost since the element started: dropped from a full
-   * queue, or still queued when it stopped.
+   * queue or spool, or left undelivered at EOS (after
+   * #GstRoiExport:flush-timeout) or at stop without a spool.  Right at
+   * every moment: a record counts as soon as it is lost.
    */
   g_object_class_install_property (gobject_class, PROP_DROPPED,
       g_param_spec_uint64 ("dropped", "Dropped",
-          "MQTT records lost (queue full or undelivered at stop)", 0,
-          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+          "MQTT records lost (queue or spool full, undelivered at EOS or "
+          "stop)", 0, G_MAXUINT64, 0, G_PARAM_READABLE |
+          G_PARAM_STATIC_STRINGS));
+}
+
+static void
+gst_roi_export_class_init (GstRoiExportClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_roi_export_set_property;
+  gobject_class->get_property = gst_roi_export_get_property;
+  gobject_class->finalize = gst_roi_export_finalize;
+
+  /**
+   * GstRoiExport:location:
+   *
+   * The JSON Lines file the records are written to (truncated at start),
+   * or `-` for stdout.  Each record goes to the file in one write as soon
+   * as it is made, so that a killed pipeline leaves only whole lines; the
+   * file is synced to the disk when the element stops.
+   */
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "JSON Lines file to write the records to, - for stdout",
+          DEFAULT_LOCATION, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstRoiExport:source-name:
+   *
+   * The `source` field of every record, to tell streams apart at the
+   * consumer; unset, the element's name.
+   */
+  g_object_class_install_property (gobject_class, PROP_SOURCE_NAME,
+      g_param_spec_string ("source-name", "Source name",
+          "The records' source field (unset: this element's name)",
+          DEFAULT_SOURCE_NAME, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRoiExport:skip-empty:
+   *
+   * Gives no record for frames without any ROI meta.
+   */
+  g_object_class_install_property (gobject_class, PROP_SKIP_EMPTY,
+      g_param_spec_boolean ("skip-empty", "Skip empty frames",
+          "Write no record for frames without any ROI", DEFAULT_SKIP_EMPTY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  install_mqtt_properties (gobject_class);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -1006,6 +1198,7 @@ gst_roi_export_class_init (GstRoiExportClass * klass)
       "Writes each frame's regions of interest and their detection and "
       "recognition results as JSON", "clvision developers");
 
+  gst_type_mark_as_plugin_api (GST_TYPE_ROI_EXPORT_ON_LOSS, 0);
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->start = gst_roi_export_start;
   trans_class->stop = gst_roi_export_stop;
@@ -1023,6 +1216,8 @@ gst_roi_export_init (GstRoiExport * self)
   self->mqtt_qos = DEFAULT_MQTT_QOS;
   self->max_queue = DEFAULT_MAX_QUEUE;
   self->flush_timeout = DEFAULT_FLUSH_TIMEOUT;
+  self->spool_max_bytes = DEFAULT_SPOOL_MAX_BYTES;
+  self->on_loss = DEFAULT_ON_LOSS;
   self->fd = -1;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -5,6 +5,16 @@
 
 G_BEGIN_DECLS
 
+/* What a lost MQTT record does. */
+typedef enum
+{
+  GST_ROI_EXPORT_ON_LOSS_WARN,
+  GST_ROI_EXPORT_ON_LOSS_ERROR,
+} GstRoiExportOnLoss;
+
+#define GST_TYPE_ROI_EXPORT_ON_LOSS (gst_roi_export_on_loss_get_type ())
+GType gst_roi_export_on_loss_get_type (void);
+
 #define GST_TYPE_ROI_EXPORT (gst_roi_export_get_type ())
 G_DECLARE_FINAL_TYPE (GstRoiExport, gst_roi_export, GST, ROI_EXPORT,
     GstBaseTransform);

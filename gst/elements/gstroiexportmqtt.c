@@ -8,7 +8,15 @@
  * connection fails, the worker throws the client away (and with it
  * libmosquitto's own copies) and puts the in-flight messages back at the
  * head of `pending`, so that they are sent again, in order, on the next
- * connection: nothing leaves the queue unaccounted for. */
+ * connection: nothing leaves the queue unaccounted for.
+ *
+ * With a spool, the records beyond max-queue wait on the disk: the oldest
+ * are in flight, then in `pending`, then in the spool.  A record is
+ * spooled while the spool holds any (order) or `pending` is full; the
+ * worker takes records from the spool once `pending` is empty.  When the
+ * spool is full, the oldest record of all is dropped: the head of
+ * `pending`, whose place the spool's head takes.  At stop, what is left
+ * in memory goes back to the head of the spool. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -19,6 +27,7 @@
 #include <mosquitto.h>
 
 #include "gstroiexportmqtt.h"
+#include "gstroiexportspool.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_roi_export_debug);
 #define GST_CAT_DEFAULT gst_roi_export_debug
@@ -53,15 +62,21 @@ struct _RoiExportMqtt
   gint qos;
   gchar *client_id, *username, *password, *ca_file;
   guint max_queue;
+  gboolean spooling;             /* a spool-dir is set */
+  guint64 spool_max_bytes;
+  gboolean on_loss_error;
   GstElement *element;
 
   GMutex lock;
   GCond cond;
   /* under the lock */
   GQueue pending;
+  RoiExportSpool *spool;        /* NULL: none */
+  GError *spool_error;          /* the last, not yet posted */
   guint inflight_count;
   guint64 dropped;
   gint64 last_drop_warning;
+  gboolean loss_reported;
   gboolean stopping, finished;
 
   GThread *thread;
@@ -86,6 +101,8 @@ roi_export_mqtt_clear (RoiExportMqtt * m)
 {
   g_queue_clear_full (&m->pending, (GDestroyNotify) message_free);
   g_queue_clear_full (&m->inflight, (GDestroyNotify) message_free);
+  g_clear_pointer (&m->spool, roi_export_spool_close);
+  g_clear_error (&m->spool_error);
   g_array_unref (m->early_acks);
   g_mutex_clear (&m->lock);
   g_cond_clear (&m->cond);
@@ -226,39 +243,141 @@ bad_ca:
   }
 }
 
-/* Drops the oldest pending messages beyond max-queue; under the lock.
- * Returns the total dropped when the bus should hear of it: at the first
- * drop, then at most every few seconds (posted by warn_dropped once the
- * lock is released, since a bus sync handler may read the count). */
+/* Counts `n` more records lost; under the lock.  Returns the total lost
+ * when the bus should hear of it (report_lost posts it once the lock is
+ * released, since a bus sync handler may read the count), else 0: at the
+ * first loss, then at most every few seconds; with on-loss=error, at the
+ * first loss only. */
 static guint64
-trim_pending_locked (RoiExportMqtt * m)
+count_lost_locked (RoiExportMqtt * m, guint64 n)
 {
-  guint64 dropped_now = 0;
-  gint64 now;
+  gint64 now = g_get_monotonic_time ();
 
-  while (m->pending.length > m->max_queue) {
-    message_free (g_queue_pop_head (&m->pending));
-    dropped_now++;
-  }
-  if (dropped_now == 0)
+  if (n == 0)
     return 0;
-  m->dropped += dropped_now;
-  now = g_get_monotonic_time ();
-  if (m->last_drop_warning != 0
-      && now - m->last_drop_warning < DROP_WARNING_INTERVAL_US)
+  m->dropped += n;
+  if (m->loss_reported && (m->on_loss_error
+          || now - m->last_drop_warning < DROP_WARNING_INTERVAL_US))
     return 0;
+  m->loss_reported = TRUE;
   m->last_drop_warning = now;
   return m->dropped;
 }
 
-static void
-warn_dropped (RoiExportMqtt * m, guint64 dropped)
+/* Drops the oldest pending messages beyond max-queue; under the lock.
+ * With a spool, the records a broken connection gives back stay: memory
+ * holds at most the in-flight window more. */
+static guint64
+trim_pending_locked (RoiExportMqtt * m)
 {
-  if (dropped > 0)
-    GST_ELEMENT_WARNING (m->element, RESOURCE, WRITE,
-        ("MQTT queue full: %" G_GUINT64_FORMAT " result(s) dropped so far "
-            "(max-queue=%u) while the broker %s:%d does not take them",
-            dropped, m->max_queue, m->host, m->port), (NULL));
+  guint64 n = 0;
+
+  while (!m->spooling && m->pending.length > m->max_queue) {
+    message_free (g_queue_pop_head (&m->pending));
+    n++;
+  }
+  return count_lost_locked (m, n);
+}
+
+/* `lost` records lost so far (0: nothing to say): a warning, or with
+ * on-loss=error an error. */
+static void
+report_lost (RoiExportMqtt * m, guint64 lost)
+{
+  GError *spool_error;
+  gchar *text;
+
+  if (lost == 0)
+    return;
+  g_mutex_lock (&m->lock);
+  spool_error = g_steal_pointer (&m->spool_error);
+  g_mutex_unlock (&m->lock);
+  if (spool_error != NULL)
+    text = g_strdup_printf ("MQTT spool failed (%s): %" G_GUINT64_FORMAT
+        " result(s) dropped so far", spool_error->message, lost);
+  else if (m->spooling)
+    text = g_strdup_printf ("MQTT queue and spool full: %" G_GUINT64_FORMAT
+        " result(s) dropped so far (max-queue=%u, spool-max-bytes=%"
+        G_GUINT64_FORMAT ") while the broker %s:%d does not take them", lost,
+        m->max_queue, m->spool_max_bytes, m->host, m->port);
+  else
+    text = g_strdup_printf ("MQTT queue full: %" G_GUINT64_FORMAT
+        " result(s) dropped so far (max-queue=%u) while the broker %s:%d "
+        "does not take them", lost, m->max_queue, m->host, m->port);
+  if (m->on_loss_error)
+    GST_ELEMENT_ERROR (m->element, RESOURCE, WRITE, ("%s", text),
+        ("on-loss=error: a lost result fails the pipeline"));
+  else
+    GST_ELEMENT_WARNING (m->element, RESOURCE, WRITE, ("%s", text),
+        ("Set spool-dir to keep results on the disk across an outage"));
+  g_clear_error (&spool_error);
+  g_free (text);
+}
+
+/* The oldest spooled record as a message; NULL when there is none.  A
+ * spool that cannot be read loses its records.  Under the lock; `report`
+ * gets what count_lost_locked returns. */
+static Message *
+spool_pop_locked (RoiExportMqtt * m, guint64 * report)
+{
+  GError *error = NULL;
+  Message *msg;
+  gchar *payload;
+  guint64 n;
+
+  if (m->spool == NULL || roi_export_spool_length (m->spool) == 0)
+    return NULL;
+  payload = roi_export_spool_pop_head (m->spool, &error);
+  if (payload == NULL) {
+    n = roi_export_spool_length (m->spool);
+    roi_export_spool_clear (m->spool);
+    g_clear_error (&m->spool_error);
+    m->spool_error = error;
+    n = count_lost_locked (m, n);
+    *report = MAX (*report, n);
+    return NULL;
+  }
+  msg = g_new0 (Message, 1);
+  msg->payload = payload;
+  return msg;
+}
+
+/* Spools `msg` (taking it) after making room: the oldest record of all
+ * goes, the head of `pending`, whose place the spool's head takes, or the
+ * spool's head.  Under the lock; returns what count_lost_locked does. */
+static guint64
+spool_append_locked (RoiExportMqtt * m, Message * msg)
+{
+  gsize len = strlen (msg->payload);
+  guint64 lost = 0, report = 0;
+  GError *error = NULL;
+
+  if (!roi_export_spool_can_hold (m->spool, len)) {
+    lost++;
+  } else {
+    while (!roi_export_spool_fits (m->spool, len)) {
+      Message *old = g_queue_pop_head (&m->pending);
+      Message *moved = spool_pop_locked (m, &report);
+
+      if (old != NULL) {
+        message_free (old);
+        lost++;
+        if (moved != NULL)
+          g_queue_push_tail (&m->pending, moved);
+      } else if (moved != NULL) {
+        message_free (moved);
+        lost++;
+      }
+    }
+    if (!roi_export_spool_push_tail (m->spool, msg->payload, &error)) {
+      g_clear_error (&m->spool_error);
+      m->spool_error = error;
+      lost++;
+    }
+  }
+  message_free (msg);
+  lost = count_lost_locked (m, lost);
+  return MAX (report, lost);
 }
 
 static void
@@ -311,7 +430,7 @@ drop_connection (RoiExportMqtt * m)
   m->inflight_count = 0;
   warn = trim_pending_locked (m);
   g_mutex_unlock (&m->lock);
-  warn_dropped (m, warn);
+  report_lost (m, warn);
   g_clear_pointer (&m->client, mosquitto_destroy);
   g_array_set_size (m->early_acks, 0);
   m->connected = m->lost = FALSE;
@@ -326,14 +445,18 @@ hand_over (RoiExportMqtt * m, int *rc)
     Message *msg;
     guint i;
     int mid = -1;
+    guint64 report = 0;
 
     g_mutex_lock (&m->lock);
     msg = g_queue_pop_head (&m->pending);
+    if (msg == NULL)
+      msg = spool_pop_locked (m, &report);
     if (msg != NULL) {
       m->inflight_count++;
       g_queue_push_tail (&m->inflight, msg);
     }
     g_mutex_unlock (&m->lock);
+    report_lost (m, report);
     if (msg == NULL)
       return TRUE;
     /* Not &msg->mid: on_publish must not find (and free) the message
@@ -445,6 +568,31 @@ worker (gpointer data)
   return NULL;
 }
 
+/* Opens the spool of `dir`; records a resize could not keep are lost. */
+static gboolean
+open_spool (RoiExportMqtt * m, const gchar * dir, GError ** error)
+{
+  GError *err = NULL;
+  guint64 resize_lost, report;
+
+  m->spool = roi_export_spool_open (dir, m->spool_max_bytes, &resize_lost,
+      &err);
+  if (m->spool == NULL) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE,
+        "spool-dir: %s", err->message);
+    g_error_free (err);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (m->element, "spool %s holds %" G_GUINT64_FORMAT
+      " record(s) of an earlier run", roi_export_spool_get_path (m->spool),
+      roi_export_spool_length (m->spool));
+  g_mutex_lock (&m->lock);
+  report = count_lost_locked (m, resize_lost);
+  g_mutex_unlock (&m->lock);
+  report_lost (m, report);
+  return TRUE;
+}
+
 RoiExportMqtt *
 roi_export_mqtt_start (const RoiExportMqttSettings * s, GstElement * element,
     GError ** error)
@@ -476,6 +624,9 @@ roi_export_mqtt_start (const RoiExportMqttSettings * s, GstElement * element,
   m->password = g_strdup (s->password);
   m->ca_file = g_strdup (s->ca_file);
   m->max_queue = s->max_queue;
+  m->spooling = s->spool_dir != NULL;
+  m->spool_max_bytes = s->spool_max_bytes;
+  m->on_loss_error = s->on_loss_error;
   m->element = gst_object_ref (element);
   g_mutex_init (&m->lock);
   g_cond_init (&m->cond);
@@ -486,17 +637,22 @@ roi_export_mqtt_start (const RoiExportMqttSettings * s, GstElement * element,
   /* Settings libmosquitto refuses (a CA file it cannot read) are errors
    * now rather than warnings from the worker later. */
   probe = client_new (m, error);
-  if (probe == NULL) {
-    roi_export_mqtt_unref (m);
-    return NULL;
-  }
+  if (probe == NULL)
+    goto failed;
   mosquitto_destroy (probe);
+  if (m->spooling && !open_spool (m, s->spool_dir, error))
+    goto failed;
 
   m->thread = g_thread_new ("roiexport-mqtt", worker,
       g_atomic_rc_box_acquire (m));
   return m;
 
   /* ERRORS */
+failed:
+  {
+    roi_export_mqtt_unref (m);
+    return NULL;
+  }
 bad_broker:
   {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
@@ -514,31 +670,58 @@ bad_topic:
   }
 }
 
+guint64
+roi_export_mqtt_get_next_seq (RoiExportMqtt * m)
+{
+  guint64 seq;
+
+  g_mutex_lock (&m->lock);
+  seq = m->spool != NULL ? roi_export_spool_get_next_seq (m->spool) : 0;
+  g_mutex_unlock (&m->lock);
+  return seq;
+}
+
 void
-roi_export_mqtt_publish (RoiExportMqtt * m, gchar * payload)
+roi_export_mqtt_publish (RoiExportMqtt * m, gchar * payload, guint64 seq)
 {
   Message *msg = g_new0 (Message, 1);
-  guint64 warn;
+  guint64 report;
 
   msg->payload = payload;
   g_mutex_lock (&m->lock);
-  g_queue_push_tail (&m->pending, msg);
-  warn = trim_pending_locked (m);
+  if (m->spool != NULL && (roi_export_spool_length (m->spool) > 0
+          || m->pending.length >= m->max_queue)) {
+    report = spool_append_locked (m, msg);
+  } else {
+    g_queue_push_tail (&m->pending, msg);
+    report = trim_pending_locked (m);
+  }
+  /* A failure here shows in the next write of a record. */
+  if (m->spool != NULL)
+    roi_export_spool_set_next_seq (m->spool, seq + 1, NULL);
   g_mutex_unlock (&m->lock);
-  warn_dropped (m, warn);
+  report_lost (m, report);
 }
 
-guint
+/* Records not delivered yet; under the lock. */
+static guint64
+left_locked (RoiExportMqtt * m)
+{
+  return m->pending.length + m->inflight_count +
+      (m->spool != NULL ? roi_export_spool_length (m->spool) : 0);
+}
+
+guint64
 roi_export_mqtt_flush (RoiExportMqtt * m, guint timeout_ms)
 {
   gint64 deadline = g_get_monotonic_time () +
       (gint64) timeout_ms * G_TIME_SPAN_MILLISECOND;
-  guint left;
+  guint64 left;
 
   g_mutex_lock (&m->lock);
-  while (m->pending.length + m->inflight_count > 0
+  while (left_locked (m) > 0
       && g_cond_wait_until (&m->cond, &m->lock, deadline));
-  left = m->pending.length + m->inflight_count;
+  left = left_locked (m);
   g_mutex_unlock (&m->lock);
   return left;
 }
@@ -554,23 +737,52 @@ roi_export_mqtt_get_dropped (RoiExportMqtt * m)
   return dropped;
 }
 
+/* Puts the records in memory back at the head of the spool, newest
+ * first, so that the oldest are the ones left out when it is full (and
+ * counted); closes the spool.  Under the lock, the worker finished. */
+static void
+spool_back_locked (RoiExportMqtt * m)
+{
+  Message *msg;
+
+  while ((msg = g_queue_pop_tail (&m->inflight)) != NULL)
+    g_queue_push_head (&m->pending, msg);
+  m->inflight_count = 0;
+  while ((msg = g_queue_pop_tail (&m->pending)) != NULL) {
+    if (!roi_export_spool_fits (m->spool, strlen (msg->payload))
+        || !roi_export_spool_push_head (m->spool, msg->payload, NULL))
+      m->dropped++;
+    message_free (msg);
+  }
+}
+
 guint64
-roi_export_mqtt_stop (RoiExportMqtt * m)
+roi_export_mqtt_stop (RoiExportMqtt * m, guint64 * lost, guint64 * kept)
 {
   gint64 deadline = g_get_monotonic_time () + STOP_WAIT_US;
   gboolean finished;
-  guint64 dropped;
+  guint64 dropped, before;
 
   g_mutex_lock (&m->lock);
   m->stopping = TRUE;
   g_cond_broadcast (&m->cond);
   while (!m->finished && g_cond_wait_until (&m->cond, &m->lock, deadline));
   finished = m->finished;
-  /* Whatever the worker has not delivered is lost. */
+  before = m->dropped;
+  *kept = 0;
+  /* A worker still busy has nothing in flight (it is connecting). */
+  if (m->spool != NULL && finished)
+    spool_back_locked (m);
+  if (m->spool != NULL) {
+    *kept = roi_export_spool_length (m->spool);
+    g_clear_pointer (&m->spool, roi_export_spool_close);
+  }
+  /* Whatever else the worker has not delivered is lost. */
   m->dropped += m->pending.length + m->inflight_count;
   g_queue_clear_full (&m->pending, (GDestroyNotify) message_free);
   m->inflight_count = 0;
   dropped = m->dropped;
+  *lost = dropped - before;
   g_mutex_unlock (&m->lock);
 
   if (finished)

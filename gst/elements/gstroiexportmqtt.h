@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* roiexport's MQTT publisher: a bounded queue served by a worker thread
  * that owns the libmosquitto client, so that the streaming thread never
- * waits for the network. */
+ * waits for the network, and optionally an on-disk spool for what the
+ * queue cannot hold. */
 #pragma once
 
 #include <gst/gst.h>
@@ -17,31 +18,46 @@ typedef struct
   const gchar *username, *password;     /* NULL: none */
   const gchar *ca_file;         /* NULL: no TLS */
   guint max_queue;
+  const gchar *spool_dir;       /* NULL: no spool */
+  guint64 spool_max_bytes;
+  gboolean on_loss_error;       /* a lost record posts an error */
 } RoiExportMqttSettings;
 
 typedef struct _RoiExportMqtt RoiExportMqtt;
 
-/* Checks the settings and starts the worker, which connects in the
- * background; NULL with `error` set when a setting is unusable.  Warnings
- * (broker unreachable, messages dropped) go to `element`'s bus. */
+/* Checks the settings, opens the spool and starts the worker, which
+ * connects in the background; NULL with `error` set when a setting or the
+ * spool is unusable.  Warnings (broker unreachable, messages dropped; an
+ * error for a loss with on_loss_error) go to `element`'s bus. */
 RoiExportMqtt *roi_export_mqtt_start (const RoiExportMqttSettings * settings,
     GstElement * element, GError ** error);
 
-/* Queues one message (taking `payload`, a NUL-terminated string); when the
- * queue is full, the oldest message is dropped and counted. */
-void roi_export_mqtt_publish (RoiExportMqtt * mqtt, gchar * payload);
+/* The sequence number of the next record: 0, or where the spool's last
+ * run left it. */
+guint64 roi_export_mqtt_get_next_seq (RoiExportMqtt * mqtt);
+
+/* Queues one message (taking `payload`, a NUL-terminated string) whose
+ * record has sequence number `seq`.  Beyond max-queue it goes to the
+ * spool; when that is full too, or without one, the oldest message is
+ * dropped and counted. */
+void roi_export_mqtt_publish (RoiExportMqtt * mqtt, gchar * payload,
+    guint64 seq);
 
 /* Waits until every queued message is delivered (QoS 0: written to the
  * socket; QoS 1, 2: acknowledged by the broker) or `timeout_ms` passed;
  * returns how many are left. */
-guint roi_export_mqtt_flush (RoiExportMqtt * mqtt, guint timeout_ms);
+guint64 roi_export_mqtt_flush (RoiExportMqtt * mqtt, guint timeout_ms);
 
 /* Messages dropped so far, including those discarded by stop. */
 guint64 roi_export_mqtt_get_dropped (RoiExportMqtt * mqtt);
 
 /* Stops the worker (waiting at most a second for it: a worker stuck in a
- * name lookup is left to finish on its own), discards and counts what is
- * still queued and frees `mqtt`; returns the total dropped. */
-guint64 roi_export_mqtt_stop (RoiExportMqtt * mqtt);
+ * name lookup is left to finish on its own) and frees `mqtt`.  What is
+ * still queued goes back to the spool, in order, to be sent by the next
+ * run (`kept`: the records the spool holds then); without a spool, or
+ * beyond its size, it is dropped and counted (`lost`: how many).
+ * Returns the total dropped. */
+guint64 roi_export_mqtt_stop (RoiExportMqtt * mqtt, guint64 * lost,
+    guint64 * kept);
 
 G_END_DECLS

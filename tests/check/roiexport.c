@@ -634,6 +634,39 @@ GST_START_TEST (test_bad_destination)
 
 GST_END_TEST;
 
+/* A spool another element holds, or a file that is not a spool, fails the
+ * start with what to do; the file is left as it was. */
+GST_START_TEST (test_bad_spool)
+{
+  gchar *dir = g_dir_make_tmp ("roiexport-spool-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "roiexport.spool", NULL);
+  GstElement *holder = gst_element_factory_make ("roiexport", NULL);
+  gchar *text;
+
+  g_object_set (holder, "mqtt-broker", "127.0.0.1:1", "spool-dir", dir, NULL);
+  fail_unless_equals_int (gst_element_set_state (holder, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_SUCCESS);
+  assert_start_fails ("is in use by another roiexport: give each element "
+      "its own spool-dir", "mqtt-broker", "127.0.0.1:1", "spool-dir", dir,
+      NULL);
+  fail_unless_equals_int (gst_element_set_state (holder, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (holder);
+
+  fail_unless (g_file_set_contents (path, "not a spool", -1, NULL));
+  assert_start_fails ("is not a roiexport spool, or is damaged: move it away",
+      "mqtt-broker", "127.0.0.1:1", "spool-dir", dir, NULL);
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  fail_unless_equals_string (text, "not a spool");
+  g_free (text);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 /* MQTT: a mosquitto broker of our own on a free port of 127.0.0.1. */
 typedef struct
 {
@@ -798,14 +831,15 @@ broker_free (Broker * b)
 }
 
 /* A subscriber with a persistent session (QoS 1), in libmosquitto's own
- * thread, that records the frame number of each message. */
+ * thread, that records the sequence number of each message (the frame
+ * number too while no frame is skipped). */
 typedef struct
 {
   struct mosquitto *client;
   gchar *topic;
   GMutex lock;
   GCond cond;
-  GArray *frames;               /* gint64; -1 for a message that is no record */
+  GArray *frames;               /* gint64 seq; -1 for a message that is no record */
   gboolean subscribed;
 } Subscriber;
 
@@ -841,7 +875,7 @@ sub_on_message (struct mosquitto *client, void *data,
   if (json_parser_load_from_data (parser, msg->payload, msg->payloadlen, NULL)
       && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     frame = json_object_get_int_member_with_default (json_node_get_object
-        (json_parser_get_root (parser)), "frame", -1);
+        (json_parser_get_root (parser)), "seq", -1);
   g_object_unref (parser);
   g_mutex_lock (&s->lock);
   g_array_append_val (s->frames, frame);
@@ -1100,6 +1134,275 @@ GST_START_TEST (test_mqtt_broker_restart)
 
 GST_END_TEST;
 
+/* The numbers of the first arrival of each record, in order of arrival,
+ * checked: duplicates (told by seq) aside, they rise one by one up to
+ * `last`.  Returns the first. */
+static gint64
+assert_each_once_in_order (GArray * got, gint64 last, guint * duplicates)
+{
+  GHashTable *seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  gint64 start_seq, expected;
+
+  fail_unless (got->len > 0);
+  start_seq = expected = g_array_index (got, gint64, 0);
+  *duplicates = 0;
+  for (guint i = 0; i < got->len; i++) {
+    gint64 *seq = &g_array_index (got, gint64, i);
+
+    if (!g_hash_table_add (seen, seq)) {
+      (*duplicates)++;
+      continue;
+    }
+    fail_unless_equals_int64 (*seq, expected);
+    expected++;
+  }
+  fail_unless_equals_int64 (expected, last + 1);
+  g_hash_table_unref (seen);
+  return start_seq;
+}
+
+static void
+remove_spool (gchar * dir)
+{
+  gchar *path = g_build_filename (dir, "roiexport.spool", NULL);
+
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+/* The broker is stopped for 10 s in the middle of a 300-frame run at 20
+ * frames/s, then restarted: pushing never waits for it, records beyond
+ * max-queue wait in the spool, and every record arrives, in order, at
+ * least once (duplicates told apart by seq); nothing is dropped and EOS
+ * waits only for the last records to go out. */
+GST_START_TEST (test_mqtt_outage_spooled)
+{
+  const guint n_frames = 300, stop_at = 50;
+  const gint64 frame_us = 50 * G_TIME_SPAN_MILLISECOND;
+  const gint64 outage_us = 10 * G_TIME_SPAN_SECOND;
+  Broker b = { 0 };
+  Subscriber *sub;
+  GstBus *bus = gst_bus_new ();
+  gchar *address, *spool = g_dir_make_tmp ("roiexport-spool-XXXXXX", NULL);
+  GstHarness *h;
+  GArray *got;
+  gint64 start, stopped = 0, t0, longest = 0;
+  guint duplicates;
+
+  broker_start (&b);
+  sub = subscriber_new (b.port, "test/roi");
+  address = broker_address (&b);
+  h = harness_for_mqtt (address, bus, "max-queue", 10, "spool-dir", spool,
+      "flush-timeout", 30000, NULL);
+  start = g_get_monotonic_time ();
+  for (guint i = 0; i < n_frames; i++) {
+    gint64 wait = start + i * frame_us - g_get_monotonic_time ();
+
+    if (wait > 0)
+      g_usleep (wait);
+    if (i == stop_at) {
+      broker_stop (&b);
+      stopped = g_get_monotonic_time ();
+    } else if (b.pid == 0 && g_get_monotonic_time () - stopped >= outage_us) {
+      broker_start (&b);
+    }
+    t0 = g_get_monotonic_time ();
+    push_passthrough (h, frame_new (i));
+    longest = MAX (longest, g_get_monotonic_time () - t0);
+  }
+  fail_unless (b.pid != 0, "the run ended before the outage did");
+  fail_unless (longest < G_TIME_SPAN_SECOND, "a frame waited %" G_GINT64_FORMAT
+      " us", longest);
+  t0 = g_get_monotonic_time ();
+  push_eos (h);
+  fail_unless (g_get_monotonic_time () - t0 < outage_us, "EOS waited %"
+      G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
+  fail_unless_equals_uint64 (dropped (h), 0);
+  gst_harness_teardown (h);
+
+  got = subscriber_wait_frame (sub, n_frames - 1);
+  fail_unless_equals_int64 (assert_each_once_in_order (got, n_frames - 1,
+          &duplicates), 0);
+  GST_INFO ("%u records, %u duplicates", got->len, duplicates);
+  g_array_unref (got);
+  subscriber_free (sub);
+  broker_free (&b);
+  g_free (address);
+  remove_spool (spool);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+/* No broker ever: `dropped` counts every record at EOS already (not only
+ * once the element stops), with a warning that says how many. */
+GST_START_TEST (test_mqtt_down_for_good)
+{
+  GstBus *bus = gst_bus_new ();
+  gchar *address = g_strdup_printf ("127.0.0.1:%d", free_port ());
+  GstHarness *h = harness_for_mqtt (address, bus, "flush-timeout", 200,
+      NULL);
+
+  for (guint i = 0; i < 30; i++)
+    push_passthrough (h, frame_new (i));
+  push_eos (h);
+  fail_unless_equals_uint64 (dropped (h), 30);
+  gst_message_unref (wait_warning (bus, "30 result(s) lost: not delivered "
+          "to the MQTT broker within flush-timeout=200 ms"));
+  gst_harness_teardown (h);
+  g_free (address);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+/* gst-launch-1.0's exit status and output for roiexport to a broker that
+ * is not there, with extra properties. */
+static gint
+launch_without_broker (const gchar * extra, gchar ** output)
+{
+  gchar *cmd = g_strdup_printf ("gst-launch-1.0 videotestsrc num-buffers=10 "
+      "! video/x-raw,width=64,height=48 ! roiexport "
+      "mqtt-broker=127.0.0.1:%d flush-timeout=200 %s ! fakesink", free_port (),
+      extra);
+  gchar *out = NULL, *err = NULL;
+  gint status;
+  GError *error = NULL;
+
+  fail_unless (g_spawn_command_line_sync (cmd, &out, &err, &status, &error),
+      "%s", error ? error->message : "");
+  *output = g_strconcat (out, err, NULL);
+  g_free (out);
+  g_free (err);
+  g_free (cmd);
+  return status;
+}
+
+/* on-loss=error makes gst-launch-1.0 fail when records are lost; the
+ * default (warn) lets it succeed with a warning. */
+GST_START_TEST (test_mqtt_on_loss_error)
+{
+  gchar *output;
+
+  fail_if (launch_without_broker ("on-loss=error", &output) == 0, "%s",
+      output);
+  fail_unless (strstr (output, "10 result(s) lost") != NULL, "%s", output);
+  g_free (output);
+  fail_unless_equals_int (launch_without_broker ("", &output), 0);
+  fail_unless (strstr (output, "10 result(s) lost") != NULL, "%s", output);
+  g_free (output);
+}
+
+GST_END_TEST;
+
+/* `n` frames from `first` through an element with the spool `spool` and
+ * a broker that is away; returns what it dropped (counted at EOS). */
+static guint64
+spool_without_broker (const gchar * spool, guint64 max_bytes, guint first,
+    guint n)
+{
+  GstBus *bus = gst_bus_new ();
+  gchar *address = g_strdup_printf ("127.0.0.1:%d", free_port ());
+  GstHarness *h = harness_for_mqtt (address, bus, "flush-timeout", 100,
+      "spool-dir", spool, "spool-max-bytes", max_bytes, "max-queue", 2, NULL);
+  guint64 lost;
+
+  for (guint i = first; i < first + n; i++)
+    push_passthrough (h, frame_new (i));
+  push_eos (h);
+  lost = dropped (h);
+  gst_message_unref (wait_warning (bus, "wait in the spool of"));
+  gst_harness_teardown (h);
+  g_free (address);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+  return lost;
+}
+
+/* A spool that holds records up to seq `last` when an element starts: a
+ * broker there, they go first, in order, then 3 new records, their seq
+ * continuing.  Returns the first seq delivered; `lost`: what the element
+ * dropped (a spool of another size is rewritten). */
+static gint64
+drain_spool (const gchar * spool, guint64 max_bytes, gint64 last,
+    guint64 * lost)
+{
+  Broker b = { 0 };
+  Subscriber *sub;
+  gchar *address;
+  GstHarness *h;
+  GArray *got;
+  guint duplicates;
+  gint64 first;
+
+  broker_start (&b);
+  sub = subscriber_new (b.port, "test/roi");
+  address = broker_address (&b);
+  h = harness_for_mqtt (address, NULL, "spool-dir", spool, "spool-max-bytes",
+      max_bytes, NULL);
+  for (guint i = 0; i < 3; i++)
+    push_passthrough (h, frame_new (i));
+  push_eos (h);
+  *lost = dropped (h);
+  gst_harness_teardown (h);
+  got = subscriber_wait_frame (sub, last + 3);
+  first = assert_each_once_in_order (got, last + 3, &duplicates);
+  g_array_unref (got);
+  subscriber_free (sub);
+  broker_free (&b);
+  g_free (address);
+  return first;
+}
+
+/* Records a run could not deliver wait in the spool (not dropped) and go
+ * first, in order, when the next run has a broker. */
+GST_START_TEST (test_mqtt_spool_across_runs)
+{
+  gchar *spool = g_dir_make_tmp ("roiexport-spool-XXXXXX", NULL);
+  guint64 lost;
+
+  fail_unless_equals_uint64 (spool_without_broker (spool, 65536, 0, 20), 0);
+  fail_unless_equals_int64 (drain_spool (spool, 65536, 19, &lost), 0);
+  fail_unless_equals_uint64 (lost, 0);
+  remove_spool (spool);
+}
+
+GST_END_TEST;
+
+/* A full spool drops the oldest records, each counted: what is dropped
+ * and what arrives later add up to every record, and the ones that
+ * arrive are the newest.  A spool made smaller at the next start does
+ * the same. */
+GST_START_TEST (test_mqtt_spool_full)
+{
+  gchar *spool = g_dir_make_tmp ("roiexport-spool-XXXXXX", NULL);
+  gchar *resized = g_dir_make_tmp ("roiexport-spool-XXXXXX", NULL);
+  guint64 lost, drain_lost, resize_lost;
+  gint64 delivered_from;
+
+  lost = spool_without_broker (spool, 4096, 0, 100);
+  fail_unless (lost > 50 && lost < 100, "dropped %" G_GUINT64_FORMAT, lost);
+  /* The new records find the spool full too, before the broker takes the
+   * old ones: up to 3 more of those are dropped. */
+  delivered_from = drain_spool (spool, 4096, 99, &drain_lost);
+  fail_unless_equals_int64 (delivered_from, lost + drain_lost);
+  fail_unless (drain_lost <= 3);
+
+  fail_unless_equals_uint64 (spool_without_broker (resized, 65536, 0, 100),
+      0);
+  fail_unless_equals_int64 (drain_spool (resized, 4096, 99, &resize_lost),
+      resize_lost);
+  fail_unless (resize_lost > 50, "dropped %" G_GUINT64_FORMAT, resize_lost);
+  remove_spool (spool);
+  remove_spool (resized);
+}
+
+GST_END_TEST;
+
 /* A host that does not resolve: a warning that names it, frames pass at
  * once, EOS waits no longer than flush-timeout, and what could not be sent
  * is counted. */
@@ -1241,12 +1544,18 @@ roiexport_suite (void)
   tcase_add_test (tc, test_stdout);
   tcase_add_test (tc, test_stream_and_times);
   tcase_add_test (tc, test_bad_destination);
+  tcase_add_test (tc, test_bad_spool);
 
   tc = tcase_create ("mqtt");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_mqtt_every_frame_in_order);
   tcase_add_test (tc, test_mqtt_broker_restart);
   tcase_add_test (tc, test_mqtt_wrong_host);
+  tcase_add_test (tc, test_mqtt_outage_spooled);
+  tcase_add_test (tc, test_mqtt_down_for_good);
+  tcase_add_test (tc, test_mqtt_on_loss_error);
+  tcase_add_test (tc, test_mqtt_spool_across_runs);
+  tcase_add_test (tc, test_mqtt_spool_full);
   tcase_add_test (tc, test_mqtt_tls_credentials);
   return s;
 }
