@@ -5,7 +5,7 @@
 # `filesrc ! decodebin ! videoconvert ! vjfacedetect ! roiexport` chain per
 # input, all in one pipeline.  Every vjfacedetect of the process on one GPU
 # hands its frames to the same detection service, so frames of different
-# streams are detected together in shared batches (README, vjfacedetect).
+# streams are detected together in shared batches (docs/design.md).
 #
 #   examples/many-streams.sh [--min-neighbors N] [--out DIR] FILE...
 #

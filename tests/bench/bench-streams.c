@@ -20,7 +20,7 @@
  * kernel end) during which a detection kernel ran, from the profiling
  * events (clv_device_busy_start()).  --devices runs every case with each
  * vjfacedetect device setting given: with several GPUs, "auto" spreads the
- * pipelines over them (README "Choosing the OpenCL device") and "first" puts
+ * pipelines over them (docs/design.md, device choice) and "first" puts
  * them all on the first, so "--devices first,auto" measures the gain of
  * spreading; the JSON records which device each pipeline got.  --batching
  * runs every case with cross-stream batching on (the default: frames of

@@ -32,7 +32,7 @@
  * stage-0 rejection is applied to the few that pass every stage).  The
  * frames are uploaded from malloc'd (pageable) memory, or with --pinned
  * from pinned host memory, where a source writes them when vjfacedetect
- * proposes its pool (README, "memory:OpenCL"). */
+ * proposes its pool (docs/design.md, Memory). */
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,19 +2,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """docs/performance.md and its plots from the raw JSON of tests/bench/report.sh.
 
-    python3 tests/bench/report-generate.py GPU_DIR [--pocl DIR]
-        [--facedetect FILE] [--streams FILE] [--doc docs/performance.md]
-        [--plots docs/bench/plots]
+    python3 tests/bench/report-generate.py RUN_DIR [RUN_DIR ...]
+        [--doc docs/performance.md] [--plots docs/bench/plots]
 
-GPU_DIR is report.sh's output on the GPU machine; --pocl the output of a
-run here on PoCL (usually STEPS="tune vj" with small sizes); --facedetect
-the JSON of tests/bench/facedetect-cpu.sh (GStreamer's facedetect, measured
-on this machine's CPU); --streams the JSON of tests/bench/bench-streams
-(`gpu-run.sh streams`: concurrent pipelines, batching on and off), plotted
-with its own command and device.  The generated part of the document lies between the
-two `report-generate` markers; everything after the end marker (earlier
-measurements written by hand) is kept as it is.  Figures missing from the
-JSON (a failed step) are reported as missing, never filled in.
+Each RUN_DIR is what one run of tests/bench/report.sh wrote on one device
+(its report-meta.json says how); the first is the main one (a GPU), the
+plots are drawn from it.  The whole document is written anew: every figure
+comes from the runs' JSON, and a figure a run lacks (a failed or skipped
+step) is reported as missing, never filled in.
 
 Needs python3-matplotlib (Debian).
 """
@@ -30,17 +25,19 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-BEGIN = "<!-- report-generate: begin (tests/bench/report-generate.py writes this part) -->"
-END = "<!-- report-generate: end -->"
-
-# The seed paper's speedups of its optimised kernels over its naive ones on
-# an ARM Mali-T860 (sar-mali-opencl, figures 7-10, 512² to 4096²).  The
-# paper gives no bandwidth figures, so these are what can stand next to ours.
+SAR_PAPER = ("Li, Liang, Zhang and Li, \"Parallel Optimization Strategy of "
+             "Airborne SAR Imaging Algorithm Based on ARM GPU\"")
+VJ_PAPER = ("Jia, Zhang, Yuan and Li, \"Performance optimization of the "
+            "Viola–Jones face detection algorithm with OpenCL\"")
+# The SAR paper's speed-ups of its optimised kernels over its naive ones on
+# an ARM Mali-T860 (figures 7-10, 512² to 4096²); it gives no bandwidth.
 MALI = {
-    "multilook": "45-62x over naive (scale 4), 17-33x (scale 16)",
-    "rotscale": "48-74x over naive (30°, x1.5)",
-    "quantize": "31-33x over naive (coef 35)",
+    "multilook": "45-62x (looks 4), 17-33x (looks 16)",
+    "rotscale": "48-74x",
+    "quantize": "31-33x",
 }
+ABLATION_TUNES = ["VJ_VARIANT=uber,VJ_STATIC=1,VJ_COOP_STAGE=99",
+                  "VJ_VARIANT=uber,VJ_COOP_STAGE=99", "VJ_VARIANT=uber"]
 
 
 def load(path):
@@ -65,29 +62,8 @@ def fmt(v, nd=2):
     return f"{v:.{nd}f}"
 
 
-def same_copy_cells(r):
-    """The same-traffic copy's time and the kernel's speed relative to it."""
-    c = r.get("same_traffic_copy_ms")
-    if c is None:
-        return ("n/a", "n/a")
-    return (c, f"{100 * r['kernel_vs_same_traffic_copy']:.0f}%")
-
-
-def same_copy(rs):
-    """' (a copy of the same bytes: ...)' for the targets table, if measured."""
-    xs = [r.get("kernel_vs_copy", r.get("traffic_vs_copy", 0)) * r["kernel_ms"] /
-          r["same_traffic_copy_ms"] for r in rs if r.get("same_traffic_copy_ms")]
-    if not xs:
-        return ""
-    return (" (one copy moving the same bytes: " +
-            ", ".join(f"{100 * x:.0f}%" for x in xs) + " of copy bandwidth)")
-
-
-def quantize_default(bench, gpu=True):
-    """The step of bench-sar3's quantize sweep that is the device's default."""
-    want = "GPU default" if gpu else "CPU default"
-    steps = (bench.get("quantize") or {}).get("steps", [])
-    return [r for r in steps if want in r.get("step", "")][:1]
+def pct(x):
+    return "–" if x is None else f"{100 * x:.0f}%"
 
 
 def table(head, rows):
@@ -97,21 +73,78 @@ def table(head, rows):
     return "\n".join(out) + "\n"
 
 
+def frame_name(f):
+    name = re.sub(r"(-\d+x\d+)?\.pgm$", "", f["frame"])
+    return f"{name} {f['width']}×{f['height']}"
+
+
+# bench-chain's modes: where the frames come from.
+CHAIN_MODES = {
+    "system": "malloc'd frames, system-memory caps",
+    "system_pool": "the pool of pinned buffers the first element proposes",
+    "system_queue": "malloc'd frames, a queue before the sink",
+    "opencl_pageable": "malloc'd frames, clupload ! … ! cldownload",
+    "opencl_pinned": "clupload's pool of pinned buffers, clupload ! … ! cldownload",
+    "resident": "frames already on the device (memory:OpenCL), no transfer",
+}
+
+
+def quantize_default(sar3, gpu=True):
+    """The step of bench-sar3's quantize sweep that is the device's default."""
+    want = "GPU default" if gpu else "CPU default"
+    steps = (sar3.get("quantize") or {}).get("steps", [])
+    return [r for r in steps if want in r.get("step", "")][:1]
+
+
+def untuned(rows):
+    return [r for r in rows if not r.get("CLVISION_TUNE")]
+
+
+def ratio_range(xs, unit="×"):
+    xs = [x for x in xs if x]
+    if not xs:
+        return "not measured"
+    lo, hi = min(xs), max(xs)
+    return f"{lo:.2f}{unit}" if abs(hi - lo) < 0.005 else f"{lo:.2f}–{hi:.2f}{unit}"
+
+
+class Run:
+    """One report.sh output: one device."""
+
+    def __init__(self, path):
+        self.path = path
+        self.meta = load(os.path.join(path, "report-meta.json"))
+        if self.meta is None:
+            sys.exit(f"{path}: no report-meta.json (not a report.sh output)")
+        info = {}
+        for name in ("tune.json", "sar-default-4096.json", "vj-default.json",
+                     "eigen.json", "bench-streams.json"):
+            info = info or (self.j(name) or {})
+        if "clvision_double" in info:
+            info = info["clvision_double"]
+        self.device = info.get("device") or self.meta.get("gpu") or "?"
+        self.platform = info.get("platform", "?")
+        self.driver = info.get("driver") or self.meta.get("nvidia_driver") or "?"
+        self.cu = info.get("compute_units")
+        self.gpu = "Portable Computing Language" not in self.platform
+
+    def j(self, name):
+        return load(os.path.join(self.path, name))
+
+    def sar(self, kind, size):
+        """bench-sar ('sar') or bench-sar3 ('sar3') at `size`, tuned first."""
+        return (self.j(f"{kind}-tuned-{size}.json") or
+                self.j(f"{kind}-default-{size}.json"))
+
+
 class Report:
     def __init__(self, args):
-        self.d = args.gpu_dir
-        self.pocl = args.pocl
+        self.runs = [Run(d) for d in args.run_dirs]
+        self.main = self.runs[0]
         self.plots = args.plots
         self.doc = args.doc
-        self.face = load(args.facedetect) if args.facedetect else None
-        self.streams_json = load(args.streams) if args.streams else None
-        self.streams_path = args.streams
-        self.meta = load(os.path.join(self.d, "report-meta.json")) or {}
         self.out = []
         os.makedirs(self.plots, exist_ok=True)
-
-    def j(self, name, d=None):
-        return load(os.path.join(d or self.d, name))
 
     def w(self, s=""):
         self.out.append(s)
@@ -121,7 +154,7 @@ class Report:
         for label, xs, ys in series:
             if xs:
                 ax.plot(xs, ys, marker="o", label=label)
-        ax.set_title(title)
+        ax.set_title(title, fontsize=10)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if logx:
@@ -129,638 +162,576 @@ class Report:
         if logy:
             ax.set_yscale("log")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
         fig.tight_layout()
         path = os.path.join(self.plots, name)
         fig.savefig(path)
         plt.close(fig)
-        rel = os.path.relpath(path, os.path.dirname(self.doc))
+        rel = os.path.relpath(path, os.path.dirname(os.path.abspath(self.doc)))
         self.w(f"![{title}]({rel})\n")
 
-    # ---- sections --------------------------------------------------------
+    # ---- sections ---------------------------------------------------------
     def header(self):
-        m = self.meta
-        dev = None
-        for name in ("sar-default-4096.json", "tune.json"):
-            dev = dev or self.j(name)
-        if dev is None:
-            files = sorted(glob.glob(os.path.join(self.d, "sar-default-*.json")))
-            dev = load(files[0]) if files else {}
-        self.device = dev.get("device", m.get("gpu", "?"))
         self.w("# Performance\n")
-        self.w(BEGIN + "\n")
-        self.w("Generated by `python3 tests/bench/report-generate.py` from the raw "
-               "JSON that one run of `tests/bench/report.sh` wrote (`docs/bench/"
-               f"{os.path.basename(os.path.normpath(self.d))}/`; its `report-meta.json` "
-               "holds the exact settings).\n")
-        rows = [
-            ("device", f"{self.device} ({dev.get('platform', '?')}, "
-             f"{dev.get('compute_units', '?')} compute units)"),
-            ("driver", dev.get("driver", m.get("nvidia_driver", "?"))),
-            ("host CPU", f"{m.get('cpu', '?')}, {m.get('cpu_threads', '?')} threads"),
-            ("date", m.get("date", "?")),
-            ("command", f"`{m.get('command', 'tests/bench/report.sh')}` "
-             "(on the GPU machine, see below)"),
-            ("commit", m.get("commit", "?")),
-        ]
-        if m.get("quick"):
-            rows.append(("mode", "QUICK=1: plumbing check with tiny sizes, not a measurement"))
-        self.w(table(["", ""], rows))
-        steps = m.get("steps", [])
-        if steps:
-            self.w("Steps of the run: " + ", ".join(
-                f"{s['step']} {s['seconds']:.0f} s" + ("" if s["rc"] == 0 else
-                                                      f" (**failed, rc {s['rc']}**)")
-                for s in steps) + ".\n")
-        self.w("""How to reproduce:
-
-```sh
-tests/bench/gpu-prepare.sh            # here: runtime, release build, OpenCV oracle bundle
-# GPU machine, carrying .device/ and tests/data/cache (4.5 to 6 minutes on an H100):
-source .device/setup.sh; tests/bench/report.sh .device/build "$OUT"
-tests/bench/gpu-run.sh streams        # concurrent pipelines: $OUT/bench-streams.json
-# here, with the JSON back (and the PoCL run and facedetect of this machine):
-STEPS="tune vj" QUICK=1 tests/bench/report.sh build pocl-out
-tests/bench/facedetect-cpu.sh > docs/bench/facedetect-cpu.json
-/usr/bin/python3 tests/bench/report-generate.py OUT --pocl pocl-out \
-  --facedetect docs/bench/facedetect-cpu.json --streams OUT/bench-streams.json
-```
-
-(`/usr/bin/python3`: Debian's, with python3-matplotlib.)  The run here
-copies its JSON to `docs/bench/report-h100/` and `docs/bench/report-pocl/`.
-""")
+        self.w("<!-- Generated by tests/bench/report-generate.py from the runs "
+               "of tests/bench/report.sh listed below: do not edit by hand. -->\n")
+        self.w("Measured by `tests/bench/report.sh`, one run per device, all "
+               "peers measured in the same run on the same machine; written by "
+               "`tests/bench/report-generate.py` from the raw JSON, which is "
+               "kept next to this file.  The detector's results are OpenCV's "
+               "faces exactly, the SAR kernels' the C reference's pixels "
+               "(checked in the same runs, below).\n")
+        rows = []
+        for r in self.runs:
+            m = r.meta
+            steps = ", ".join(f"{s['step']}" + ("" if s["rc"] == 0 else " (failed)")
+                              for s in m.get("steps", []))
+            rows.append((f"{r.device}" + (f", {r.cu} compute units" if r.cu else ""),
+                         f"{r.platform}, driver {r.driver}",
+                         f"{m.get('cpu', '?')}, {m.get('cpu_threads', '?')} threads",
+                         f"`{m.get('commit', '?')[:10]}`",
+                         steps + (" (small sizes: `QUICK=1`)" if m.get("quick") else ""),
+                         f"`{os.path.relpath(os.path.abspath(r.path), os.path.dirname(os.path.abspath(self.doc)))}/`"))
+        self.w(table(["device", "OpenCL", "host CPU", "commit", "steps", "raw data"], rows))
 
     def correctness(self):
-        self.w("## Every kernel against its C reference, in this run\n")
-        lines = []
-        t = os.path.join(self.d, "tests.txt")
-        if os.path.exists(t):
-            txt = open(t).read().strip().splitlines()
-            lines.append("Equivalence tests on the device (GPU output compared "
-                         "with the C reference): " + (txt[-1] if txt else "no output"))
-        checks = []
-        for name in sorted(glob.glob(os.path.join(self.d, "sar3-*.json"))):
-            d = load(name) or {}
-            for r in d.get("rotscale", []):
-                checks.append(("rotscale", os.path.basename(name),
-                               r.get("pixels_unlike_reference")))
-            for r in (d.get("quantize") or {}).get("steps", []):
-                checks.append(("quantize", os.path.basename(name),
-                               r.get("pixels_unlike_reference")))
-        vj_bad = vj_n = 0
-        for name in ("vj-default.json", "vj-faces.json", "vj-tuned.json"):
-            for f in (self.j(name) or {}).get("frames", []):
-                for v in [f.get("uber"), f.get("simple")] + f.get("tunings", []):
-                    if v and "equal_to_reference" in v:
-                        vj_n += 1
-                        vj_bad += not v["equal_to_reference"]
-        if checks:
-            bad = [c for c in checks if c[2] not in (0, None)]
-            lines.append(f"SAR benchmarks: {len(checks)} rotscale/quantize runs "
-                         f"compared pixel by pixel with the C reference, "
-                         f"{len(bad)} unequal.")
-        if vj_n:
-            lines.append(f"Detection benchmarks: {vj_n} runs (every frame, variant "
-                         f"and tuning) compared with the C reference's faces, "
-                         f"{vj_bad} unequal.")
-        tune = self.j("tune.json")
-        if tune:
-            lines.append("clvision-tune kept only candidates whose output equals "
-                         "the defaults' byte for byte.")
-        self.w("\n".join(f"- {x}" for x in lines) + "\n" if lines else
-               "Not measured in this run.\n")
+        self.w("## Correctness in the same runs\n")
+        for r in self.runs:
+            lines = []
+            t = os.path.join(r.path, "tests.txt")
+            if os.path.exists(t):
+                txt = open(t).read().strip().splitlines()
+                lines.append("equivalence tests (device output against the C "
+                             "reference): " + (txt[-1] if txt else "no output"))
+            sar = []
+            for name in sorted(glob.glob(os.path.join(r.path, "sar*.json"))):
+                d = load(name) or {}
+                sar += [x.get("pixels_unlike_reference") for x in
+                        d.get("multilook", []) + d.get("rotscale", []) +
+                        (d.get("quantize") or {}).get("steps", [])]
+            if sar:
+                bad = [x for x in sar if x not in (0, None)]
+                lines.append(f"SAR benchmarks: {len(sar)} runs compared pixel by "
+                             f"pixel with the C reference, {len(bad)} unequal")
+            n = bad = 0
+            for name in ("vj-default.json", "vj-faces.json", "vj-tuned.json"):
+                for f in (r.j(name) or {}).get("frames", []):
+                    for v in ([f.get("uber"), f.get("simple")] + f.get("tunings", [])
+                              + f.get("batches", [])):
+                        if v and "equal_to_reference" in v:
+                            n += 1
+                            bad += not v["equal_to_reference"]
+            if n:
+                lines.append(f"detection benchmarks: {n} runs (every frame, variant, "
+                             f"tuning and batch) compared with the C reference's "
+                             f"faces, {bad} unequal")
+            if r.j("tune.json"):
+                lines.append("clvision-tune kept only candidates whose output "
+                             "equals the defaults' byte for byte")
+            self.w(f"**{r.device}**: " + ("; ".join(lines) if lines else
+                                          "no check in this run") + ".\n")
 
-    def targets(self):
-        self.w("## The targets of issue 12\n")
+    def peers_detection(self, r):
+        vj = r.j("vj-default.json")
+        if not vj or not any(f.get("opencv") for f in vj.get("frames", [])):
+            return
+        rows = [(frame_name(f), f["uber"]["ms_median"], f["simple"]["ms_median"],
+                 (f.get("opencv") or {}).get("ms_median"),
+                 f"{f['uber_vs_opencv']:.0f}×" if f.get("uber_vs_opencv", 0) >= 10
+                 else f"{f.get('uber_vs_opencv', 0):.2f}×") for f in vj["frames"]]
+        ocv = next(f["opencv"] for f in vj["frames"] if f.get("opencv"))
+        self.w(f"**Face detection on {r.device}** (wall time per frame of "
+               "`vjfacedetect`'s detector with upload, pyramid, detection, "
+               "read-back and grouping, against OpenCV "
+               f"{ocv.get('opencv_version', '4.6')} `detectMultiScale` with "
+               f"{vj.get('opencv_threads', 16)} threads on the same machine's "
+               "CPU; scale 1.1, 3 neighbours; the same faces):\n")
+        self.w(table(["frame", "clvision ms", "simple kernel ms", "OpenCV ms",
+                      "clvision vs OpenCV"], rows))
+        face = r.j("facedetect-cpu.json")
+        if face:
+            rows = [(f"{x['width']}×{x['height']}", x["ms_per_frame"],
+                     1000 / x["ms_per_frame"] if x["ms_per_frame"] else None)
+                    for x in face.get("runs", [])]
+            self.w("GStreamer's `facedetect` ("
+                   + re.sub(r"^facedetect \((.*)\)$", r"\1", face["element"])
+                   + "), the whole pipeline on the same machine's CPU:\n")
+            self.w(table(["frame", "ms per frame", "frames/s"], rows))
+
+    def peers_eigen(self, r):
+        eig = r.j("eigen.json")
+        if not (eig and eig.get("opencv")):
+            return
+        ours = {t["faces"]: t for t in eig["clvision_double"]["train"]}
         rows = []
-        ml = self.j("sar-tuned-4096.json") or self.j("sar-default-4096.json")
-        if ml:
-            mls = ml.get("multilook", [])
-            fr = [r["kernel_vs_copy"] for r in mls]
-            rows.append(("multilook ≥ 85% of copy bandwidth, looks 2–16, 4096²",
-                         ", ".join(f"{100 * x:.0f}%" for x in fr) + same_copy(mls),
-                         "met" if fr and min(fr) >= 0.85 else "not met"))
-        s3 = self.j("sar3-tuned-4096.json") or self.j("sar3-default-4096.json")
-        if s3:
-            rb = [r for r in s3.get("rotscale", [])
-                  if r.get("interpolation") == "bilinear" and not r.get("CLVISION_TUNE")]
-            if rb:
-                x = rb[0]["kernel_vs_copy"]
-                rn = [r for r in s3.get("rotscale", [])
-                      if r.get("interpolation") == "nearest" and not r.get("CLVISION_TUNE")]
-                near = "" if not rn else (
-                    f"; nearest, one gather a pixel instead of four: "
-                    f"{100 * rn[0]['kernel_vs_copy']:.0f}%")
-                rows.append(("rotscale bilinear ≥ 60%", f"{100 * x:.0f}%" + same_copy(rb[:1]) + near,
-                             "met" if x >= 0.6 else "not met"))
-            qd = quantize_default(s3)
-            if qd:
-                x = qd[0]["traffic_vs_copy"]
-                rd = s3["quantize"].get("read_frame_ms")
-                floor = "" if rd is None else (
-                    "; its passes " + " + ".join(f"{1e3 * t:.1f}" for t in qd[0]["launch_ms"]) +
-                    f" µs, where one launch that only reads the frame takes {1e3 * rd:.1f} µs")
-                rows.append(("quantize ≥ 70% of its minimum traffic",
-                             f"{100 * x:.0f}%" + same_copy(qd[:1]) + floor,
-                             "met" if x >= 0.7 else "not met"))
-        ch = self.j("chain-tuned.json") or self.j("chain-default.json")
-        if ch:
-            # The source either writes into the pool the first element
-            # proposes (system_pool: what GStreamer sources and decoders do)
-            # or hands over its own malloc'd frames (system).
-            modes = ch["modes"]
-            pool = modes.get("system_pool", {}).get("fps")
-            fps = modes["system"]["fps"]
-            measured = f"{fps:,.0f} frames/s from malloc'd frames"
-            if pool is not None:
-                measured = (f"{pool:,.0f} frames/s with a source writing into "
-                            f"the proposed pool; " + measured)
-            rows.append(("SAR chain in system memory ≥ 650 frames/s", measured,
-                         "met with the pool" if (pool or 0) >= 650 and fps < 650
-                         else "met" if fps >= 650 else "not met"))
-        vj = self.j("vj-default.json")
-        if vj:
-            r = [f["uber_vs_opencv"] for f in vj.get("frames", [])
-                 if f.get("width") == 1920 and f.get("height") == 1400
-                 and "uber_vs_opencv" in f]
-            if r:
-                rows.append(("vjfacedetect ≥ 30× OpenCV (16 threads), 1920×1400",
-                             f"{min(r):.1f}–{max(r):.1f}×",
-                             "met" if min(r) >= 30 else "not met"))
-        self.w(table(["target", "measured", ""], rows) if rows else "No SAR or detection figures in this run.\n")
-        self.w("Where a target is not met, the section \"Issue 12 items 1–2 on "
-               "the H100\" below gives the measured gap, what was tried and why "
-               "it falls short.\n")
+        for x in eig["opencv"]["runs"]:
+            t = ours.get(x["faces"])
+            rows.append((x["faces"], x["components"], t and t["train_s"] * 1e3,
+                         x["train_s"] * 1e3, t and x["train_s"] / t["train_s"],
+                         x["predict_ms_per_face"]))
+        self.w(f"**Eigenfaces on {r.device}** (training on M faces of 128², "
+               "K = M/5, in double; OpenCV `EigenFaceRecognizer` with 16 threads, "
+               "same faces):\n")
+        self.w(table(["faces", "components", "clvision ms", "OpenCV ms",
+                      "speed-up", "OpenCV predict ms/face"], rows))
+        rec = eig["clvision_double"].get("recognise", {}).get("batches", [])
+        if rec:
+            self.w("clvision's recognition, all faces of a frame in one batch: " +
+                   ", ".join(f"{b['faces']} face{'s' if b['faces'] > 1 else ''} "
+                             f"{b['ms_per_face'] * 1e3:.1f} µs a face"
+                             for b in rec) + ".\n")
+
+    def peers_sar(self, r):
+        sp = r.j("sar-peers.json")
+        if not sp:
+            return
+        ml = {x["looks"]: x for x in (r.sar("sar", sp["size"]) or {}).get("multilook", [])}
+        rows = []
+        for x in sp["resize_area"]:
+            c = x["ours_vs_opencv"]
+            eq = "equal" if c.get("equal") else (
+                f"{c.get('pixels_unequal'):,} of {c.get('pixels'):,} differ by "
+                f"{c.get('max_abs_difference')}, all checked on exact .5 ties"
+                if c.get("unequal_that_are_ties") == c.get("unequal_checked")
+                else f"{c.get('pixels_unequal'):,} differ")
+            o = ml.get(x["looks"], {})
+            rows.append((f"multilook ×{x['looks']} / resize INTER_AREA",
+                         o.get("kernel_ms"), o.get("element_ms"), x["ms_median"], eq))
+        rb = [x for x in untuned((r.sar("sar3", sp["size"]) or {}).get("rotscale", []))
+              if x.get("interpolation") == "bilinear"]
+        c = sp["warp_affine"]["ours_vs_opencv"]
+        rows.append(("rotscale 30° ×1.5 bilinear / warpAffine",
+                     rb[0]["kernel_ms"] if rb else None,
+                     rb[0].get("element_ms") if rb else None,
+                     sp["warp_affine"]["ms_median"],
+                     "equal" if c.get("equal") else
+                     f"differ by up to {c.get('max_abs_difference')} (OpenCV "
+                     "interpolates with 5-bit fixed-point weights)"))
+        self.w(f"**SAR on {r.device}** ({sp['size']}² GRAY16_LE; OpenCV "
+               f"{sp['opencv_version']} with {sp['threads']} threads on the same "
+               "machine's CPU; clvision's kernel alone, and the element in system "
+               "memory with upload and download):\n")
+        self.w(table(["operation", "kernel ms", "element ms", "OpenCV ms",
+                      "outputs"], rows))
 
     def peers(self):
         self.w("## Peers in the same run\n")
-        vj = self.j("vj-default.json")
-        if vj:
-            rows = []
-            for f in vj.get("frames", []):
-                o = f.get("opencv") or {}
-                rows.append((f["frame"].replace(".pgm", ""), f"{f['width']}×{f['height']}",
-                             f["uber"]["ms_median"], f["simple"]["ms_median"],
-                             o.get("ms_median"), f.get("uber_vs_opencv")))
-            self.w("**Detection** (`vjfacedetect`'s detector, wall time per frame "
-                   "with upload, pyramid, detection, read-back and grouping; "
-                   f"OpenCV {vj['frames'][0].get('opencv', {}).get('opencv_version', '4.6')} "
-                   f"`detectMultiScale`, {vj.get('opencv_threads', 16)} threads, on the "
-                   "GPU machine's CPU; scale 1.1, 3 neighbours):\n")
-            self.w(table(["frame", "size", "ours ms", "simple variant ms",
-                          "OpenCV ms", "ours vs OpenCV"], rows))
-        if self.face:
-            rows = [(f"{r['width']}×{r['height']}", r["ms_per_frame"],
-                     1000 / r["ms_per_frame"] if r["ms_per_frame"] else None)
-                    for r in self.face.get("runs", [])]
-            self.w(f"**GStreamer's `facedetect`** ({self.face['element']}), whole "
-                   "pipeline, **measured on the CPU machine**, not the GPU machine "
-                   f"({self.face['cpu']}, {self.face['cpu_threads']} threads; "
-                   f"{self.face['date']}; "
-                   "`tests/bench/facedetect-cpu.sh`):\n")
-            self.w(table(["frame", "ms per frame", "frames/s"], rows))
-        eig = self.j("eigen.json")
-        if eig and eig.get("opencv"):
-            ours = {t["faces"]: t for t in eig["clvision_double"]["train"]}
-            rows = []
-            for r in eig["opencv"]["runs"]:
-                t = ours.get(r["faces"])
-                rows.append((r["faces"], r["components"], t and t["train_s"] * 1e3,
-                             r["train_s"] * 1e3, t and r["train_s"] / t["train_s"],
-                             r["predict_ms_per_face"]))
-            self.w("**Eigenfaces** (training on M faces of 128², K = M/5; OpenCV "
-                   "`EigenFaceRecognizer`, 16 threads, same faces):\n")
-            self.w(table(["faces", "components", "ours ms (double)", "OpenCV ms",
-                          "speed-up", "OpenCV predict ms/face"], rows))
-            rec = eig["clvision_double"].get("recognise", {}).get("batches", [])
-            if rec:
-                self.w("Our recognition (batch of faces per frame): " + ", ".join(
-                    f"{b['faces']} faces {b['ms_per_face'] * 1e3:.1f} µs/face" for b in rec) + ".\n")
-        sp = self.j("sar-peers.json")
-        if sp:
-            ml = {r["looks"]: r for r in (self.j(f"sar-tuned-{sp['size']}.json") or
-                                          self.j(f"sar-default-{sp['size']}.json") or {}).get("multilook", [])}
-            rows = []
-            for r in sp["resize_area"]:
-                c = r["ours_vs_opencv"]
-                eq = "equal" if c.get("equal") else (
-                    f"{c.get('pixels_unequal')} of {c.get('pixels')} differ by "
-                    f"{c.get('max_abs_difference')}; {c.get('unequal_that_are_ties', '?')} of "
-                    f"{c.get('unequal_checked', '?')} checked are exact .5 ties")
-                o = ml.get(r["looks"], {})
-                rows.append((f"multilook looks {r['looks']} vs resize INTER_AREA",
-                             o.get("kernel_ms"), o.get("element_ms"), r["ms_median"], eq))
-            s3 = self.j(f"sar3-tuned-{sp['size']}.json") or self.j(f"sar3-default-{sp['size']}.json") or {}
-            rb = [r for r in s3.get("rotscale", []) if r.get("interpolation") == "bilinear"
-                  and not r.get("CLVISION_TUNE")]
-            c = sp["warp_affine"]["ours_vs_opencv"]
-            rows.append(("rotscale 30° ×1.5 bilinear vs warpAffine",
-                         rb[0]["kernel_ms"] if rb else None,
-                         rb[0].get("element_ms") if rb else None,
-                         sp["warp_affine"]["ms_median"],
-                         "equal" if c.get("equal") else
-                         f"{c.get('pixels_unequal')} of {c.get('pixels')} differ, "
-                         f"at most by {c.get('max_abs_difference')}: OpenCV interpolates "
-                         "with 5-bit fixed-point weights, we in float, and on this "
-                         "white-noise frame a 1/32-pixel step moves a value by up "
-                         "to ~2,000 levels; no equality is expected"))
-            self.w(f"**SAR** ({sp['size']}² GRAY16, OpenCV {sp['opencv_version']} with "
-                   f"{sp['threads']} threads on the GPU machine's CPU; ours: kernel "
-                   "alone, and the element in system memory with upload and download; "
-                   "equality of the element's output with OpenCV's, same run):\n")
-            self.w(table(["operation", "ours kernel ms", "ours element ms",
-                          "OpenCV ms", "outputs"], rows))
+        for r in self.runs:
+            self.peers_detection(r)
+            self.peers_eigen(r)
+            self.peers_sar(r)
 
-    def tuning(self):
-        self.w("## Autotuning (`clvision-tune`): defaults against tuned\n")
-        self.w("Device time of each kernel's workload as clvision-tune measures it "
-               "(multilook: looks 2, 4 and 16 together; rotscale bilinear 30° ×1.5; "
-               "quantize coef 35; vj: pyramid and detection of astronaut scaled to "
-               "1920×1400 on the GPU, 640×480 on PoCL), one pass of coordinate descent from the defaults; "
-               "values kept only when more than 3% faster.\n")
-        for label, d in (("GPU", self.d), ("PoCL, this machine", self.pocl)):
-            t = self.j("tune.json", d) if d else None
-            if not t:
-                continue
-            rows = [(k["kernel"], k["candidates"], k["default_ms"], k["tuned_ms"],
-                     f"{k['speedup']:.2f}×", k["values"] or "(defaults)",
-                     "yes" if k["stored"] else "no (within noise)")
-                    for k in t["kernels"]]
-            self.w(f"**{t['device']}** ({t['platform']}, driver {t['driver']}; "
-                   f"SAR {t['sar_size']}², {t['iterations']} timed runs per candidate; {label}):\n")
-            self.w(table(["kernel", "candidates", "default ms", "tuned ms", "gain",
-                          "values", "stored"], rows))
-            if d == self.pocl:
-                self.w("PoCL ran on this machine's 2 cores: its timings are noisy, "
-                       "and a gain measured once (the defaults are timed first) may be "
-                       "noise; the ablation's tuned column below re-measures the "
-                       "detector with the stored values in a separate process.\n")
-
-    def ablation_rows(self, vj, tuned=None):
+    def ablation_rows(self, run):
+        vj = run.j("vj-default.json") or {}
+        tuned_by = {(f["width"], f["height"]): f["uber"]["ms_median"]
+                    for f in (run.j("vj-tuned.json") or {}).get("frames", [])}
         rows = []
-        tuned_by = {}
-        for f in (tuned or {}).get("frames", []):
-            tuned_by[(f["width"], f["height"])] = f["uber"]["ms_median"]
         for f in vj.get("frames", []):
             tn = {t["tune"]: t["ms_median"] for t in f.get("tunings", [])}
-            simple = f["simple"]["ms_median"]
-            # Tiles exist where the default uberkernel is the tiled one.
             tiled = f["uber"].get("variant") == "tiled"
-            steps = [simple, tn.get("VJ_VARIANT=uber,VJ_STATIC=1,VJ_COOP_STAGE=99"),
-                     tn.get("VJ_VARIANT=uber,VJ_COOP_STAGE=99"),
-                     tn.get("VJ_VARIANT=uber"),
-                     f["uber"]["ms_median"] if tiled else None]
-            if f["frame"].startswith("astronaut"):
-                steps.append(tuned_by.get((f["width"], f["height"])))
-            else:
-                steps.append(None)
-            gains = []
-            for a, b in zip(steps, steps[1:]):
-                gains.append(f"{a / b:.2f}×" if a and b else "–")
-            if not tiled and steps[-3] and steps[-1]:
-                # Without tiles (CPUs) the tuned kernel is the one over chunks.
-                gains[-1] = f"{steps[-3] / steps[-1]:.2f}×"
-            rows.append([f"{f['frame'].replace('.pgm', '')} {f['width']}×{f['height']}"]
-                        + steps + [" / ".join(gains)])
+            steps = ([f["simple"]["ms_median"]] + [tn.get(t) for t in ABLATION_TUNES]
+                     + [f["uber"]["ms_median"] if tiled else None])
+            steps.append(tuned_by.get((f["width"], f["height"]))
+                         if f["frame"].startswith("astronaut") else None)
+            # Each step against the one before; tuned against the default.
+            default = steps[4] if tiled else steps[3]
+            pairs = list(zip(steps[:4], steps[1:5])) + [(default, steps[5])]
+            gains = [f"{x / y:.2f}×" if x and y else "–" for x, y in pairs]
+            rows.append([frame_name(f)] + steps + [" / ".join(gains)])
         return rows
 
     def ablation(self):
-        self.w("## The seeds' ablation (their figure 13)\n")
-        head = ["frame", "simple (device pyramid, launch per scale)",
-                "uberkernel, static mapping, no local queue",
-                "+ dynamic mapping", "+ local queue, cooperative stages",
-                "+ tiles in local memory (GPU default)",
-                "+ tuned (clvision-tune)", "gain of each step"]
-        self.w("Wall ms per frame.  The seeds' first step (pyramid and integrals "
-               "moved from the host to the device) is not a variant of ours: both of "
-               "our variants build them on the device, so the ablation starts there; "
-               "the tuned column exists only for the frames clvision-tune's vj "
-               "workload was run on (astronaut).\n")
-        vj = self.j("vj-default.json")
-        for label, d in (("the GPU", self.d), ("PoCL", self.pocl)):
-            t = self.j("tune.json", d) if d else None
-            k = [k for k in (t or {}).get("kernels", []) if k["kernel"] == "vj"]
-            if k and not k[0]["stored"]:
-                self.w(f"On {label} clvision-tune stored nothing for the detector "
-                       f"(best {k[0]['speedup']:.2f}× of the defaults' kernel time, "
-                       "within the 3% margin), so its tuned column re-measures the "
-                       "defaults.\n")
-        if vj:
-            self.w(f"**{self.device}:**\n")
-            self.w(table(head, self.ablation_rows(vj, self.j("vj-tuned.json"))))
-            self.simple_profile(vj)
-        pv = self.j("vj-default.json", self.pocl) if self.pocl else None
-        if pv:
-            self.w(f"**{pv.get('device', 'PoCL')} (PoCL, this machine's 2 cores; "
-                   "on CPU devices the simple kernel, the first column, is the default):**\n")
-            self.w(table(head, self.ablation_rows(pv, self.j("vj-tuned.json", self.pocl))))
+        self.w("## The papers' ablation\n")
+        self.w(f"The load-balancing framework of {VJ_PAPER} (its figure 13), step "
+               "by step, as tuning values of clvision's detector: wall ms per "
+               "frame.  The paper's first step (pyramid and integrals moved to the "
+               "device) is in every column: both of clvision's kernels build them "
+               "on the device.  The tuned column exists for the frames "
+               "clvision-tune's workload uses (astronaut).\n")
+        head = ["frame", "simple (launch per scale)", "uberkernel, static mapping",
+                "+ dynamic mapping", "+ local queues, cooperative stages",
+                "+ tiles in local memory (GPU default)", "+ tuned",
+                "gain of each step"]
+        for r in self.runs:
+            rows = self.ablation_rows(r)
+            if not rows:
+                continue
+            note = ("" if r.gpu else "; on CPU devices the simple kernel, the "
+                    "first column, is the default and tiles are not used")
+            self.w(f"**{r.device}**{note}:\n")
+            self.w(table(head, rows))
+        self.quantize_steps()
+        self.time_split(self.main)
 
-    def simple_profile(self, vj):
+    def quantize_steps(self):
+        for r in self.runs:
+            s3 = r.j("sar3-default-4096.json")
+            steps = [x for x in ((s3 or {}).get("quantize") or {}).get("steps", [])
+                     if not x["step"].startswith("tuning")]
+            if not steps:
+                continue
+            self.w(f"The quantization of {SAR_PAPER}, step by step on {r.device} "
+                   "(4096² GRAY16_LE, kernels only; the paper reports "
+                   f"{MALI['quantize']} over its naive kernel on a Mali-T860):\n")
+            self.w(table(["step", "kernels ms", "vs unfused"],
+                         [(x["step"], x["kernel_ms"], f"{x['speedup_vs_unfused']:.2f}×")
+                          for x in steps]))
+
+    def time_split(self, r):
+        vj = r.j("vj-default.json")
+        if not vj or not r.gpu:
+            return
         rows = []
         for f in vj.get("frames", []):
             s, u = f["simple"], f["uber"]
             tn = {t["tune"]: t for t in f.get("tunings", [])}
-            g4s, g4d = tn.get("VJ_STATIC=1,VJ_GROUPS_PER_CU=4"), tn.get("VJ_GROUPS_PER_CU=4")
             st = tn.get("VJ_STATIC=1")
-            rows.append((f"{f['frame'].replace('.pgm', '')} {f['width']}×{f['height']}",
-                         s["ms_median"], s["pyramid_kernels_ms_median"],
-                         s["detect_kernels_ms_median"],
-                         u["detect_kernels_ms_median"],
+            g4s = tn.get("VJ_STATIC=1,VJ_GROUPS_PER_CU=4")
+            g4d = tn.get("VJ_GROUPS_PER_CU=4")
+            rows.append((frame_name(f), s["ms_median"], s["pyramid_kernels_ms_median"],
+                         s["detect_kernels_ms_median"], u["detect_kernels_ms_median"],
                          st and st["detect_kernels_ms_median"],
                          g4s and g4s["detect_kernels_ms_median"],
                          g4d and g4d["detect_kernels_ms_median"]))
-        self.w("**Where the time goes** (OpenCL profiling events, median ms per frame):\n")
-        self.w(table(["frame", "simple: wall", "simple: pyramid kernels",
-                      "simple: detection kernels", "uberkernel (default): detection",
-                      "the same, static mapping", "4 groups/CU static",
-                      "4 groups/CU dynamic"], rows))
+        self.w(f"**Where the time goes on {r.device}** (OpenCL profiling "
+               "events, median ms per frame):\n")
+        self.w(table(["frame", "simple: wall", "simple: pyramid", "simple: detection",
+                      "default: detection", "default, static mapping",
+                      "4 groups/CU, static", "4 groups/CU, dynamic"], rows))
         share = [f["simple"]["detect_kernels_ms_median"] / f["simple"]["ms_median"]
-                 for f in vj.get("frames", []) if f["simple"]["ms_median"]]
+                 for f in vj["frames"] if f["simple"]["ms_median"]]
 
         def gains(num, den):
             g = []
-            for f in vj.get("frames", []):
+            for f in vj["frames"]:
                 tn = {t["tune"]: t for t in f.get("tunings", [])}
                 tn[""] = f["uber"]
                 a, b = tn.get(num), tn.get(den)
                 if a and b and b["detect_kernels_ms_median"]:
                     g.append(a["detect_kernels_ms_median"] / b["detect_kernels_ms_median"])
-            return f"{min(g):.2f}–{max(g):.2f}×" if g else "not measured"
-        faces = self.j("vj-faces.json") or {}
-        blank = [f for f in faces.get("frames", []) if "faces-00" in f["frame"]]
-        one = [f for f in faces.get("frames", []) if "faces-01" in f["frame"]]
-        contrast = ""
-        if blank and one:
-            contrast = (f"  On a blank {blank[0]['width']}² canvas the simple variant takes "
-                        f"{blank[0]['simple']['ms_median']:.1f} ms; with one photograph on it, "
-                        f"{one[0]['simple']['ms_median']:.1f} ms: the cost is the few deep "
-                        "windows, not the window count.")
-        self.w(f"""The simple variant's time is its detection kernels
-({100 * min(share):.0f}–{100 * max(share):.0f}% of its wall time in this run), not transfers,
-launches or the pyramid (its pyramid kernels are the uberkernel's).  One
-work-item evaluates one window through every stage it passes, and each scale
-is one launch that ends with its slowest warp: most windows leave after stage
-0–2 while the few near faces or texture run 20+ stages, and the other lanes
-of their warps idle meanwhile (divergence), scale after scale.{contrast}  The
-local queue with cooperative late stages removes exactly that (survivors are
-compacted and evaluated by whole groups), which is why it is the step that
-buys most after the persistent uberkernel itself.
+            return ratio_range(g)
+        self.w(f"""The simple kernel's time is its detection kernels
+({100 * min(share):.0f}–{100 * max(share):.0f}% of its wall time), not transfers
+or the pyramid.  One work-item evaluates one window through every stage it
+passes, and each scale is one launch that ends with its slowest warp: most
+windows leave after the first stages while the few near faces or texture run
+20 and more, and the other lanes of their warps idle meanwhile.  The local
+queues with cooperative late stages remove exactly that, which is why they
+buy most after the persistent uberkernel itself.
 
-Dynamic mapping (an atomic counter handing out chunks) against the static
-schedule, detection kernels only: {gains("VJ_STATIC=1", "")} with the local
-queue, {gains("VJ_VARIANT=uber,VJ_STATIC=1,VJ_COOP_STAGE=99", "VJ_VARIANT=uber,VJ_COOP_STAGE=99")} without it (over chunks),
-and {gains("VJ_STATIC=1,VJ_GROUPS_PER_CU=4", "VJ_GROUPS_PER_CU=4")} with only 4
-groups per compute unit.  It gains little because the static schedule
-already interleaves: chunks of 32 windows are dealt round-robin over
-thousands of persistent groups (32 per compute unit by default), so every
-group's share interleaves all regions and scales and is a fair sample of easy
-and hard windows, and the per-group loads come out nearly equal; the GPU also
-keeps up to 64 warps per SM resident, so the hardware scheduler fills an SM
-whose group finished early.  Even at 4 groups per compute unit, where
-occupancy is too low to hide imbalance, the counter gains about as little:
-the spread between groups is small to begin with.  No hardware counters were
-collected (Nsight is not on the GPU machine); the figures are the queue's
-profiling events.
+Dynamic mapping (an atomic counter handing out work) against a static
+schedule, detection kernels only: {gains("VJ_STATIC=1", "")} for the default
+kernel, {gains(ABLATION_TUNES[0], ABLATION_TUNES[1])} over chunks without
+local queues, {gains("VJ_STATIC=1,VJ_GROUPS_PER_CU=4", "VJ_GROUPS_PER_CU=4")}
+with only 4 groups per compute unit.  Where it gains little, it is because
+the static schedule already interleaves: work is dealt round-robin over
+thousands of persistent groups, so every group's share samples all regions
+and scales, and the GPU keeps many warps resident per multiprocessor to fill
+one whose group finished early.  No hardware counters were collected; the
+figures are the queue's profiling events.
 """)
+
+    def growth_vj(self, r):
+        vj = r.j("vj-default.json")
+        if not vj:
+            return
+        by = {}
+        for f in vj.get("frames", []):
+            n = re.sub(r"-\d+x\d+$", "", f["frame"].replace(".pgm", ""))
+            for impl, key in (("clvision", "uber"), ("simple", "simple"),
+                              ("OpenCV", "opencv")):
+                if f.get(key):
+                    by.setdefault((n, impl), []).append(
+                        (f["width"] * f["height"] / 1e6, f[key]["ms_median"]))
+        series = [(f"{impl} {n}", *zip(*sorted(pts))) for (n, impl), pts in
+                  sorted(by.items()) if n.startswith("astronaut") or impl == "clvision"]
+        self.plot("vj-vs-size.png", f"Detection vs frame size ({r.device})",
+                  "megapixels", "ms per frame", series, logy=True)
+        rows = []
+        for name in ("vj-default.json", "vj-faces.json"):
+            for f in (r.j(name) or {}).get("frames", []):
+                w, u = f.get("work"), f.get("uber") or {}
+                ms = u.get("detect_kernels_ms_median")
+                if w and ms and re.search(r"(-\d+x\d+|faces-(00|16))\.pgm$", f["frame"]):
+                    rows.append((frame_name(f), w["windows"], w["past_variance_test"],
+                                 w["tree_evaluations"], ms,
+                                 w["tree_evaluations"] / ms / 1e6))
+        if rows:
+            self.w("What the detection kernel does (counted with the C reference: "
+                   "windows, those past the variance test, trees evaluated by every "
+                   "stage they reach) against its time, one frame:\n")
+            self.w(table(["frame", "windows", "past variance test", "tree evaluations",
+                          "detection ms", "G trees/s"], rows))
+
+    def growth_faces(self, r):
+        vf = r.j("vj-faces.json")
+        if not vf:
+            return
+        pts = []
+        for f in vf.get("frames", []):
+            m = re.search(r"faces-(\d+)", f["frame"])
+            if m:
+                pts.append((int(m.group(1)), f["uber"]["faces"], f["uber"]["ms_median"],
+                            f["simple"]["ms_median"], (f.get("opencv") or {}).get("ms_median")))
+        pts.sort()
+        size = vf["frames"][0]["width"]
+        self.w(f"Faces per frame: 0 to 16 photographs with a face on one {size}² "
+               "canvas:\n")
+        self.w(table(["photographs", "faces found", "clvision ms", "simple ms",
+                      "OpenCV ms"], pts))
+        self.plot("vj-vs-faces.png", f"Detection vs faces per frame ({size}², {r.device})",
+                  "photographs with a face", "ms per frame",
+                  [("clvision", [p[0] for p in pts], [p[2] for p in pts]),
+                   ("OpenCV", [p[0] for p in pts if p[4]], [p[4] for p in pts if p[4]])],
+                  logy=True)
+
+    def growth_eigen(self, r):
+        eig = r.j("eigen.json")
+        if not eig:
+            return
+        series = []
+        for key, label in (("clvision_double", "clvision, double"),
+                           ("clvision_float", "clvision, float")):
+            t = eig.get(key, {}).get("train", [])
+            series.append((label, [x["faces"] for x in t], [x["train_s"] * 1e3 for x in t]))
+        if eig.get("opencv"):
+            o = eig["opencv"]["runs"]
+            series.append(("OpenCV", [x["faces"] for x in o], [x["train_s"] * 1e3 for x in o]))
+        self.plot("eigen-train-vs-faces.png",
+                  f"Eigenface training vs faces (128², K = M/5, {r.device})",
+                  "faces M", "ms", series, logy=True)
+        t = eig["clvision_double"]["train"]
+        self.w(table(["faces", "training ms", "of which Jacobi ms", "Jacobi sweeps"],
+                     [(x["faces"], x["train_s"] * 1e3, x["steps_ms"].get("jacobi"),
+                       x.get("sweeps")) for x in t]))
+
+    def growth_sar(self, r):
+        sizes = sorted(int(re.search(r"(\d+)\.json$", p).group(1))
+                       for p in glob.glob(os.path.join(r.path, "sar-default-*.json")))
+        if not sizes:
+            return
+        rows, series = [], {k: [] for k in ("ml", "el", "rs", "qu")}
+        for s in sizes:
+            a = r.j(f"sar-default-{s}.json") or {}
+            b = r.j(f"sar3-default-{s}.json") or {}
+            m4 = [x for x in a.get("multilook", []) if x["looks"] == 4][:1]
+            rb = [x for x in untuned(b.get("rotscale", []))
+                  if x.get("interpolation") == "bilinear"][:1]
+            qd = quantize_default(b)
+            rows.append([f"{s}²", m4 and m4[0]["kernel_ms"], m4 and m4[0]["element_ms"],
+                         rb and rb[0]["kernel_ms"], rb and rb[0].get("element_ms"),
+                         qd and qd[0]["kernel_ms"],
+                         (b.get("quantize") or {}).get("element_ms")])
+            mp = s * s / 1e6
+            for key, lst, field in (("ml", m4, "kernel_ms"), ("el", m4, "element_ms"),
+                                    ("rs", rb, "kernel_ms"), ("qu", qd, "kernel_ms")):
+                if lst:
+                    series[key].append((mp, lst[0][field]))
+        self.w("SAR, GRAY16_LE, default tuning, ms (kernel: device time; element: "
+               "in system memory, with upload and download):\n")
+        self.w(table(["size", "multilook ×4 kernel", "multilook element",
+                      "rotscale kernel", "rotscale element", "quantize kernels",
+                      "quantize element"], rows))
+        labels = {"ml": "multilook ×4, kernel", "el": "multilook, element",
+                  "rs": "rotscale bilinear, kernel", "qu": "quantize, kernels"}
+        self.plot("sar-vs-size.png", f"SAR vs image size ({r.device})", "megapixels",
+                  "ms", [(labels[k], *zip(*v)) if v else (labels[k], [], [])
+                         for k, v in series.items()], logx=True, logy=True)
+
+    def growth_chain(self, r):
+        ch = r.j("chain-default.json")
+        if not ch:
+            return
+        t, st = ch["transfers_ms"], ch["stages_ms"]
+        kern = sum(v for k, v in st.items() if k != "frame_handling")
+        rows = [(CHAIN_MODES.get(m, m), v["fps"], v["ms_per_frame"],
+                 v["uploads_per_frame"], v["downloads_per_frame"])
+                for m, v in ch["modes"].items()]
+        self.w(f"Transfers against kernels, `{ch['chain']}` on {ch['size']}² "
+               f"GRAY16_LE: the kernels take {kern:.3f} ms a frame, one upload "
+               f"{t['upload_frame_pinned']:.2f} ms from pinned memory and "
+               f"{t['upload_frame_pageable']:.2f} ms from pageable memory, so "
+               "where a frame comes from decides the frame rate:\n")
+        self.w(table(["frames from", "frames/s", "ms per frame", "uploads",
+                      "downloads"], rows))
 
     def growth(self):
         self.w("## How cost grows\n")
-        vj = self.j("vj-default.json")
-        if vj:
-            by = {}
-            for f in vj.get("frames", []):
-                n = re.sub(r"-\d+x\d+$", "", f["frame"].replace(".pgm", ""))
-                px = f["width"] * f["height"] / 1e6
-                for impl, key in (("ours", "uber"), ("simple", "simple"), ("OpenCV", "opencv")):
-                    if f.get(key):
-                        by.setdefault((n, impl), []).append((px, f[key]["ms_median"]))
-            series = []
-            for (n, impl), pts in sorted(by.items()):
-                if n.startswith("astronaut") or impl == "ours":
-                    pts.sort()
-                    series.append((f"{impl} {n}", [p[0] for p in pts], [p[1] for p in pts]))
-            self.plot("vj-vs-size.png", f"Detection vs frame size ({self.device})",
-                      "megapixels", "ms per frame", series, logy=True)
+        r = self.main
+        self.growth_vj(r)
+        self.growth_faces(r)
+        self.growth_eigen(r)
+        self.growth_sar(r)
+        self.growth_chain(r)
+
+    def batches(self, r):
+        vj = r.j("vj-default.json")
         rows = []
-        for name in ("vj-default.json", "vj-faces.json"):
-            for f in (self.j(name) or {}).get("frames", []):
-                w, u = f.get("work"), f.get("uber") or {}
-                if w and u.get("detect_kernels_ms_median"):
-                    ms = u["detect_kernels_ms_median"]
-                    rows.append((f"{f['frame'].replace('.pgm', '')} {f['width']}×{f['height']}",
-                                 w["windows"], w["past_variance_test"], w["tree_evaluations"],
-                                 ms, w["tree_evaluations"] / ms / 1e6 if ms else None))
+        for f in (vj or {}).get("frames", []):
+            if not re.search(r"-\d+x\d+\.pgm$", f["frame"]) or not f.get("batches"):
+                continue
+            b = {x["batch"]: x for x in f["batches"]}
+            rows.append([frame_name(f)] + [b[n]["ms_per_frame"] if n in b else None
+                                           for n in sorted(b)])
+            sizes = sorted(b)
         if rows:
-            self.w("What the detection kernel does (counted with the C reference: every window, "
-                   "those past the variance test, the trees evaluated by every stage they reach) "
-                   "against its time, one frame:\n")
-            self.w(table(["frame", "windows", "past the variance test", "tree evaluations",
-                          "detection kernel ms", "G tree evaluations/s"], rows))
-        vf = self.j("vj-faces.json")
-        if vf:
-            pts = []
-            for f in vf.get("frames", []):
-                m = re.search(r"faces-(\d+)", f["frame"])
-                if m:
-                    pts.append((int(m.group(1)), f["uber"]["ms_median"], f["simple"]["ms_median"],
-                                (f.get("opencv") or {}).get("ms_median"), f["uber"]["faces"]))
-            pts.sort()
-            self.w(table(["photographs on the canvas", "faces found", "ours ms", "simple ms",
-                          "OpenCV ms"], [(p[0], p[4], p[1], p[2], p[3]) for p in pts]))
-            self.plot("vj-vs-faces.png", "Detection vs faces per frame "
-                      f"({vf['frames'][0]['width']}² canvas)", "photographs with a face",
-                      "ms per frame", [("ours", [p[0] for p in pts], [p[1] for p in pts]),
-                                       ("OpenCV", [p[0] for p in pts if p[3]],
-                                        [p[3] for p in pts if p[3]])], logy=True)
-        eig = self.j("eigen.json")
-        if eig:
-            series = []
-            for key, label in (("clvision_double", "ours, double"), ("clvision_float", "ours, float")):
-                t = eig.get(key, {}).get("train", [])
-                series.append((label, [x["faces"] for x in t], [x["train_s"] * 1e3 for x in t]))
-            if eig.get("opencv"):
-                r = eig["opencv"]["runs"]
-                series.append(("OpenCV", [x["faces"] for x in r], [x["train_s"] * 1e3 for x in r]))
-            self.plot("eigen-train-vs-faces.png", "Eigenface training vs faces (128², K = M/5)",
-                      "faces M", "ms", series, logy=True)
-            t = eig["clvision_double"]["train"]
-            self.w(table(["faces", "ms", "of which Jacobi ms", "sweeps"],
-                         [(x["faces"], x["train_s"] * 1e3, x["steps_ms"].get("jacobi"),
-                           x.get("sweeps")) for x in t]))
-        sizes = sorted(int(re.search(r"(\d+)\.json$", p).group(1))
-                       for p in glob.glob(os.path.join(self.d, "sar-default-*.json")))
-        if sizes:
-            ml, rs, qu, el = [], [], [], []
-            rows = []
-            for s in sizes:
-                a = self.j(f"sar-default-{s}.json") or {}
-                b = self.j(f"sar3-default-{s}.json") or {}
-                m4 = [r for r in a.get("multilook", []) if r["looks"] == 4]
-                rb = [r for r in b.get("rotscale", []) if r.get("interpolation") == "bilinear"
-                      and not r.get("CLVISION_TUNE")]
-                qd = quantize_default(b)
-                row = [f"{s}²", m4 and m4[0]["kernel_ms"], m4 and m4[0]["element_ms"],
-                       rb and rb[0]["kernel_ms"], rb and rb[0].get("element_ms"),
-                       qd and qd[0]["kernel_ms"], (b.get("quantize") or {}).get("element_ms")]
-                rows.append(row)
-                if m4:
-                    ml.append((s * s / 1e6, m4[0]["kernel_ms"]))
-                    el.append((s * s / 1e6, m4[0]["element_ms"]))
-                if rb:
-                    rs.append((s * s / 1e6, rb[0]["kernel_ms"]))
-                if qd:
-                    qu.append((s * s / 1e6, qd[0]["kernel_ms"]))
-            self.w("SAR, GRAY16_LE, defaults (`CLVISION_AUTOTUNE=0`), ms:\n")
-            self.w(table(["size", "multilook ×4 kernel", "multilook element",
-                          "rotscale kernel", "rotscale element", "quantize kernels",
-                          "quantize element"], rows))
-            self.plot("sar-vs-size.png", f"SAR kernels vs image size ({self.device})",
-                      "megapixels", "ms", [
-                          ("multilook looks 4, kernel", *zip(*ml)) if ml else ("", [], []),
-                          ("multilook, element (system memory)", *zip(*el)) if el else ("", [], []),
-                          ("rotscale bilinear, kernel", *zip(*rs)) if rs else ("", [], []),
-                          ("quantize, kernels", *zip(*qu)) if qu else ("", [], [])],
-                      logx=True, logy=True)
-        ch = self.j("chain-default.json")
-        if ch:
-            t, st = ch["transfers_ms"], ch["stages_ms"]
-            kern = sum(v for k, v in st.items() if k != "frame_handling")
-            rows = [(m, v["fps"], v["ms_per_frame"], v["uploads_per_frame"],
-                     v["downloads_per_frame"]) for m, v in ch["modes"].items()]
-            self.w(f"Transfers against kernels, `{ch['chain']}` on {ch['size']}² "
-                   f"({ch['frames']} frames): kernels {kern:.3f} ms per frame; one "
-                   f"upload {t['upload_frame_pinned']:.2f} ms pinned, "
-                   f"{t['upload_frame_pageable']:.2f} ms pageable — the transfers are "
-                   f"{t['upload_frame_pinned'] / (t['upload_frame_pinned'] + kern) * 100:.0f}% "
-                   "of a pinned frame's time.\n")
-            self.w(table(["mode", "frames/s", "ms per frame", "uploads", "downloads"], rows))
+            self.w(f"Frames of several streams detected in one batch on {r.device} "
+                   "(ms per frame, all steps):\n")
+            self.w(table(["frame"] + [f"batch of {n}" for n in sizes], rows))
+
+    def streams(self):
+        self.w("## Many streams\n")
+        for r in self.runs:
+            self.batches(r)
+        s = self.main.j("bench-streams.json")
+        if s is None:
+            self.w("No pipelines-per-process run (`STEPS=streams`) in these runs.\n")
+            return
+        self.w(f"N pipelines in one process on {s.get('device', '?')}, each "
+               f"`{s.get('pipeline', '?')}`, {s.get('frames_per_stream')} frames a "
+               "stream; frames/s of all streams, latency from entering "
+               "`vjfacedetect` to leaving it, with cross-stream batching on and "
+               "off (`VJ_BATCH`); busy: the share of the run in which a "
+               "detection kernel ran.\n")
+        if {x.get("in_flight") for x in s["runs"]} == {0}:
+            self.w("`in-flight` is the element's default: a lone stream of "
+                   "frames of 1 MiB or more (1920×1280 here) keeps two frames in "
+                   "flight, so its latency includes the wait for the frame before "
+                   "it; batching off gives every element its own detector, one "
+                   "frame at a time.\n")
+        series, rows = [], []
+        for w, h in sorted({(x["width"], x["height"]) for x in s["runs"]}):
+            for on in (True, False):
+                runs = sorted((x for x in s["runs"] if (x["width"], x["height"]) == (w, h)
+                               and x.get("batching", True) == on),
+                              key=lambda x: x["streams"])
+                series.append((f"{w}x{h} batching {'on' if on else 'off'}",
+                               [x["streams"] for x in runs], [x["fps"] for x in runs]))
+                rows += [[f"{w}×{h}", x["streams"], "on" if on else "off", x["fps"],
+                          x["latency_ms_p50"], x["latency_ms_p99"],
+                          ", ".join(pct(v) for v in x.get("busy", {}).values()) or "–"]
+                         for x in runs]
+        self.plot("streams.png", f"vjfacedetect, N streams ({s.get('device', '?')})",
+                  "streams", "frames/s, all streams", series, logx=True)
+        self.w(table(["frame", "streams", "batching", "frames/s", "latency p50 ms",
+                      "p99 ms", "busy"], rows))
 
     def limits(self):
-        self.w("## Fraction of the physical limit per SAR kernel\n")
-        a = self.j("sar-tuned-4096.json") or self.j("sar-default-4096.json")
-        b = self.j("sar3-tuned-4096.json") or self.j("sar3-default-4096.json")
+        self.w("## Fraction of the physical limit per kernel\n")
+        r = self.main
+        a, b = r.sar("sar", 4096), r.sar("sar3", 4096)
         if not (a or b):
-            self.w("Not measured in this run.\n")
+            self.w("Not measured in these runs.\n")
             return
         bw = (a or b).get("copy_bandwidth_gbs")
         rows = []
-        for r in (a or {}).get("multilook", []):
-            rows.append((f"multilook looks {r['looks']}", r["kernel_ms"], r["kernel_gbs"],
-                         f"{100 * r['kernel_vs_copy']:.0f}%", *same_copy_cells(r),
-                         MALI["multilook"]))
-        for r in (b or {}).get("rotscale", []):
-            if not r.get("CLVISION_TUNE"):
-                rows.append((f"rotscale {r['interpolation']}", r["kernel_ms"], r["kernel_gbs"],
-                             f"{100 * r['kernel_vs_copy']:.0f}%", *same_copy_cells(r),
-                             MALI["rotscale"]))
-        for r in quantize_default(b or {}):
-            if r:
-                rows.append(("quantize (minimum traffic: 2 reads, 1 write)", r["kernel_ms"],
-                             r.get("traffic_gbs"), f"{100 * r['traffic_vs_copy']:.0f}%",
-                             *same_copy_cells(r), MALI["quantize"]))
-        which = "tuned values" if self.j("sar3-tuned-4096.json") else \
-            "multilook with tuned values, rotscale and quantize with defaults (no tuned sar3 run)"
-        self.w(f"4096² GRAY16_LE, {which}; limit = device-to-device copy "
-               f"bandwidth measured in the same run, {fmt(bw)} GB/s.  The seed "
-               "paper reports speed-ups over its naive kernels on a Mali-T860, not "
-               "bandwidth, so that is what stands next to ours.  \"Same-traffic copy\": "
-               "one buffer copy that reads and writes as many bytes as the kernel "
-               "(half each), timed in the same run — the fastest any single launch "
-               "moving those bytes was seen to be; at 4096² its ramp-up and tail keep "
-               "it well below the bandwidth of a large copy.\n")
-        self.w(table(["kernel", "ms", "GB/s", "of copy bandwidth", "same-traffic copy ms",
-                      "kernel speed vs that copy", "seed on Mali-T860"], rows))
 
-    def streams(self):
-        s = self.streams_json
-        if s is None:
-            return
-        self.w("## Many streams on one GPU\n")
-        self.w(f"`{s.get('command', '?')}` on {s.get('device', '?')} (driver "
-               f"{s.get('driver', '?')}), `{self.streams_path}`: N pipelines of "
-               "one photograph in one process, all frames/s of all streams, "
-               "with cross-stream batching on and off (`VJ_BATCH`); busy: the "
-               "share of the run's device time in which a detection kernel "
-               "ran (profiling events).\n")
-        flights = sorted({r["in_flight"] for r in s["runs"] if "in_flight" in r})
-        # Runs from before in-flight have no such field.
-        if flights == [0]:
-            self.w("vjfacedetect's `in-flight` was its default (0): a lone "
-                   "stream of frames of 1 MiB or more (1920x1280 here) keeps "
-                   "two frames in flight, so with batching on its latency "
-                   "includes the wait for the frame before it; batching off "
-                   "(one detector an element) analyses one frame at a time.\n")
-        series, rows = [], []
-        sizes = sorted({(r["width"], r["height"]) for r in s["runs"]})
-        devices = sorted({r.get("device", "auto") for r in s["runs"]})
-        for w, h in sizes:
-            for dev in devices:
-                for on in (True, False):
-                    runs = sorted((r for r in s["runs"]
-                                   if (r["width"], r["height"]) == (w, h)
-                                   and r.get("device", "auto") == dev
-                                   and r.get("batching", True) == on),
-                                  key=lambda r: r["streams"])
-                    label = f"{w}x{h} batching {'on' if on else 'off'}"
-                    if len(devices) > 1:
-                        label += f" device={dev}"
-                    series.append((label, [r["streams"] for r in runs],
-                                   [r["fps"] for r in runs]))
-                    rows += [[f"{w}x{h}", r["streams"], dev,
-                              "on" if on else "off", f"{r['fps']:,.0f}",
-                              f"{r['latency_ms_p50']:.2f}",
-                              f"{r['latency_ms_p99']:.2f}",
-                              ", ".join(f"{k} {v:.0%}" for k, v in
-                                        r.get("busy", {}).items()) or "–"]
-                             for r in runs]
-        self.plot("streams.png", "vjfacedetect, N streams on one GPU",
-                  "streams", "frames/s, all streams", series, logx=True)
-        self.w(table(["frame", "streams", "device", "batching", "frames/s",
-                      "p50 ms", "p99 ms", "busy"], rows))
+        def row(name, x, gbs, frac, paper):
+            c = x.get("same_traffic_copy_ms")
+            rows.append((name, x["kernel_ms"], gbs, pct(frac), c,
+                         pct(x.get("kernel_vs_same_traffic_copy")) if c else "–", paper))
+        for x in (a or {}).get("multilook", []):
+            row(f"multilook ×{x['looks']}", x, x["kernel_gbs"], x["kernel_vs_copy"],
+                MALI["multilook"])
+        for x in untuned((b or {}).get("rotscale", [])):
+            row(f"rotscale {x['interpolation']}", x, x["kernel_gbs"],
+                x["kernel_vs_copy"], MALI["rotscale"])
+        for x in quantize_default(b or {}):
+            row("quantize (2 reads, 1 write)", x, x.get("traffic_gbs"),
+                x["traffic_vs_copy"], MALI["quantize"])
+        self.w(f"4096² GRAY16_LE on {r.device}, with the values clvision-tune "
+               "stored, if any; the limit is the device-to-device copy bandwidth measured "
+               f"in the same run, {fmt(bw)} GB/s.  \"Same-traffic copy\": one copy "
+               "that reads and writes as many bytes as the kernel, the fastest any "
+               "single launch moving them was seen to be (at this size its ramp-up "
+               "and tail keep it below a large copy's bandwidth).  The SAR paper "
+               "reports speed-ups over its naive kernels on a Mali-T860, not "
+               "bandwidth, so that is what stands beside these.\n")
+        self.w(table(["kernel", "ms", "GB/s", "of copy bandwidth", "same-traffic copy ms",
+                      "vs that copy", "paper, Mali-T860"], rows))
+        rows = []
+        for name in ("vj-default.json",):
+            for f in (r.j(name) or {}).get("frames", []):
+                if f["frame"].startswith("astronaut-") and f.get("work"):
+                    ms = f["uber"]["detect_kernels_ms_median"]
+                    rows.append(f"{f['width']}×{f['height']} "
+                                f"{f['work']['tree_evaluations'] / ms / 1e6:.0f}")
+        if rows:
+            self.w("The detector is bound by its irregular work, not by bandwidth: "
+                   "its figure is tree evaluations per second (G/s), "
+                   + ", ".join(rows) + " (How cost grows).\n")
+
+    def tuning(self):
+        self.w("## Autotuning\n")
+        self.w("`clvision-tune` on each device: the device time of each kernel's "
+               "workload with the defaults and with the values it found (one pass "
+               "of coordinate descent from the defaults), stored only when more "
+               "than 3% faster.\n")
+        for r in self.runs:
+            t = r.j("tune.json")
+            if not t:
+                continue
+            rows = [(k["kernel"], k["candidates"], k["default_ms"], k["tuned_ms"],
+                     f"{k['speedup']:.2f}×", k["values"] or "(defaults)",
+                     "yes" if k["stored"] else "no")
+                    for k in t["kernels"]]
+            self.w(f"**{t['device']}** (SAR {t['sar_size']}², {t['iterations']} timed "
+                   "runs per candidate):\n")
+            self.w(table(["kernel", "candidates", "default ms", "tuned ms", "gain",
+                          "values", "stored"], rows))
+
+    def reproduce(self):
+        self.w("## How to reproduce\n")
+        self.w("""On the machine with the device, from a build (`meson setup build
+-Dtests=enabled -Dbuildtype=release`), with the test data
+(`tests/fetch-data.sh`) and the OpenCV oracle (built here when OpenCV is
+installed; `tests/bench/gpu-prepare.sh` bundles it, with the runtime and a
+release build, for a GPU server without GStreamer, whose `.device/setup.sh`
+sets the environment):
+
+```sh
+tests/bench/report.sh build OUT_DIR      # every step; about 7 minutes on an H100
+# or in two parts, into the same OUT_DIR (each under 10 minutes):
+STEPS="tests tune sar chain sarpeers eigen" tests/bench/report.sh build OUT_DIR
+STEPS="vj streams" tests/bench/report.sh build OUT_DIR
+```
+
+`STEPS="tune vj" QUICK=1 tests/bench/report.sh build OUT_DIR` is the small
+run for a CPU device (PoCL).  Then, with the runs' folders under
+`docs/bench/` (the GPU's first):
+
+```sh
+/usr/bin/python3 tests/bench/report-generate.py docs/bench/GPU docs/bench/pocl
+```
+
+(`/usr/bin/python3`: Debian's, with python3-matplotlib.)  `report.sh`
+records every setting in `report-meta.json`; the steps and their
+environment variables are listed at its top.
+""")
 
     def write(self):
         self.header()
-        for section in (self.correctness, self.targets, self.peers, self.tuning,
-                        self.ablation, self.growth, self.streams, self.limits):
+        for section in (self.correctness, self.peers, self.ablation, self.growth,
+                        self.streams, self.limits, self.tuning, self.reproduce):
             try:
                 section()
             except (KeyError, IndexError, TypeError, ValueError) as e:
                 # A JSON of another shape (a bench program changed): say so
                 # in the document rather than drop the whole report.
                 print(f"report-generate: {section.__name__}: {e!r}", file=sys.stderr)
-                self.w(f"\n*(This section could not be generated from this run's "
+                self.w(f"\n*(This section could not be generated from the runs' "
                        f"JSON: {type(e).__name__} {e}.)*\n")
-        self.w(END)
-        text = "\n".join(self.out) + "\n"
-        kept = ""
-        if os.path.exists(self.doc):
-            old = open(self.doc).read()
-            if END in old:
-                kept = old.split(END, 1)[1]
-            else:
-                # The hand-written document before the first generated one:
-                # its sections move one level down under a heading that dates
-                # them.
-                kept = ("\n## Earlier measurements (written by hand before this "
-                        "report; each part names its device and run)\n" +
-                        old.split("\n", 1)[1].replace("\n## ", "\n### "))
+        text = "\n".join(self.out).rstrip("\n") + "\n"
         with open(self.doc, "w") as f:
-            # One blank line between the two parts, however often this runs.
-            f.write(text + "\n" + kept.lstrip("\n"))
+            f.write(re.sub(r"\n{3,}", "\n\n", text))
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("gpu_dir")
-    p.add_argument("--pocl")
-    p.add_argument("--facedetect")
-    p.add_argument("--streams")
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     p.add_argument("--doc", default="docs/performance.md")
     p.add_argument("--plots", default="docs/bench/plots")
-    args = p.parse_args()
-    if not os.path.exists(os.path.join(args.gpu_dir, "report-meta.json")):
-        sys.exit(f"{args.gpu_dir}: no report-meta.json (not a report.sh output)")
-    Report(args).write()
+    Report(p.parse_args()).write()
 
 
 if __name__ == "__main__":

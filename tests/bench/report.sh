@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Every benchmark in one go, raw JSON into OUT_DIR, for the report that
-# tests/bench/report-generate.py turns into docs/performance.md:
+# Every benchmark of one device in one go, raw JSON into OUT_DIR, for the
+# report that tests/bench/report-generate.py turns into docs/performance.md:
 #
 #   tests/bench/report.sh [BUILD_DIR [OUT_DIR]]      (defaults: build, $OUT or report-out)
+#   /usr/bin/python3 tests/bench/report-generate.py GPU_OUT_DIR [POCL_OUT_DIR]
 #
-# On the GPU machine, from a checkout carrying .device/ (tests/bench/
-# gpu-prepare.sh) and the test images (tests/data/cache or IMAGES_DIR), after
-# `source .device/setup.sh`; sized to finish inside one 600-second device
-# call (4.5 to 6 minutes on an H100; the first full-size run took over 4.5
-# minutes before the Eigenfaces step).  The device tool brings back only a
-# few loose files, so pack OUT_DIR (tar) before the call ends.  Then here:
-#
-#   python3 tests/bench/report-generate.py OUT_DIR    # docs/performance.md + plots
+# On a GPU server without GStreamer: from a checkout carrying .device/
+# (tests/bench/gpu-prepare.sh) and the test images (tests/data/cache or
+# IMAGES_DIR), after `source .device/setup.sh`.  Every step takes about 7
+# minutes on an H100; where a command may run at most 10 minutes, run the
+# steps in two calls into the same OUT_DIR (STEPS="tests tune sar chain
+# sarpeers eigen", then STEPS="vj streams"): the steps already recorded
+# there are kept.
 #
 # Steps (each timed, its exit status recorded in OUT_DIR/report-meta.json; a
 # failed step leaves a gap in the report, never a made-up figure):
@@ -29,6 +29,10 @@
 #             with 0..16 faces on one canvas; batches of VJ_BATCHES frames
 #   eigen     bench-eigen.sh (training vs faces, recognition; OpenCV on
 #             EIG_OPENCV_FACES)
+#   streams   bench-streams: 1 to 64 pipelines of a photograph in one
+#             process at three sizes, cross-stream batching on and off
+#   facedetect  GStreamer's facedetect (gstreamer1.0-opencv) on this
+#             machine's CPU, where it is installed (skipped elsewhere)
 # Environment: STEPS (all of the above), QUICK=1 (tiny sizes: checks the
 # plumbing in seconds), ORACLE_DIR (the bundle of tests/oracle/
 # bundle-oracle.sh; default /tmp/oracle-bundle, unpacked from
@@ -36,8 +40,8 @@
 # SAR_ITERATIONS, SAR_PEER_SIZE, CHAIN_FRAMES, TUNE_ARGS, TUNE_VJ_SIZE,
 # VJ_SIZES, VJ_IMAGES, VJ_REPEAT, VJ_TUNES, VJ_TUNED_SIZES, VJ_BATCHES
 # (1,4,16: frames per batch of the cross-stream runs), FACES_CANVAS (0:
-# no faces-per-frame run), EIG_FACES, EIG_OPENCV_FACES, CLV_COMMIT
-# (recorded; default `git rev-parse HEAD`).
+# no faces-per-frame run), EIG_FACES, EIG_OPENCV_FACES, STREAM_SIZES,
+# STREAM_COUNTS, CLV_COMMIT (recorded; default `git rev-parse HEAD`).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 b=${1:-build}
@@ -53,6 +57,7 @@ if [ "${QUICK:-0}" = 1 ]; then
   : "${TUNE_ARGS:=--size 1024 --iterations 3}" "${CHAIN_FRAMES:=30}"
   : "${SAR_PEER_SIZE:=1024}" "${FACES_CANVAS:=512}" "${VJ_IMAGES:=astronaut}"
   : "${TUNE_VJ_SIZE:=640x480}" "${VJ_TUNED_SIZES:=640x480}"
+  : "${STREAM_SIZES:=640x480}" "${STREAM_COUNTS:=1,4}"
 fi
 SAR_SIZES=${SAR_SIZES:-512 2048 4096 8192}
 SAR_ITERATIONS=${SAR_ITERATIONS:-20}
@@ -68,21 +73,25 @@ EIG_OPENCV_FACES=${EIG_OPENCV_FACES:-320}
 TUNE_ARGS=${TUNE_ARGS:---iterations 10}
 TUNE_VJ_SIZE=${TUNE_VJ_SIZE:-1920x1400}
 VJ_TUNED_SIZES=${VJ_TUNED_SIZES:-1920x1400 3840x2160}
-STEPS=${STEPS:-tests tune sar chain sarpeers eigen vj}
+STREAM_SIZES=${STREAM_SIZES:-640x480,1280x720,1920x1280}
+STREAM_COUNTS=${STREAM_COUNTS:-1,4,16,64}
+STEPS=${STEPS:-tests tune sar chain sarpeers eigen vj streams facedetect}
 images=${IMAGES_DIR:-tests/data/cache}
 oracle=${ORACLE_DIR:-/tmp/oracle-bundle}
 if [ ! -d "$oracle" ] && [ -f .device/oracle.tar.xz ]; then
   tar -C "$(dirname "$oracle")" -xJf .device/oracle.tar.xz
 fi
-# On the GPU machine the Haar cascades are those tests/bench/gpu-prepare.sh
-# carried (it has no opencv-data).
+# On a GPU server without opencv-data the Haar cascades are those
+# tests/bench/gpu-prepare.sh carried.
 if [ -z "${CLVISION_CASCADE_DIR:-}" ] && [ -d .device/opencv4/haarcascades ] \
     && [ ! -d /usr/share/opencv4/haarcascades ]; then
   export CLVISION_CASCADE_DIR=$PWD/.device/opencv4/haarcascades
 fi
 # The runs' own program cache: the tuning file is this run's.
 export XDG_CACHE_HOME=$work/cache
-# The ablation of the seeds' framework (their figure 13) as tuning values of
+# The ablation of the load-balancing framework of Jia, Zhang, Yuan and Li
+# ("Performance optimization of the Viola-Jones face detection algorithm
+# with OpenCL", figure 13) as tuning values of
 # the uberkernel over chunks: static schedule without local queue, + dynamic
 # mapping, + local queue; the default (over tiles on GPUs) adds tiles in
 # local memory; and, to see the scheduler's share, the default kernel's
@@ -92,7 +101,8 @@ VJ_TUNES=${VJ_TUNES-VJ_VARIANT=uber,VJ_STATIC=1,VJ_COOP_STAGE=99 \
   VJ_GROUPS_PER_CU=4 VJ_STATIC=1,VJ_GROUPS_PER_CU=4 VJ_GROUPS_PER_CU=12}
 
 log() { echo "report.sh: $*" >&2; }
-steps_json=""
+# The steps of every run into this OUT_DIR, one JSON object a line.
+steps_file=$out/steps.jsonl
 run_step() {                    # NAME COMMAND...: timed, status recorded
   local name=$1 t0 t1 rc ms
   shift
@@ -103,7 +113,7 @@ run_step() {                    # NAME COMMAND...: timed, status recorded
   t1=$(date +%s%N)
   ms=$(( (t1 - t0) / 1000000 ))
   log "   $name: rc=$rc, $ms ms"
-  steps_json+="${steps_json:+, }{\"step\": \"$name\", \"rc\": $rc, \"seconds\": $((ms / 1000)).$(printf %03d $((ms % 1000)))}"
+  echo "{\"step\": \"$name\", \"rc\": $rc, \"seconds\": $((ms / 1000)).$(printf %03d $((ms % 1000)))}" >> "$steps_file"
   write_meta                    # after every step: a cut-off run says how far it got
 }
 
@@ -120,7 +130,7 @@ write_meta() {
  "opencl_devices": "$(clinfo -l 2>/dev/null | tr '\n"' ' ' | sed 's/  */ /g')",
  "commit": "$commit", "command": "tests/bench/report.sh $b",
  "settings": "STEPS='$STEPS' SAR_SIZES='$SAR_SIZES' SAR_ITERATIONS=$SAR_ITERATIONS SAR_PEER_SIZE=$SAR_PEER_SIZE CHAIN_FRAMES=$CHAIN_FRAMES TUNE_ARGS='$TUNE_ARGS' TUNE_VJ_SIZE=$TUNE_VJ_SIZE VJ_SIZES='$VJ_SIZES' VJ_IMAGES='$VJ_IMAGES' VJ_REPEAT=$VJ_REPEAT VJ_TUNED_SIZES='$VJ_TUNED_SIZES' VJ_BATCHES='$VJ_BATCHES' FACES_CANVAS=$FACES_CANVAS EIG_FACES=$EIG_FACES EIG_OPENCV_FACES=$EIG_OPENCV_FACES",
- "quick": ${QUICK:-0}, "steps": [$steps_json]}
+ "quick": ${QUICK:-0}, "steps": [$(paste -sd, "$steps_file" 2>/dev/null)]}
 EOF
 }
 
@@ -250,10 +260,26 @@ step_eigen() {
     > "$out/eigen.json"
 }
 
+step_streams() {
+  GST_PLUGIN_PATH_1_0=$(cd "$b" && pwd)/gst "$b/tests/bench/bench-streams" \
+    --image "$images/astronaut.png" --sizes "$STREAM_SIZES" \
+    --streams "$STREAM_COUNTS" --batching on,off --frames 150 \
+    --devices auto --out "$out/bench-streams.json" > /dev/null
+}
+
+step_facedetect() {
+  if ! gst-inspect-1.0 facedetect > /dev/null 2>&1; then
+    log "   no facedetect element here (gstreamer1.0-opencv): skipped"
+    return 0
+  fi
+  tests/bench/facedetect-cpu.sh "$images/astronaut.pgm" > "$out/facedetect-cpu.json"
+}
+
 status=0
 for step in $STEPS; do
   case $step in
-    tests|tune|sar|chain|sarpeers|vj|eigen) run_step "$step" "step_$step" ;;
+    tests|tune|sar|chain|sarpeers|vj|eigen|streams|facedetect)
+      run_step "$step" "step_$step" ;;
     *) log "unknown step $step"; status=2 ;;
   esac
 done

@@ -36,7 +36,7 @@ GST_START_TEST (test_detection_round_trip)
   fail_unless_equals_float (out.x_max, 0.4);
   fail_unless_equals_float (out.y_max, 0.6);
 
-  /* The contract's structure, field names and types (README "Metadata"). */
+  /* The contract's structure, field names and types (element-roiexport). */
   s = gst_video_region_of_interest_meta_get_param (roi, "detection");
   fail_unless (s != NULL);
   fail_unless (gst_structure_get_int (s, "neighbors", &n) && n == 15);

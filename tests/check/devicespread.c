@@ -140,7 +140,7 @@ GST_START_TEST (test_one_pipeline_one_device)
    * element made (start_pipeline asserts a single have-context), on the
    * device the load chose.  (sarquantize only: PoCL 3.1 with two pthread
    * devices crashes in LLVM now and then compiling sarmultilook's kernel
-   * for the second device, see README "Choosing the OpenCL device".) */
+   * for the second device.) */
   b = start_pipeline ("sarquantize ! sarquantize coef=10", &index, &contexts);
   fail_unless_equals_int (index, 1);
   stop_pipeline (a);
