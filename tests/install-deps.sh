@@ -18,6 +18,7 @@ CLV_PACKAGES=(
   fonts-dejavu-core  # a font for roioverlay's labels
   # real test data and the OpenCV oracle
   opencv-data python3-skimage python3-numpy facedetect
+  python3-scipy  # the tracking tests' IDF1 (linear_sum_assignment)
   libopencv-dev libopencv-contrib-dev
   # the benchmark report: plots, GStreamer's facedetect as a CPU peer
   python3-matplotlib gstreamer1.0-opencv

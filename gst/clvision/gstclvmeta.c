@@ -12,9 +12,10 @@
  * of 6.7 on the machine that builds). */
 typedef struct
 {
-  GQuark detection, recognition;
+  GQuark detection, recognition, tracking;
   GQuark label, label_id, confidence, neighbors, distance;
   GQuark x_min, y_min, x_max, y_max;
+  GQuark id, age, predicted, first_seen, last_seen, reused;
 } FieldNames;
 
 static const FieldNames *
@@ -26,6 +27,7 @@ field_names (void)
   if (g_once_init_enter (&once)) {
     q.detection = g_quark_from_static_string (GST_CLV_DETECTION_NAME);
     q.recognition = g_quark_from_static_string (GST_CLV_RECOGNITION_NAME);
+    q.tracking = g_quark_from_static_string (GST_CLV_TRACKING_NAME);
     q.label = g_quark_from_static_string ("label");
     q.label_id = g_quark_from_static_string ("label_id");
     q.confidence = g_quark_from_static_string ("confidence");
@@ -35,6 +37,12 @@ field_names (void)
     q.y_min = g_quark_from_static_string ("y_min");
     q.x_max = g_quark_from_static_string ("x_max");
     q.y_max = g_quark_from_static_string ("y_max");
+    q.id = g_quark_from_static_string ("id");
+    q.age = g_quark_from_static_string ("age");
+    q.predicted = g_quark_from_static_string ("predicted");
+    q.first_seen = g_quark_from_static_string ("first-seen");
+    q.last_seen = g_quark_from_static_string ("last-seen");
+    q.reused = g_quark_from_static_string ("reused");
     g_once_init_leave (&once, 1);
   }
   return &q;
@@ -97,6 +105,64 @@ gst_clv_roi_meta_set_detection (GstVideoRegionOfInterestMeta * roi,
 }
 
 gboolean
+gst_clv_roi_meta_is_reused (GstVideoRegionOfInterestMeta * roi)
+{
+  GstStructure *s;
+  gboolean reused = FALSE;
+
+  g_return_val_if_fail (roi != NULL, FALSE);
+  s = gst_video_region_of_interest_meta_get_param (roi,
+      GST_CLV_DETECTION_NAME);
+  return s != NULL && gst_structure_get_boolean (s, "reused", &reused)
+      && reused;
+}
+
+void
+gst_clv_roi_meta_set_reused (GstVideoRegionOfInterestMeta * roi)
+{
+  const FieldNames *q = field_names ();
+
+  g_return_if_fail (roi != NULL);
+  gst_structure_id_set (roi_param_for_writing (roi, q->detection),
+      q->reused, G_TYPE_BOOLEAN, TRUE, NULL);
+}
+
+/* Copied with the buffer (the default of custom metas), and through any
+ * transformation: a skipped frame stays one when scaled. */
+static const GstMetaInfo *
+skipped_meta_info (void)
+{
+  static const GstMetaInfo *info;
+
+  if (g_once_init_enter (&info)) {
+    static const gchar *tags[] = { NULL };
+    const GstMetaInfo *registered =
+        gst_meta_register_custom (GST_CLV_SKIPPED_META_NAME, tags, NULL, NULL,
+        NULL);
+
+    g_once_init_leave (&info, registered);
+  }
+  return info;
+}
+
+void
+gst_clv_buffer_set_skipped (GstBuffer * buf)
+{
+  g_return_if_fail (GST_IS_BUFFER (buf));
+  skipped_meta_info ();
+  if (gst_buffer_get_custom_meta (buf, GST_CLV_SKIPPED_META_NAME) == NULL)
+    gst_buffer_add_custom_meta (buf, GST_CLV_SKIPPED_META_NAME);
+}
+
+gboolean
+gst_clv_buffer_is_skipped (GstBuffer * buf)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buf), FALSE);
+  skipped_meta_info ();
+  return gst_buffer_get_custom_meta (buf, GST_CLV_SKIPPED_META_NAME) != NULL;
+}
+
+gboolean
 gst_clv_roi_meta_get_recognition (GstVideoRegionOfInterestMeta * roi,
     GstClvRecognition * rec)
 {
@@ -126,4 +192,36 @@ gst_clv_roi_meta_set_recognition (GstVideoRegionOfInterestMeta * roi,
       q->label_id, G_TYPE_INT, rec->label_id,
       q->distance, G_TYPE_DOUBLE, rec->distance,
       q->confidence, G_TYPE_DOUBLE, rec->confidence, NULL);
+}
+
+gboolean
+gst_clv_roi_meta_get_tracking (GstVideoRegionOfInterestMeta * roi,
+    GstClvTracking * tracking)
+{
+  GstStructure *s;
+
+  g_return_val_if_fail (roi != NULL && tracking != NULL, FALSE);
+  s = gst_video_region_of_interest_meta_get_param (roi,
+      GST_CLV_TRACKING_NAME);
+  return s != NULL
+      && gst_structure_get_uint64 (s, "id", &tracking->id)
+      && gst_structure_get_uint (s, "age", &tracking->age)
+      && gst_structure_get_boolean (s, "predicted", &tracking->predicted)
+      && gst_structure_get_uint64 (s, "first-seen", &tracking->first_seen)
+      && gst_structure_get_uint64 (s, "last-seen", &tracking->last_seen);
+}
+
+void
+gst_clv_roi_meta_set_tracking (GstVideoRegionOfInterestMeta * roi,
+    const GstClvTracking * tracking)
+{
+  const FieldNames *q = field_names ();
+
+  g_return_if_fail (roi != NULL && tracking != NULL);
+  gst_structure_id_set (roi_param_for_writing (roi, q->tracking),
+      q->id, G_TYPE_UINT64, tracking->id,
+      q->age, G_TYPE_UINT, tracking->age,
+      q->predicted, G_TYPE_BOOLEAN, tracking->predicted,
+      q->first_seen, G_TYPE_UINT64, tracking->first_seen,
+      q->last_seen, G_TYPE_UINT64, tracking->last_seen, NULL);
 }

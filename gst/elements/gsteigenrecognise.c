@@ -37,6 +37,17 @@
  * that arrive while a batch runs are recognised together in the next
  * batch, and each element gets exactly the answers it would get alone.
  *
+ * With `per-track` (after roitrack), a tracked face is recognised on the
+ * first three frames where it is detected and then every
+ * `reclassify-interval` frames; every box of the track is named by the
+ * vote over its recognitions (the label recognised most often, the latest
+ * among equals, with the distance and confidence of its latest
+ * recognition), so that names do not flicker from frame to frame and most
+ * frames need no work on the device.  Such a `recognition` structure also
+ * has `votes` (recognitions that gave the label) and `recognitions` (of
+ * the track so far).  Predicted boxes are named but never recognised; a
+ * face without a `tracking` structure is recognised on every frame.
+ *
  * With `post-messages`, an element message named "eigenrecognise" is posted
  * for every frame with faces: `timestamp`, `stream-time`, `running-time`,
  * `duration` and `faces`, a list of structures with `x`, `y`, `width`,
@@ -56,6 +67,7 @@
 
 #include <float.h>
 
+#include "clv-track.h"
 #include "gsteigenrecognise.h"
 #include "gstclvfaceimages.h"
 
@@ -71,6 +83,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_eigen_recognise_debug);
 #define DEFAULT_ENERGY 0.0
 #define DEFAULT_STRETCH 0.0
 #define DEFAULT_OVERWRITE FALSE
+#define DEFAULT_PER_TRACK FALSE
+#define DEFAULT_RECLASSIFY_INTERVAL 10
+/* Recognitions of a new track before it is only recognised every
+ * reclassify-interval frames: a vote needs more than one. */
+#define FIRST_RECOGNITIONS 3
+/* Votes of tracks unseen for this many frames are forgotten (identifiers
+ * are never reused, so this only bounds the memory). */
+#define FORGET_FRAMES 300
 
 enum
 {
@@ -85,7 +105,22 @@ enum
   PROP_ENERGY,
   PROP_STRETCH,
   PROP_OVERWRITE,
+  PROP_PER_TRACK,
+  PROP_RECLASSIFY_INTERVAL,
 };
+
+/* A face ROI of the current frame. */
+typedef struct
+{
+  GstVideoRegionOfInterestMeta *roi;
+  ClvEigenRoi box;              /* clipped to the frame */
+  gboolean tracked;             /* named by its track's vote */
+  guint64 id;
+  guint age;
+  gboolean due;                 /* recognised on this frame */
+  gboolean named;               /* `match` holds its name */
+  ClvEigenMatch match;
+} Face;
 
 struct _GstEigenRecognise
 {
@@ -100,12 +135,17 @@ struct _GstEigenRecognise
   gint num_components;
   gdouble energy, stretch;
   gboolean overwrite;
+  gboolean per_track;
+  guint reclassify_interval;
 
   /* streaming */
   ClvEigenModel *model;
   ClvEigenRecogniser *rec;      /* without batching (EIG_BATCH=0) */
   ClvBatchService *service;     /* the device's shared batches */
   GQuark face_quark;
+  GArray *faces;                /* Face, of the current frame */
+  ClvTrackVotes *votes;
+  guint64 frame_count;
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstEigenRecognise, gst_eigen_recognise,
@@ -238,29 +278,75 @@ gst_eigen_recognise_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->rec, clv_eigen_recogniser_free);
   g_clear_pointer (&self->service, clv_batch_service_unref);
   g_clear_pointer (&self->model, clv_eigen_model_free);
+  clv_track_votes_clear (self->votes);
   return GST_BASE_TRANSFORM_CLASS (gst_eigen_recognise_parent_class)->stop
       (trans);
 }
 
-/* Frames without face ROIs are not uploaded at all. */
-static gboolean
-has_faces (GstEigenRecognise * self, GstBuffer * buf)
+/* Lists the face ROIs of `buf` inside a width x height frame in
+ * self->faces, each marked due for recognition or not; returns how many
+ * are due. */
+static guint
+plan_faces (GstEigenRecognise * self, GstBuffer * buf, gint width,
+    gint height)
 {
   gpointer state = NULL;
   GstMeta *meta;
+  gboolean per_track;
+  guint interval, due = 0;
 
+  GST_OBJECT_LOCK (self);
+  per_track = self->per_track;
+  interval = self->reclassify_interval;
+  GST_OBJECT_UNLOCK (self);
+  g_array_set_size (self->faces, 0);
+  self->frame_count++;
   while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
-    if (((GstVideoRegionOfInterestMeta *) meta)->roi_type == self->face_quark)
-      return TRUE;
-  return FALSE;
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    Face f = {.roi = roi,.box = {roi->x, roi->y, roi->w, roi->h} };
+    GstClvTracking t;
+
+    if (roi->roi_type != self->face_quark)
+      continue;
+    /* Boxes across the edge are clipped; wholly outside, left alone. */
+    if (roi->x > G_MAXINT || roi->y > G_MAXINT
+        || !clv_eigen_roi_clip (&f.box, width, height)) {
+      GST_DEBUG_OBJECT (self, "face ROI %d lies outside the frame", roi->id);
+      continue;
+    }
+    f.tracked = per_track && gst_clv_roi_meta_get_tracking (roi, &t);
+    f.due = TRUE;
+    if (f.tracked) {
+      f.id = t.id;
+      f.age = t.age;
+      f.due = clv_track_votes_due (self->votes, t.id, self->frame_count,
+          t.age, FIRST_RECOGNITIONS, interval) && !t.predicted;
+    }
+    due += f.due;
+    g_array_append_val (self->faces, f);
+  }
+  clv_track_votes_forget (self->votes, self->frame_count, FORGET_FRAMES);
+  return due;
 }
 
+static void finish_frame (GstEigenRecognise * self, GstBuffer * buf);
+
+/* Frames without face ROIs are not uploaded at all, nor frames whose faces
+ * are all named by their tracks' votes. */
 static GstFlowReturn
 gst_eigen_recognise_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
-  if (!has_faces (GST_EIGEN_RECOGNISE (trans), buf))
+  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (trans);
+  const GstVideoInfo *info =
+      gst_clv_filter_get_in_info (GST_CLV_FILTER (self));
+
+  if (plan_faces (self, buf, GST_VIDEO_INFO_WIDTH (info),
+          GST_VIDEO_INFO_HEIGHT (info)) == 0) {
+    if (self->faces->len > 0)
+      finish_frame (self, buf);
     return GST_FLOW_OK;
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_eigen_recognise_parent_class)->
       transform_ip (trans, buf);
 }
@@ -279,16 +365,21 @@ label_string (GstEigenRecognise * self, int label, gchar buf[16])
   return buf;
 }
 
-/* The recognition structure on the ROI (replacing one from before). */
+/* The recognition structure on the ROI (replacing one from before), with
+ * the vote's counts for a tracked face. */
 static void
-attach_result (GstEigenRecognise * self, GstVideoRegionOfInterestMeta * roi,
-    const ClvEigenMatch * m, const gchar * label)
+attach_result (GstEigenRecognise * self, const Face * f, const gchar * label,
+    const ClvTrackVote * vote)
 {
-  const GstClvRecognition rec = {.label = label,.label_id = m->label,
-    .distance = m->distance,.confidence = m->confidence
+  const GstClvRecognition rec = {.label = label,.label_id = f->match.label,
+    .distance = f->match.distance,.confidence = f->match.confidence
   };
 
-  gst_clv_roi_meta_set_recognition (roi, &rec);
+  gst_clv_roi_meta_set_recognition (f->roi, &rec);
+  if (vote)
+    gst_structure_set (gst_video_region_of_interest_meta_get_param (f->roi,
+            GST_CLV_RECOGNITION_NAME), "votes", G_TYPE_UINT, vote->votes,
+        "recognitions", G_TYPE_UINT, vote->total, NULL);
 }
 
 static GstStructure *
@@ -322,50 +413,82 @@ post_faces (GstEigenRecognise * self, GstBuffer * buf, GValue * faces)
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* Counts the recognitions of tracked faces, names them by their votes,
+ * attaches every name and posts the message. */
+static void
+finish_frame (GstEigenRecognise * self, GstBuffer * buf)
+{
+  GValue faces = G_VALUE_INIT;
+  gboolean post;
+
+  GST_OBJECT_LOCK (self);
+  post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  if (post)
+    gst_value_list_init (&faces, self->faces->len);
+  for (guint i = 0; i < self->faces->len; i++) {
+    Face *f = &g_array_index (self->faces, Face, i);
+    ClvTrackVote vote;
+    gchar buf16[16];
+    const gchar *label;
+
+    if (f->tracked) {
+      if (f->due)
+        clv_track_votes_add (self->votes, f->id, f->age, f->match.label,
+            f->match.distance, f->match.confidence);
+      /* A track seen only predicted so far has no name yet. */
+      f->named = clv_track_votes_result (self->votes, f->id, &vote);
+      if (f->named) {
+        f->match.label = vote.label;
+        f->match.distance = vote.distance;
+        f->match.confidence = vote.confidence;
+      }
+    }
+    if (!f->named)
+      continue;
+    label = label_string (self, f->match.label, buf16);
+    GST_LOG_OBJECT (self, "face at %u,%u %ux%u: %s (%d), distance %g",
+        f->roi->x, f->roi->y, f->roi->w, f->roi->h, label, f->match.label,
+        f->match.distance);
+    attach_result (self, f, label, f->tracked ? &vote : NULL);
+    if (post) {
+      GValue v = G_VALUE_INIT;
+      g_value_init (&v, GST_TYPE_STRUCTURE);
+      g_value_take_boxed (&v, face_structure (f->roi, &f->match, label));
+      gst_value_list_append_and_take_value (&faces, &v);
+    }
+  }
+  if (post)
+    post_faces (self, buf, &faces);
+}
+
+/* Recognises the faces due on this frame (self->faces, planned by
+ * transform_ip), all in one batch. */
 static GstFlowReturn
 gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
     cl_mem frame, const GstVideoInfo * info)
 {
   GstEigenRecognise *self = GST_EIGEN_RECOGNISE (filter);
-  GPtrArray *metas = g_ptr_array_new ();
   GArray *rois = g_array_new (FALSE, FALSE, sizeof (ClvEigenRoi));
   const ClvLumaImage luma = gst_clv_filter_luma_image (info);
-  ClvEigenMatch *matches = NULL;
-  GValue faces = G_VALUE_INIT;
+  ClvEigenMatch *matches;
   GError *error = NULL;
-  gpointer state = NULL;
-  GstMeta *meta;
   gdouble threshold;
-  gboolean post;
   guint batch = 1;
 
   GST_OBJECT_LOCK (self);
   threshold = self->threshold;
-  post = self->post_messages;
   GST_OBJECT_UNLOCK (self);
   /* Left at "unlimited", the threshold the model file carries applies, as
    * it does in OpenCV. */
   if (threshold >= G_MAXDOUBLE)
     threshold = self->model->threshold;
+  for (guint i = 0; i < self->faces->len; i++) {
+    const Face *f = &g_array_index (self->faces, Face, i);
 
-  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
-    ClvEigenRoi r = { roi->x, roi->y, roi->w, roi->h };
-    if (roi->roi_type != self->face_quark)
-      continue;
-    /* Boxes across the edge are clipped; wholly outside, left alone. */
-    if (roi->x > G_MAXINT || roi->y > G_MAXINT
-        || !clv_eigen_roi_clip (&r, luma.image.width, luma.image.height)) {
-      GST_DEBUG_OBJECT (self, "face ROI %d lies outside the frame", roi->id);
-      continue;
-    }
-    g_ptr_array_add (metas, roi);
-    g_array_append_val (rois, r);
+    if (f->due)
+      g_array_append_val (rois, f->box);
   }
-  if (rois->len == 0)
-    goto done;
-
   matches = g_new0 (ClvEigenMatch, rois->len);
   if (self->service ? !clv_eigen_service_run (self->service, frame, &luma,
           (ClvEigenRoi *) rois->data, rois->len, threshold, matches, &batch,
@@ -374,30 +497,16 @@ gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
           &error))
     goto failed;
   GST_LOG_OBJECT (self, "%u faces, batch of %u frames", rois->len, batch);
+  for (guint i = 0, k = 0; i < self->faces->len; i++) {
+    Face *f = &g_array_index (self->faces, Face, i);
 
-  if (post)
-    gst_value_list_init (&faces, rois->len);
-  for (guint i = 0; i < rois->len; i++) {
-    GstVideoRegionOfInterestMeta *roi = metas->pdata[i];
-    gchar buf16[16];
-    const gchar *label = label_string (self, matches[i].label, buf16);
-    GST_LOG_OBJECT (self, "face %u at %u,%u %ux%u: %s (%d), distance %g",
-        i, roi->x, roi->y, roi->w, roi->h, label, matches[i].label,
-        matches[i].distance);
-    attach_result (self, roi, &matches[i], label);
-    if (post) {
-      GValue v = G_VALUE_INIT;
-      g_value_init (&v, GST_TYPE_STRUCTURE);
-      g_value_take_boxed (&v, face_structure (roi, &matches[i], label));
-      gst_value_list_append_and_take_value (&faces, &v);
+    if (f->due) {
+      f->match = matches[k++];
+      f->named = TRUE;
     }
   }
-  if (post)
-    post_faces (self, buf, &faces);
-
-done:
+  finish_frame (self, buf);
   g_free (matches);
-  g_ptr_array_unref (metas);
   g_array_unref (rois);
   return GST_FLOW_OK;
 
@@ -405,7 +514,6 @@ done:
 failed:
   {
     g_free (matches);
-    g_ptr_array_unref (metas);
     g_array_unref (rois);
     GST_CLV_FILTER_POST_ERROR (self, RESOURCE, FAILED, error);
     return GST_FLOW_ERROR;
@@ -452,6 +560,12 @@ gst_eigen_recognise_set_property (GObject * object, guint prop_id,
     case PROP_OVERWRITE:
       self->overwrite = g_value_get_boolean (value);
       break;
+    case PROP_PER_TRACK:
+      self->per_track = g_value_get_boolean (value);
+      break;
+    case PROP_RECLASSIFY_INTERVAL:
+      self->reclassify_interval = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -497,6 +611,12 @@ gst_eigen_recognise_get_property (GObject * object, guint prop_id,
     case PROP_OVERWRITE:
       g_value_set_boolean (value, self->overwrite);
       break;
+    case PROP_PER_TRACK:
+      g_value_set_boolean (value, self->per_track);
+      break;
+    case PROP_RECLASSIFY_INTERVAL:
+      g_value_set_uint (value, self->reclassify_interval);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -511,6 +631,8 @@ gst_eigen_recognise_finalize (GObject * object)
 
   g_free (self->model_path);
   g_free (self->train_dir);
+  g_array_unref (self->faces);
+  clv_track_votes_free (self->votes);
   G_OBJECT_CLASS (gst_eigen_recognise_parent_class)->finalize (object);
 }
 
@@ -622,6 +744,23 @@ gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
           "train-dir (unset: fail to start instead)", DEFAULT_OVERWRITE,
           ready));
 
+  /**
+   * GstEigenRecognise:per-track:
+   *
+   * Name the faces that roitrack tracked by the vote over their track's
+   * recognitions, recognising a track on its first three detected frames
+   * and then every #GstEigenRecognise:reclassify-interval frames.
+   */
+  g_object_class_install_property (gobject_class, PROP_PER_TRACK,
+      g_param_spec_boolean ("per-track", "Per track",
+          "Name tracked faces by a vote over their track's recognitions",
+          DEFAULT_PER_TRACK, playing));
+  g_object_class_install_property (gobject_class, PROP_RECLASSIFY_INTERVAL,
+      g_param_spec_uint ("reclassify-interval", "Reclassify interval",
+          "With per-track, recognise a track again every this many frames "
+          "(0: only on its first frames)", 0, G_MAXUINT,
+          DEFAULT_RECLASSIFY_INTERVAL, playing));
+
   gst_element_class_set_static_metadata (element_class,
       "Eigenface recognition", "Filter/Analyzer/Video",
       "Names the faces of face ROI metas by Eigenfaces on an OpenCL device",
@@ -645,5 +784,9 @@ gst_eigen_recognise_init (GstEigenRecognise * self)
   self->energy = DEFAULT_ENERGY;
   self->stretch = DEFAULT_STRETCH;
   self->overwrite = DEFAULT_OVERWRITE;
+  self->per_track = DEFAULT_PER_TRACK;
+  self->reclassify_interval = DEFAULT_RECLASSIFY_INTERVAL;
   self->face_quark = g_quark_from_static_string ("face");
+  self->faces = g_array_new (FALSE, FALSE, sizeof (Face));
+  self->votes = clv_track_votes_new ();
 }

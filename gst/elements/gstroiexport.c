@@ -376,14 +376,39 @@ add_recognition (JsonBuilder * b, const GstClvRecognition * rec)
   json_builder_end_object (b);
 }
 
-/* The params of `roi`: "detection" and "recognition" typed when they have
- * every field of the contract, serialised generically otherwise; any other
- * structure goes under "params". */
+static void
+add_tracking (JsonBuilder * b, const GstClvTracking * t)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  json_builder_add_int_value (b, (gint64) t->id);
+  json_builder_set_member_name (b, "age");
+  json_builder_add_int_value (b, t->age);
+  json_builder_set_member_name (b, "predicted");
+  json_builder_add_boolean_value (b, t->predicted);
+  add_clock_time (b, "first_seen", t->first_seen);
+  add_clock_time (b, "last_seen", t->last_seen);
+  json_builder_end_object (b);
+}
+
+/* Whether `s` is one of the structures written typed. */
+static gboolean
+is_contract_structure (const GstStructure * s)
+{
+  return gst_structure_has_name (s, GST_CLV_DETECTION_NAME)
+      || gst_structure_has_name (s, GST_CLV_RECOGNITION_NAME)
+      || gst_structure_has_name (s, GST_CLV_TRACKING_NAME);
+}
+
+/* The params of `roi`: "detection", "recognition" and "tracking" typed
+ * when they have every field of the contract, serialised generically
+ * otherwise; any other structure goes under "params". */
 static void
 add_roi_params (JsonBuilder * b, GstVideoRegionOfInterestMeta * roi)
 {
   GstClvDetection det;
   GstClvRecognition rec;
+  GstClvTracking tracking;
   gboolean params_open = FALSE;
 
   for (GList * l = roi->params; l != NULL; l = l->next) {
@@ -401,13 +426,18 @@ add_roi_params (JsonBuilder * b, GstVideoRegionOfInterestMeta * roi)
         add_recognition (b, &rec);
       else
         add_structure (b, s);
+    } else if (gst_structure_has_name (s, GST_CLV_TRACKING_NAME)) {
+      json_builder_set_member_name (b, GST_CLV_TRACKING_NAME);
+      if (gst_clv_roi_meta_get_tracking (roi, &tracking))
+        add_tracking (b, &tracking);
+      else
+        add_structure (b, s);
     }
   }
   for (GList * l = roi->params; l != NULL; l = l->next) {
     const GstStructure *s = l->data;
 
-    if (gst_structure_has_name (s, GST_CLV_DETECTION_NAME)
-        || gst_structure_has_name (s, GST_CLV_RECOGNITION_NAME))
+    if (is_contract_structure (s))
       continue;
     if (!params_open) {
       json_builder_set_member_name (b, "params");

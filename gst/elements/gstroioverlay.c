@@ -4,11 +4,12 @@
  * @title: roioverlay
  *
  * Draws every #GstVideoRegionOfInterestMeta of a frame: its box and a
- * label built from its "detection" (confidence) and "recognition" (name,
- * distance) parameter structures: the recognition's label (else the
- * detection's, else the ROI type), then, with `show-confidence`,
- * ` d=<distance>` and ` <confidence>%`, e.g. `alice d=1234 50%` or
- * `face 86%`; names longer than 64 characters are cut.  Frames in system memory are drawn on the
+ * label built from its "detection" (confidence), "recognition" (name,
+ * distance) and "tracking" (identifier) parameter structures: the
+ * recognition's label (else the detection's, else the ROI type), then
+ * ` #<id>` for a tracked object and, with `show-confidence`, ` d=<distance>`
+ * and ` <confidence>%`, e.g. `alice #12 d=1234 50%` or `face 86%`; names
+ * longer than 64 characters are cut.  Frames in system memory are drawn on the
  * CPU; frames in memory:OpenCL are drawn by a kernel on the device, so a
  * chain from clupload to cldownload never leaves it.  Both give the same
  * bytes (common/clv-overlay.h has the rules).
@@ -145,6 +146,7 @@ label_text (GstVideoRegionOfInterestMeta * roi, gboolean show_confidence,
 {
   GstClvDetection det;
   GstClvRecognition rec;
+  GstClvTracking tracking;
   const gboolean has_det = gst_clv_roi_meta_get_detection (roi, &det);
   const gboolean has_rec = gst_clv_roi_meta_get_recognition (roi, &rec);
   /* UTF-8 (GstStructure refuses other strings). */
@@ -158,6 +160,8 @@ label_text (GstVideoRegionOfInterestMeta * roi, gboolean show_confidence,
     g_string_append (text, "\u2026");
   }
   *label_id = has_rec ? rec.label_id : has_det ? det.label_id : 0;
+  if (gst_clv_roi_meta_get_tracking (roi, &tracking))
+    g_string_append_printf (text, " #%" G_GUINT64_FORMAT, tracking.id);
   if (show_confidence && has_rec)
     g_string_append_printf (text, " d=%.0f", rec.distance);
   if (show_confidence && has_det)

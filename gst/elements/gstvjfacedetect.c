@@ -189,7 +189,7 @@ frame_free (Frame * f)
 }
 
 static void finish_frame (GstVjFaceDetect * self, GstBuffer * buf,
-    const GstVideoInfo * info);
+    const GstVideoInfo * info, gboolean reused);
 
 /* Pushes the finished frames at the head, in order, one thread at a time.
  * Frames after an analysis error and while flushing are dropped.  Called
@@ -215,7 +215,7 @@ push_finished_locked (GstVjFaceDetect * self)
         self->faces = g_steal_pointer (&f->faces);
       }
       finish_frame (self, f->buf,
-          gst_clv_filter_get_in_info (GST_CLV_FILTER (self)));
+          gst_clv_filter_get_in_info (GST_CLV_FILTER (self)), !f->analyse);
       ret = gst_pad_push (trans->srcpad, g_steal_pointer (&f->buf));
       g_mutex_lock (&self->lock);
     }
@@ -514,7 +514,7 @@ static struct
 
 static void
 attach_metas (GstVjFaceDetect * self, GstBuffer * buf,
-    const GstVideoInfo * info)
+    const GstVideoInfo * info, gboolean reused)
 {
   const gdouble w = GST_VIDEO_INFO_WIDTH (info);
   const gdouble h = GST_VIDEO_INFO_HEIGHT (info);
@@ -535,6 +535,8 @@ attach_metas (GstVjFaceDetect * self, GstBuffer * buf,
     det.x_max = (f->rect.x + f->rect.width) / w;
     det.y_max = (f->rect.y + f->rect.height) / h;
     gst_clv_roi_meta_set_detection (roi, &det);
+    if (reused)
+      gst_clv_roi_meta_set_reused (roi);
   }
 }
 
@@ -565,17 +567,20 @@ post_message (GstVjFaceDetect * self, GstBuffer * buf)
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* Metas and message for the current frame with the current faces. */
+/* Metas and message for the current frame with the current faces, those
+ * of an earlier frame when `reused`. */
 static void
 finish_frame (GstVjFaceDetect * self, GstBuffer * buf,
-    const GstVideoInfo * info)
+    const GstVideoInfo * info, gboolean reused)
 {
   gboolean post;
 
   GST_OBJECT_LOCK (self);
   post = self->post_messages;
   GST_OBJECT_UNLOCK (self);
-  attach_metas (self, buf, info);
+  attach_metas (self, buf, info, reused);
+  if (reused)
+    gst_clv_buffer_set_skipped (buf);
   if (post)
     post_message (self, buf);
 }
@@ -601,7 +606,7 @@ gst_vj_face_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (!next_frame_analysed (self) && self->faces != NULL) {
     finish_frame (self, buf,
-        gst_clv_filter_get_in_info (GST_CLV_FILTER (self)));
+        gst_clv_filter_get_in_info (GST_CLV_FILTER (self)), TRUE);
     return GST_FLOW_OK;
   }
   return GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->
@@ -745,7 +750,7 @@ gst_vj_face_detect_analyse (GstClvFilter * filter, GstBuffer * buf,
     return ret;
   g_clear_pointer (&self->faces, g_array_unref);
   self->faces = faces;
-  finish_frame (self, buf, info);
+  finish_frame (self, buf, info, FALSE);
   return GST_FLOW_OK;
 }
 
@@ -914,6 +919,14 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
           "Largest face, WIDTHxHEIGHT pixels (0x0: no limit)",
           DEFAULT_MAX_SIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstVjFaceDetect:interval:
+   *
+   * Analyse every Nth frame.  The frames between carry the faces of the
+   * last analysed one, their `detection` structures marked `reused` =
+   * TRUE, and a #GstCustomMeta named "GstClvSkippedMeta", so that a
+   * tracker after (roitrack) puts its predicted boxes there instead.
+   */
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_uint ("interval", "Interval",
           "Analyse every Nth frame; the frames between get its faces", 1,

@@ -16,6 +16,7 @@
 #include "gsteigenrecognise.h"
 #include "gstroiexport.h"
 #include "gstroioverlay.h"
+#include "gstroitrack.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -35,6 +36,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (eigenrecognise, plugin);
   ret |= GST_ELEMENT_REGISTER (roiexport, plugin);
   ret |= GST_ELEMENT_REGISTER (roioverlay, plugin);
+  ret |= GST_ELEMENT_REGISTER (roitrack, plugin);
   return ret;
 }
 

@@ -96,6 +96,34 @@ GST_START_TEST (test_foreign_structures_refused)
 
 GST_END_TEST;
 
+GST_START_TEST (test_tracking_round_trip)
+{
+  GstBuffer *buf;
+  GstVideoRegionOfInterestMeta *roi = new_roi (&buf);
+  const GstClvTracking in = {.id = G_GUINT64_CONSTANT (1) << 40,.age = 7,
+    .predicted = TRUE,.first_seen = 40 * GST_MSECOND,
+    .last_seen = 280 * GST_MSECOND
+  };
+  GstClvTracking out;
+  GstStructure *s;
+  guint64 id;
+
+  gst_clv_roi_meta_set_tracking (roi, &in);
+  fail_unless (gst_clv_roi_meta_get_tracking (roi, &out));
+  fail_unless (out.id == in.id && out.age == 7 && out.predicted);
+  fail_unless_equals_uint64 (out.first_seen, in.first_seen);
+  fail_unless_equals_uint64 (out.last_seen, in.last_seen);
+  /* The contract is the structure, readable without this library. */
+  s = gst_video_region_of_interest_meta_get_param (roi, "tracking");
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_get_uint64 (s, "id", &id) && id == in.id);
+  fail_unless (gst_structure_has_field_typed (s, "first-seen",
+          G_TYPE_UINT64));
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
 static Suite *
 clvmeta_suite (void)
 {
@@ -106,6 +134,7 @@ clvmeta_suite (void)
   tcase_add_test (tc, test_detection_round_trip);
   tcase_add_test (tc, test_set_replaces);
   tcase_add_test (tc, test_foreign_structures_refused);
+  tcase_add_test (tc, test_tracking_round_trip);
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/clvision/clvision.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -823,6 +824,92 @@ GST_START_TEST (test_streams_share_batches)
 
 GST_END_TEST;
 
+/* A frame of noise with test face `face` at pasted[0]'s place. */
+static GstBuffer *
+frame_with_face (int face, guint8 ** data, ClvImage * im)
+{
+  *data = clv_test_random_image (im, FRAME_W, FRAME_H, 1, 11);
+  for (int y = 0; y < face_h; y++)
+    memcpy (*data + (pasted[0].y + y) * im->stride + pasted[0].x,
+        test_faces + (gsize) face * face_w * face_h + y * face_w, face_w);
+  return gst_buffer_new_memdup (*data, im->stride * im->height);
+}
+
+/* The label the element gives a track shown as `shown[age - 1]`, with
+ * per-track or not; *recognitions gets the last frame's count. */
+static void
+track_labels (gboolean per_track, const int *shown, guint frames,
+    int *labels, guint * recognitions)
+{
+  GstBus *bus;
+  GstHarness *h = harness_for (make_element ("model", model_path,
+          "per-track", per_track, "reclassify-interval", 5,
+          "post-messages", FALSE, NULL), "GRAY8", &bus);
+
+  for (guint age = 1; age <= frames; age++) {
+    const GstClvTracking t = {.id = 9,.age = age,.predicted = age == 6 };
+    ClvImage im;
+    guint8 *data;
+    GstBuffer *in = frame_with_face (shown[age - 1], &data, &im), *out;
+    GstClvRecognition rec;
+    GstStructure *s;
+
+    gst_clv_roi_meta_set_tracking (add_roi (in, "face", pasted[0].x,
+            pasted[0].y, 25, 25, 0), &t);
+    out = gst_harness_push_and_pull (h, in);
+    fail_unless (gst_clv_roi_meta_get_recognition (roi_by_id (out, 0),
+            &rec), "frame %u without recognition", age);
+    labels[age - 1] = rec.label_id;
+    s = gst_video_region_of_interest_meta_get_param (roi_by_id (out, 0),
+        "recognition");
+    fail_unless_equals_int (gst_structure_get_uint (s, "recognitions",
+            recognitions), per_track);
+    assert_same_bytes (out, data, im.stride * im.height);
+    gst_buffer_unref (out);
+    g_free (data);
+  }
+  teardown (h, bus);
+}
+
+/* per-track: a track's name is the vote over its recognitions (its first
+ * three detected frames, then every reclassify-interval frames, predicted
+ * boxes never), so a face misread on some frames keeps its name; without
+ * it every frame is named on its own and the name flickers. */
+GST_START_TEST (test_per_track_vote)
+{
+  const int a = 0;
+  int b = 0, shown[14], labels[14], label_a, label_b = -2;
+  ClvImage im;
+  guint8 *data;
+  guint recognitions;
+  double d;
+
+  /* Test face 0 and the first recognised as someone else. */
+  gst_buffer_unref (frame_with_face (a, &data, &im));
+  label_a = expected (data, &im, pasted[0], G_MAXDOUBLE, &d);
+  g_free (data);
+  while (label_b == -2 || label_b == label_a) {
+    fail_unless (++b < n_test, "every test face has one label");
+    gst_buffer_unref (frame_with_face (b, &data, &im));
+    label_b = expected (data, &im, pasted[0], G_MAXDOUBLE, &d);
+    g_free (data);
+  }
+  /* Recognised at ages 1, 2, 3, then 8 and 13 (6 is predicted); b on 2 of
+   * them. */
+  for (guint i = 0; i < 14; i++)
+    shown[i] = i == 0 || i == 2 || i == 6 || i == 12 ? a : b;
+
+  track_labels (TRUE, shown, 14, labels, &recognitions);
+  for (guint i = 0; i < 14; i++)
+    fail_unless_equals_int (labels[i], label_a);
+  fail_unless_equals_int (recognitions, 5);
+  track_labels (FALSE, shown, 14, labels, &recognitions);
+  for (guint i = 0; i < 14; i++)
+    fail_unless_equals_int (labels[i], shown[i] == a ? label_a : label_b);
+}
+
+GST_END_TEST;
+
 static Suite *
 eigenrecognise_suite (void)
 {
@@ -840,6 +927,7 @@ eigenrecognise_suite (void)
   tcase_add_test (tc, test_train_dir);
   tcase_add_test (tc, test_train_overwrite);
   tcase_add_test (tc, test_streams_share_batches);
+  tcase_add_test (tc, test_per_track_vote);
   return s;
 }
 

@@ -301,6 +301,41 @@ GST_START_TEST (test_generic_params)
 
 GST_END_TEST;
 
+/* A tracked ROI's tracking structure is written typed: its identifier,
+ * age, whether predicted, and the times in nanoseconds. */
+GST_START_TEST (test_tracking)
+{
+  gchar *path = temp_path ("out.jsonl");
+  GstHarness *h = harness_for_file (path, NULL);
+  GstBuffer *buf = frame_new (5);
+  const GstClvTracking t = {.id = G_GUINT64_CONSTANT (1) << 40,.age = 6,
+    .predicted = TRUE,.first_seen = 0,.last_seen = 4 * GST_SECOND / 30
+  };
+  GPtrArray *records;
+  JsonObject *o, *tracking;
+
+  gst_clv_roi_meta_set_tracking (add_face (buf, 10, 20, 30, 30, NULL, 0), &t);
+  push_passthrough (h, buf);
+  records = read_records (path);
+  o = record_roi (records, 0, 0);
+  fail_if (json_object_has_member (o, "params"));
+  tracking = json_object_get_object_member (o, "tracking");
+  fail_unless (tracking != NULL);
+  fail_unless_equals_int64 (json_object_get_int_member (tracking, "id"),
+      G_GINT64_CONSTANT (1) << 40);
+  fail_unless_equals_int64 (json_object_get_int_member (tracking, "age"), 6);
+  fail_unless (json_object_get_boolean_member (tracking, "predicted"));
+  fail_unless_equals_int64 (json_object_get_int_member (tracking,
+          "first_seen"), 0);
+  fail_unless_equals_int64 (json_object_get_int_member (tracking,
+          "last_seen"), 4 * GST_SECOND / 30);
+  g_ptr_array_unref (records);
+  gst_harness_teardown (h);
+  remove_temp (path);
+}
+
+GST_END_TEST;
+
 /* Names that need escaping come back byte for byte through json-glib's
  * parser and through Python's strict one (no NaN, control characters
  * escaped); invalid UTF-8 becomes U+FFFD rather than invalid JSON. */
@@ -1537,6 +1572,7 @@ roiexport_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_record_fields);
   tcase_add_test (tc, test_generic_params);
+  tcase_add_test (tc, test_tracking);
   tcase_add_test (tc, test_labels_round_trip);
   tcase_add_test (tc, test_one_record_per_frame);
   tcase_add_test (tc, test_skip_empty);

@@ -710,6 +710,34 @@ GST_START_TEST (test_properties)
 
 GST_END_TEST;
 
+/* A tracked ROI's label carries its identifier after the name, in both
+ * memories. */
+GST_START_TEST (test_track_id)
+{
+  const Style tracked = { "", "alice #7 d=1234 50%", {255, 0, 0} };
+  const GstClvTracking t = {.id = 7,.age = 3,.first_seen = 0,
+    .last_seen = 0
+  };
+
+  for (int opencl = 0; opencl < 2; opencl++) {
+    GstVideoInfo *info = info_for ("I420", W, H);
+    GstHarness *harness = new_harness ("I420", opencl, W, H, "");
+    GstBuffer *in = frame_with_roi (info, &centre), *out;
+
+    gst_clv_roi_meta_set_tracking (gst_buffer_get_video_region_of_interest_meta
+        (in), &t);
+    out = push_pull (harness, in);
+    fail_unless_equals_int (overlay_on_device (harness), opencl);
+    assert_reference (info, in, out, &centre, &tracked, THICKNESS);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    gst_harness_teardown (harness);
+    gst_video_info_free (info);
+  }
+}
+
+GST_END_TEST;
+
 /* thickness=5 draws lines 5 pixels wide; thickness=0 draws no box at all,
  * not even chroma at odd edges (with no label either, the frame is
  * untouched).  Both memories. */
@@ -958,6 +986,7 @@ roioverlay_suite (void)
   tcase_add_test (tc, test_composition);
   tcase_add_test (tc, test_composition_on_device);
   tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_track_id);
   tcase_add_test (tc, test_thickness);
   tcase_add_test (tc, test_font_desc);
   tcase_add_test (tc, test_label_colors);
