@@ -40,10 +40,11 @@
  * With `per-track` (after roitrack), a tracked face is recognised on the
  * first three frames where it is detected and then every
  * `reclassify-interval` frames; every box of the track is named by the
- * vote over its recognitions (the label recognised most often, the latest
- * among equals, with the distance and confidence of its latest
- * recognition), so that names do not flicker from frame to frame and most
- * frames need no work on the device.  Such a `recognition` structure also
+ * vote over its recognitions (the label recognised most often, the name
+ * changing only to a label with more votes, never on a tie; distance and
+ * confidence of that label's latest recognition), so that names do not
+ * flicker from frame to frame and most frames need no work on the
+ * device.  Such a `recognition` structure also
  * has `votes` (recognitions that gave the label) and `recognitions` (of
  * the track so far).  Predicted boxes are named but never recognised; a
  * face without a `tracking` structure is recognised on every frame.

@@ -21,10 +21,11 @@
  * Boxes where the detector saw nothing:
  *  - on a frame the detector skipped (vjfacedetect `interval`), the reused
  *    boxes are replaced by every track's predicted box;
- *  - a tracked object the detector misses gets its predicted box for up to
- *    #GstRoiTrack:max-lost analysed frames; then the track ends (one the
- *    detector found on a single frame ends at its first miss, and one whose
- *    predicted box is more than half outside the frame ends at once).
+ *  - a tracked object the detector misses gets its predicted box until
+ *    #GstRoiTrack:max-lost frames have passed since it was last detected;
+ *    then the track ends (one the detector found on a single frame ends at
+ *    its first miss, and one whose predicted box is more than half outside
+ *    the frame ends at once).
  * A predicted box is a new ROI meta with the parameter structures of the
  * object's last detection (its `detection` box fields moved with it) and
  * `tracking.predicted` = TRUE.
@@ -488,15 +489,17 @@ gst_roi_track_class_init (GstRoiTrackClass * klass)
   /**
    * GstRoiTrack:max-lost:
    *
-   * How many analysed frames in a row a track survives without a
-   * detection, its box predicted; the box is gone on the next.  Frames the
-   * detector skipped do not count.  The default bridges a face hidden by
-   * another for a third of a second at 30 frames/s while a face that
-   * leaves is boxed no longer than that.
+   * How many frames after its last detection a track the detector missed
+   * survives, its box predicted; the box is gone on the next.  Frames the
+   * detector skipped count as well, so a box lingers as long at any
+   * `interval`, but a track detected on the last analysed frame never ends
+   * on a skipped one.  The default bridges a face hidden by another for a
+   * third of a second at 30 frames/s, and a face that leaves is boxed no
+   * longer than that.
    */
   g_object_class_install_property (gobject_class, PROP_MAX_LOST,
       g_param_spec_uint ("max-lost", "Maximum lost",
-          "Analysed frames a track survives without a detection", 0,
+          "Frames a missed track survives after its last detection", 0,
           MAX_MAX_LOST, DEFAULT_MAX_LOST, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_IOU_THRESHOLD,
