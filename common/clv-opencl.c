@@ -145,13 +145,58 @@ device_entry_clear (gpointer p)
   "Install an OpenCL driver: the Debian package pocl-opencl-icd for the CPU, " \
   "or your GPU vendor's OpenCL driver (e.g. nvidia-opencl-icd)"
 
-/* Every device of every platform, in platform then device order. */
+/* Appends the devices of platform `p` to `all`; FALSE with `error` set
+ * when the platform cannot list them (it has none: TRUE). */
+static gboolean
+add_platform_devices (GArray * all, cl_platform_id plat, guint p,
+    GError ** error)
+{
+  cl_uint ndev = 0;
+  cl_device_id *devs = NULL;
+  char *pname = NULL;
+  cl_int st;
+
+  st = clGetDeviceIDs (plat, CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);
+  if (st == CL_DEVICE_NOT_FOUND || (st == CL_SUCCESS && ndev == 0))
+    return TRUE;
+  if (st != CL_SUCCESS) {
+    clv_set_cl_error (error, st, "clGetDeviceIDs (plat, CL_DEVICE_TYPE_ALL, "
+        "0, NULL, &ndev)", __FILE__, __LINE__);
+    return FALSE;
+  }
+  devs = g_new0 (cl_device_id, ndev);
+  CLV_CHECK (clGetDeviceIDs (plat, CL_DEVICE_TYPE_ALL, ndev, devs, NULL),
+      error, fail);
+  pname = platform_string (plat, CL_PLATFORM_NAME);
+  for (guint d = 0; d < ndev; d++) {
+    DeviceEntry e = { plat, devs[d], p, d, 0, NULL, NULL };
+
+    CLV_CHECK (clGetDeviceInfo (devs[d], CL_DEVICE_TYPE, sizeof (e.type),
+            &e.type, NULL), error, fail);
+    e.platform_name = g_strdup (pname);
+    e.device_name = device_string (devs[d], CL_DEVICE_NAME);
+    g_array_append_val (all, e);
+  }
+  g_free (pname);
+  g_free (devs);
+  return TRUE;
+
+fail:
+  g_free (pname);
+  g_free (devs);
+  return FALSE;
+}
+
+/* Every device of every platform, in platform then device order.  A
+ * platform that fails to list its devices is left out; if no device is
+ * left, its error is the error. */
 static GArray *
 enumerate_devices (GError ** error)
 {
   cl_uint nplat = 0;
   cl_platform_id *plats = NULL;
   GArray *all;
+  GError *platform_error = NULL;
   cl_int st;
 
   st = clGetPlatformIDs (0, NULL, &nplat);
@@ -161,38 +206,27 @@ enumerate_devices (GError ** error)
         "No OpenCL platform found. " NO_PLATFORM_HINT ".");
     return NULL;
   }
-  CLV_CHECK (st, error, fail);
+  if (st != CL_SUCCESS) {
+    clv_set_cl_error (error, st, "clGetPlatformIDs (0, NULL, &nplat)",
+        __FILE__, __LINE__);
+    return NULL;
+  }
   plats = g_new0 (cl_platform_id, nplat);
   CLV_CHECK (clGetPlatformIDs (nplat, plats, NULL), error, fail);
 
   all = g_array_new (FALSE, TRUE, sizeof (DeviceEntry));
   g_array_set_clear_func (all, device_entry_clear);
-  for (guint p = 0; p < nplat; p++) {
-    cl_uint ndev = 0;
-    cl_device_id *devs;
-    char *pname;
-
-    if (clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev)
-        != CL_SUCCESS || ndev == 0)
-      continue;
-    devs = g_new0 (cl_device_id, ndev);
-    if (clGetDeviceIDs (plats[p], CL_DEVICE_TYPE_ALL, ndev, devs,
-            NULL) != CL_SUCCESS) {
-      g_free (devs);
-      continue;
-    }
-    pname = platform_string (plats[p], CL_PLATFORM_NAME);
-    for (guint d = 0; d < ndev; d++) {
-      DeviceEntry e = { plats[p], devs[d], p, d, 0, g_strdup (pname),
-        device_string (devs[d], CL_DEVICE_NAME)
-      };
-      clGetDeviceInfo (devs[d], CL_DEVICE_TYPE, sizeof (e.type), &e.type, NULL);
-      g_array_append_val (all, e);
-    }
-    g_free (pname);
-    g_free (devs);
-  }
+  for (guint p = 0; p < nplat; p++)
+    if (!add_platform_devices (all, plats[p], p, platform_error ? NULL :
+            &platform_error))
+      g_debug ("OpenCL platform %u left out: it cannot list its devices", p);
   g_free (plats);
+  if (all->len == 0 && platform_error != NULL) {
+    g_array_unref (all);
+    g_propagate_error (error, platform_error);
+    return NULL;
+  }
+  g_clear_error (&platform_error);
   if (all->len == 0) {
     g_array_unref (all);
     g_set_error (error, CLV_ERROR, CLV_ERROR_NO_PLATFORM,
@@ -556,20 +590,27 @@ device_create (DeviceEntry * e, GError ** error)
   dev->programs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       program_release);
 
-  clGetDeviceInfo (e->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof (cu), &cu,
-      NULL);
-  clGetDeviceInfo (e->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof (wg), &wg,
-      NULL);
-  clGetDeviceInfo (e->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof (lmem), &lmem,
-      NULL);
-  clGetDeviceInfo (e->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof (gmem), &gmem,
-      NULL);
-  clGetDeviceInfo (e->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof (fp64), &fp64,
-      NULL);
-  clGetDeviceInfo (e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
-      sizeof (dev->max_mem_alloc_size), &dev->max_mem_alloc_size, NULL);
-  clGetDeviceInfo (e->device, CL_DEVICE_HOST_UNIFIED_MEMORY,
-      sizeof (unified), &unified, NULL);
+  /* The sizes kernels and buffers are made for: without them, no device. */
+  CLV_CHECK (clGetDeviceInfo (e->device, CL_DEVICE_MAX_COMPUTE_UNITS,
+          sizeof (cu), &cu, NULL), error, fail);
+  CLV_CHECK (clGetDeviceInfo (e->device, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+          sizeof (wg), &wg, NULL), error, fail);
+  CLV_CHECK (clGetDeviceInfo (e->device, CL_DEVICE_LOCAL_MEM_SIZE,
+          sizeof (lmem), &lmem, NULL), error, fail);
+  CLV_CHECK (clGetDeviceInfo (e->device, CL_DEVICE_GLOBAL_MEM_SIZE,
+          sizeof (gmem), &gmem, NULL), error, fail);
+  CLV_CHECK (clGetDeviceInfo (e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+          sizeof (dev->max_mem_alloc_size), &dev->max_mem_alloc_size, NULL),
+      error, fail);
+  /* Optional: drivers without double precision may refuse the query (it
+   * belonged to cl_khr_fp64 before OpenCL 1.2), and the unified-memory one
+   * is deprecated; either only chooses a path. */
+  if (clGetDeviceInfo (e->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof (fp64),
+          &fp64, NULL) != CL_SUCCESS)
+    fp64 = 0;
+  if (clGetDeviceInfo (e->device, CL_DEVICE_HOST_UNIFIED_MEMORY,
+          sizeof (unified), &unified, NULL) != CL_SUCCESS)
+    unified = CL_FALSE;
   dev->compute_units = MAX (cu, 1);
   dev->max_work_group_size = MAX (wg, 1);
   dev->local_mem_size = lmem;
