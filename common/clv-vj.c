@@ -661,15 +661,60 @@ clv_vj_request_valid (const ClvLumaImage * f, const ClvVjParams * p,
 {
   /* Window corners travel as 16-bit coordinates. */
   if (f->image.width < 1 || f->image.height < 1
-      || f->image.width > 65535 || f->image.height > 65535
-      || p->scale_factor <= 1.0) {
+      || f->image.width > CLV_VJ_MAX_SIDE
+      || f->image.height > CLV_VJ_MAX_SIDE) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-        "Invalid detection request: %dx%d frame (1 to 65535 pixels a "
-        "side), scale factor %g (must be > 1)", f->image.width,
-        f->image.height, p->scale_factor);
+        "A %dx%d frame is larger than the detector takes (%d pixels a "
+        "side at most): scale it down (videoscale) or crop it",
+        f->image.width, f->image.height, CLV_VJ_MAX_SIDE);
+    return FALSE;
+  }
+  if (!(p->scale_factor > 1.0)) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "scale-factor %g must be larger than 1", p->scale_factor);
     return FALSE;
   }
   return TRUE;
+}
+
+/* Whether the packed planes of frames of `g` fit: the kernels index them
+ * with ints, and they take a quarter of the device's memory at most. */
+static gboolean
+geometry_fits (ClvVjDetector * d, const ClvVjGeometry * g, GError ** error)
+{
+  const gsize planes = d->shape.has_tilted ? 3 : 2;
+  const gsize max_values = MIN ((gsize) G_MAXINT,
+      d->dev->global_mem_size / 4 / sizeof (cl_uint));
+
+  if ((gsize) g->band_w * clv_round_up (g->band_h, 256) * planes <=
+      max_values)
+    return TRUE;
+  g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "A %dx%d frame is too "
+      "large for the detector on %s (%" G_GSIZE_FORMAT " integral values per "
+      "plane, %" G_GSIZE_FORMAT " at most): scale it down or raise min-size",
+      g->w, g->h, d->dev->device_name, (gsize) g->band_w * g->band_h,
+      max_values / planes);
+  return FALSE;
+}
+
+gboolean
+clv_vj_detector_check_frame (ClvVjDetector * d, int width, int height,
+    const ClvVjParams * p, GError ** error)
+{
+  const ClvLumaImage f = clv_luma_image_gray (width, height, 0, width);
+  ClvVjGeometry *g;
+
+  if (!clv_vj_request_valid (&f, p, error))
+    return FALSE;
+  if (width < d->shape.window_w || height < d->shape.window_h) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "A %dx%d frame is "
+        "smaller than the cascade's %dx%d detection window: no face fits; "
+        "use larger frames or a cascade with a smaller window", width, height,
+        d->shape.window_w, d->shape.window_h);
+    return FALSE;
+  }
+  g = get_geometry (d, width, height, p, error);
+  return g != NULL && (g->n_win == 0 || geometry_fits (d, g, error));
 }
 
 /* Runs frames[0..n) (all with windows, fitting in one packed buffer) as
@@ -762,8 +807,7 @@ clv_vj_detector_candidates_batch (ClvVjDetector * d, ClvVjFrame * frames,
     guint n, GError ** error)
 {
   const int planes = d->shape.has_tilted ? 3 : 2;
-  /* The kernels index the packed buffer with ints; a quarter of the
-   * device's memory at most; the window table is __constant. */
+  /* As geometry_fits; the window table is __constant. */
   const gsize max_values = MIN ((gsize) G_MAXINT,
       d->dev->global_mem_size / 4 / sizeof (cl_uint));
   const guint max_win = MAX_BATCH_SCALES;
@@ -790,14 +834,8 @@ clv_vj_detector_candidates_batch (ClvVjDetector * d, ClvVjFrame * frames,
       goto out;
     if (g->n_win == 0)
       continue;
-    if ((gsize) g->band_w * clv_round_up (g->band_h, 256) * planes >
-        max_values) {
-      g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "A %dx%d frame is "
-          "too large for the detector (%" G_GSIZE_FORMAT " integral values "
-          "per plane); scale it down or raise min-size", f->image.width,
-          f->image.height, (gsize) g->band_w * g->band_h);
+    if (!geometry_fits (d, g, error))
       goto out;
-    }
     /* Start a new batch where this frame would not fit. */
     geo[m] = g;
     if (m > 0 && (batch_plane (geo, m + 1, MAX (w, g->band_w))

@@ -81,6 +81,16 @@ void clv_vj_detector_free (ClvVjDetector * det);
 GArray *clv_vj_detector_candidates (ClvVjDetector * det, cl_mem frame,
     const ClvLumaImage * f, const ClvVjParams * params, GError ** error);
 
+/* The largest frame side: window corners travel as 16-bit coordinates. */
+#define CLV_VJ_MAX_SIDE 65535
+
+/* Whether frames of width x height can be detected with `params`: not
+ * smaller than the cascade's window, not larger than the detector and the
+ * device take (else an error that says which and what to change).
+ * Prepares the detector for them.  Not while `det` detects. */
+gboolean clv_vj_detector_check_frame (ClvVjDetector * det, int width,
+    int height, const ClvVjParams * params, GError ** error);
+
 /* Whether a frame of that size can be detected with `params` (else an
  * error a user can act on). */
 gboolean clv_vj_request_valid (const ClvLumaImage * f,

@@ -61,6 +61,9 @@ typedef struct
    * one stream 5-10% slower). */
   gint upload_pinned;
   gboolean counted;             /* in clv_device_analysers () */
+  /* The input caps last refused, with an error: upstream offers them
+   * again at each try, and one cause gets one error. */
+  GstCaps *refused;
 } GstClvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClvFilter, gst_clv_filter,
@@ -325,6 +328,7 @@ gst_clv_filter_stop (GstBaseTransform * trans)
   if (priv->counted)
     clv_device_analysers_add (priv->device, -1);
   priv->counted = FALSE;
+  gst_caps_replace (&priv->refused, NULL);
   GST_OBJECT_LOCK (trans);
   dev = g_steal_pointer (&priv->device);
   GST_OBJECT_UNLOCK (trans);
@@ -393,12 +397,16 @@ gst_clv_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     goto invalid_caps;
   if (priv->device == NULL)
     goto no_device;
+  if (priv->refused != NULL && gst_caps_is_equal (incaps, priv->refused))
+    goto refused_again;
   if (!check_frame_fits (trans, &priv->in_info)
-      || !check_frame_fits (trans, &priv->out_info))
+      || !check_frame_fits (trans, &priv->out_info)
+      || (klass->set_info && !klass->set_info (GST_CLV_FILTER (trans), incaps,
+              &priv->in_info, outcaps, &priv->out_info))) {
+    gst_caps_replace (&priv->refused, incaps);
     return FALSE;
-  if (klass->set_info && !klass->set_info (GST_CLV_FILTER (trans), incaps,
-          &priv->in_info, outcaps, &priv->out_info))
-    return FALSE;
+  }
+  gst_caps_replace (&priv->refused, NULL);
   return TRUE;
 
   /* ERRORS */
@@ -412,6 +420,11 @@ no_device:
   {
     GST_ELEMENT_ERROR (trans, CORE, NEGOTIATION,
         ("Caps were set before the element was started"), (NULL));
+    return FALSE;
+  }
+refused_again:
+  {
+    GST_DEBUG_OBJECT (trans, "refused again: %" GST_PTR_FORMAT, incaps);
     return FALSE;
   }
 }

@@ -21,8 +21,14 @@
  * GPUs, runs the cascade as one persistent, load-balanced kernel over all
  * scales; on CPU devices (PoCL) a plain one-work-item-per-window kernel per
  * scale is faster and is the default (`CLVISION_TUNE=VJ_VARIANT=uber` or
- * `simple` chooses).  Frames smaller than the cascade's window give no
- * faces.
+ * `simple` chooses).
+ *
+ * Frames are checked at negotiation: a frame smaller than the cascade's
+ * window (24x24 for OpenCV's frontal face cascades), larger than 65535
+ * pixels a side, or whose image pyramid the kernels cannot index or the
+ * device cannot hold (a quarter of its memory) fails there with a message
+ * that says which and what to change, as does a frame larger than the
+ * device's largest buffer.
  *
  * The vjfacedetect elements of a process that use one device and one
  * cascade file share one detection service: frames that arrive while a
@@ -126,6 +132,7 @@ struct _GstVjFaceDetect
   ClvCascade *cascade;
   ClvVjDetector *detector;      /* without batching (VJ_BATCH=0) */
   ClvBatchService *service;        /* the device's shared batches */
+  ClvVjDetector *checker;       /* with batching: checks frame sizes */
   GArray *faces;                /* ClvVjFace of the last analysed frame */
   guint64 frame_count;          /* frames since a restart, as they came */
 
@@ -176,6 +183,12 @@ get_params (GstVjFaceDetect * self, ClvVjParams * p, GError ** error)
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "Invalid %s: write "
         "WIDTHxHEIGHT in pixels, e.g. 40x40 (0x0: no limit)", bad);
     g_free (bad);
+  } else if ((p->max_width > 0 && p->min_width > p->max_width)
+      || (p->max_height > 0 && p->min_height > p->max_height)) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "min-size %dx%d is "
+        "larger than max-size %dx%d: no face can be both", p->min_width,
+        p->min_height, p->max_width, p->max_height);
+    ok = FALSE;
   }
   return ok;
 }
@@ -416,6 +429,7 @@ gst_vj_face_detect_stop (GstBaseTransform * trans)
 
   stop_workers (self);
   g_clear_pointer (&self->detector, clv_vj_detector_free);
+  g_clear_pointer (&self->checker, clv_vj_detector_free);
   g_clear_pointer (&self->service, clv_batch_service_unref);
   g_clear_pointer (&self->cascade, clv_cascade_free);
   g_clear_pointer (&self->faces, g_array_unref);
@@ -423,16 +437,48 @@ gst_vj_face_detect_stop (GstBaseTransform * trans)
       (trans);
 }
 
-/* New caps: faces of frames of another size must not be reused. */
+/* New caps: the detector must take frames of that size (said now, not at
+ * the first frame), and faces of frames of another size must not be
+ * reused.  Frames in flight are done: serialized events wait for them. */
 static gboolean
 gst_vj_face_detect_set_info (GstClvFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstVjFaceDetect *self = GST_VJ_FACE_DETECT (filter);
+  ClvVjParams params;
+  GError *error = NULL;
 
   g_clear_pointer (&self->faces, g_array_unref);
   self->frame_count = 0;
+  if (!get_params (self, &params, &error))
+    goto bad_settings;
+  /* With batching the service's detectors are busy with other streams. */
+  if (self->detector == NULL && self->checker == NULL
+      && !(self->checker = clv_vj_detector_new (gst_clv_filter_get_device
+              (filter), self->cascade, NULL, &error)))
+    goto no_detector;
+  if (!clv_vj_detector_check_frame (self->detector ? self->detector :
+          self->checker, GST_VIDEO_INFO_WIDTH (in_info),
+          GST_VIDEO_INFO_HEIGHT (in_info), &params, &error))
+    goto bad_frame;
   return TRUE;
+
+  /* ERRORS */
+bad_settings:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, RESOURCE, SETTINGS, error);
+    return FALSE;
+  }
+no_detector:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, LIBRARY, INIT, error);
+    return FALSE;
+  }
+bad_frame:
+  {
+    GST_CLV_FILTER_POST_ERROR (self, STREAM, FORMAT, error);
+    return FALSE;
+  }
 }
 
 /* After a flush (a flushing seek) or a segment change the next frame is

@@ -277,7 +277,7 @@ GST_START_TEST (test_caps_change_mid_stream)
 {
   Gray face = load_gray_checked ("grace_hopper");
   Gray small = blank_gray (160, 120, 90);
-  Gray odd = blank_gray (33, 17, 200);
+  Gray odd = blank_gray (33, 25, 200);
   GstHarness *h = element_harness ("vjfacedetect", "interval", 2, NULL);
 
   for (int round = 0; round < 2; round++) {

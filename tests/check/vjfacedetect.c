@@ -820,24 +820,107 @@ GST_START_TEST (test_min_max_size)
 
 GST_END_TEST;
 
-/* Frames smaller than the cascade's window: no faces, no error. */
-GST_START_TEST (test_tiny_frames)
+/* Pushes `in` with `caps` (taking both) to a new element, twice (as
+ * upstream offers the caps again with the next frame): the first push's
+ * result and the error messages the bus got (the element's own: the
+ * harness has no source to echo them). */
+static GstFlowReturn
+push_refused (GstCaps * caps, GstBuffer * in, GList ** errors)
 {
   GstHarness *h = harness (NULL);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *again = gst_buffer_copy (in);
+  GstMessage *msg;
+  GstFlowReturn ret;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps (h, caps);
+  ret = gst_harness_push (h, in);
+  gst_harness_push (h, again);
+  *errors = NULL;
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) != NULL)
+    *errors = g_list_append (*errors, msg);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  return ret;
+}
+
+/* Frames smaller than the cascade's 24x24 window are refused at
+ * negotiation, with one error that says so; a frame of the window's size
+ * passes (no face in a blank one). */
+GST_START_TEST (test_tiny_frames)
+{
   const int sizes[][2] = { {1, 1}, {23, 40}, {40, 23}, {24, 24} };
 
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
     Gray g = { g_malloc ((gsize) sizes[i][0] * sizes[i][1]), sizes[i][0],
       sizes[i][1]
     };
-    GArray *found;
+    GList *errors;
+    GstFlowReturn ret;
+    GstCaps *caps;
+    GstBuffer *in;
+
     memset (g.pixels, 100, (gsize) g.width * g.height);
-    found = push_frame (h, &g, i % 2 ? "I420" : "GRAY8", NULL);
-    fail_unless_equals_int (found->len, 0);
-    g_array_free (found, TRUE);
+    in = frame_buffer (&g, i % 2 ? "I420" : "GRAY8", &caps);
+    ret = push_refused (caps, in, &errors);
+    if (i == 3) {
+      fail_unless_equals_int (ret, GST_FLOW_OK);
+      fail_unless (errors == NULL);
+    } else {
+      GError *err = NULL;
+      gchar *expected = g_strdup_printf ("A %dx%d frame is smaller than the "
+          "cascade's 24x24 detection window", g.width, g.height);
+
+      fail_unless_equals_int (ret, GST_FLOW_NOT_NEGOTIATED);
+      fail_unless_equals_int (g_list_length (errors), 1);
+      gst_message_parse_error (errors->data, &err, NULL);
+      fail_unless (strstr (err->message, expected) != NULL, "%s",
+          err->message);
+      g_error_free (err);
+      g_free (expected);
+    }
+    g_list_free_full (errors, (GDestroyNotify) gst_message_unref);
     g_free (g.pixels);
   }
-  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Frames the detector cannot take fail at negotiation, once, saying what
+ * is too large and what to change: more than 65535 pixels a side, or an
+ * image pyramid beyond what the kernels index. */
+GST_START_TEST (test_huge_frames_refused)
+{
+  const struct
+  {
+    int w, h;
+    const char *says;
+  } cases[] = {
+    {70000, 30, "A 70000x30 frame is larger than the detector takes (65535 "
+          "pixels a side at most): scale it down (videoscale) or crop it"},
+    {16000, 16000, "A 16000x16000 frame is too large for the detector"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    /* The caps are refused before any pixel is read. */
+    GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format",
+        G_TYPE_STRING, "GRAY8", "width", G_TYPE_INT, cases[i].w, "height",
+        G_TYPE_INT, cases[i].h, "framerate", GST_TYPE_FRACTION, 0, 1, NULL);
+    GList *errors;
+    GError *err = NULL;
+
+    fail_unless_equals_int (push_refused (caps, gst_buffer_new_allocate (NULL,
+                1, NULL), &errors), GST_FLOW_NOT_NEGOTIATED);
+    fail_unless_equals_int (g_list_length (errors), 1);
+    gst_message_parse_error (errors->data, &err, NULL);
+    fail_unless (strstr (err->message, cases[i].says) != NULL, "%s",
+        err->message);
+    fail_unless (strstr (err->message, "scale it down") != NULL);
+    g_error_free (err);
+    g_list_free_full (errors, (GDestroyNotify) gst_message_unref);
+  }
 }
 
 GST_END_TEST;
@@ -941,6 +1024,27 @@ GST_START_TEST (test_bad_sizes_fail_start)
   check_start_fails ("min-size", "40", "Invalid min-size \"40\"");
   check_start_fails ("max-size", "40x-3", "Invalid max-size \"40x-3\"");
   check_start_fails ("min-size", "ax40", "WIDTHxHEIGHT");
+  /* No face can be both. */
+  {
+    GstElement *pipeline = gst_parse_launch ("fakesrc ! vjfacedetect "
+        "min-size=50x50 max-size=30x30 ! fakesink", NULL);
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg;
+    GError *err = NULL;
+
+    fail_unless_equals_int (gst_element_set_state (pipeline,
+            GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &err, NULL);
+    fail_unless (strstr (err->message, "min-size 50x50 is larger than "
+            "max-size 30x30") != NULL, "%s", err->message);
+    g_error_free (err);
+    gst_message_unref (msg);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipeline);
+  }
 }
 
 GST_END_TEST;
@@ -1370,6 +1474,7 @@ vjfacedetect_suite (void)
   tcase_add_loop_test (tc, test_short_buffer_refused, 1, 3);
   tcase_add_test (tc, test_min_max_size);
   tcase_add_test (tc, test_tiny_frames);
+  tcase_add_test (tc, test_huge_frames_refused);
   tcase_add_test (tc, test_bad_cascades_fail_start);
   tcase_add_test (tc, test_bad_sizes_fail_start);
   tcase_add_loop_test (tc, test_streams_share_batches, 1, 3);
