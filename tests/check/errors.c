@@ -151,15 +151,24 @@ GST_END_TEST;
 
 typedef struct
 {
-  const gchar *desc;            /* %1$s: a file that does not exist, %2$s: a
-                                 * folder of this test's own */
+  /* @MISSING@: a file that does not exist, @DIR@: a folder of this
+   * test's own, @MODEL@: a good model */
+  const gchar *desc;
   const gchar *says;
 } BadCase;
+
+/* A frame larger than the device's largest buffer (256 MiB with
+ * POCL_MEMORY_LIMIT=1, which meson sets): refused at negotiation, before
+ * any buffer is made, by every element that takes frames to the device. */
+#define BIG_SRC "videotestsrc num-buffers=2 ! " \
+  "video/x-raw,format=GRAY8,width=20000,height=20000"
+#define BIG_SAYS "A 20000x20000 GRAY8 frame needs a buffer of 400000000 " \
+  "bytes (381.5 MiB), but the largest buffer"
 
 /* The bad settings and missing files of the element tests, each in a
  * pipeline whose element under test is named "under-test". */
 static const BadCase bad_cases[] = {
-  {GRAY_SRC " ! vjfacedetect name=under-test cascade=%1$s ! fakesink",
+  {GRAY_SRC " ! vjfacedetect name=under-test cascade=@MISSING@ ! fakesink",
       "Cannot read cascade"},
   {GRAY_SRC " ! vjfacedetect name=under-test min-size=40 ! fakesink",
       "Invalid min-size \"40\""},
@@ -174,44 +183,69 @@ static const BadCase bad_cases[] = {
         "height=30 ! vjfacedetect name=under-test ! fakesink",
       "(65535 pixels a side at most)"},
   {GRAY_SRC " ! eigenrecognise name=under-test ! fakesink", "No model"},
-  {GRAY_SRC " ! eigenrecognise name=under-test model=%1$s ! fakesink",
+  {GRAY_SRC " ! eigenrecognise name=under-test model=@MISSING@ ! fakesink",
       "No such file"},
-  {GRAY_SRC " ! eigenrecognise name=under-test train-dir=%1$s ! fakesink",
-      "%1$s"},
+  {GRAY_SRC " ! eigenrecognise name=under-test train-dir=@MISSING@ ! fakesink",
+      "@MISSING@"},
   {GRAY_SRC " ! roioverlay name=under-test font-desc=NoSuchFontFamily ! "
         "fakesink", "No font family \"NoSuchFontFamily\" is installed"},
   {GRAY_SRC " ! clupload name=under-test device=no-such-device ! fakesink",
       "No OpenCL device matches"},
+  {BIG_SRC " ! vjfacedetect name=under-test ! fakesink", BIG_SAYS},
+  {BIG_SRC " ! eigenrecognise name=under-test model=@MODEL@ ! fakesink",
+      BIG_SAYS},
+  {BIG_SRC " ! roioverlay name=under-test ! fakesink", BIG_SAYS},
+  {BIG_SRC " ! clupload name=under-test ! fakesink", BIG_SAYS},
+  {BIG_SRC " ! cldownload name=under-test ! fakesink", BIG_SAYS},
   {GRAY_SRC " ! roiexport name=under-test ! fakesink",
       "No destination for the results"},
-  {GRAY_SRC " ! roiexport name=under-test location=%1$s/out.jsonl ! "
+  {GRAY_SRC " ! roiexport name=under-test location=@MISSING@/out.jsonl ! "
         "fakesink", "Cannot open"},
   {GRAY_SRC " ! roiexport name=under-test mqtt-broker=localhost:notaport ! "
         "fakesink", "mqtt-broker \"localhost:notaport\""},
   {GRAY_SRC " ! roiexport name=under-test mqtt-broker=localhost "
         "mqtt-topic=faces/# ! fakesink", "mqtt-topic \"faces/#\""},
   {GRAY_SRC " ! roiexport name=under-test mqtt-broker=localhost "
-        "mqtt-ca-file=%1$s ! fakesink", "mqtt-ca-file"},
+        "mqtt-ca-file=@MISSING@ ! fakesink", "mqtt-ca-file"},
   {GRAY_SRC " ! roiexport name=under-test mqtt-broker=localhost "
         "spool-dir=/proc/no-spool ! fakesink", "spool-dir"},
 };
+
+/* `text` with @MISSING@, @DIR@ and @MODEL@ replaced. */
+static gchar *
+fill (const gchar * text, const gchar * missing, const gchar * model)
+{
+  GString *s = g_string_new (text);
+
+  g_string_replace (s, "@MISSING@", missing, 0);
+  g_string_replace (s, "@DIR@", tmp_dir, 0);
+  g_string_replace (s, "@MODEL@", model, 0);
+  return g_string_free (s, FALSE);
+}
 
 /* The bad settings of every element: one error each. */
 GST_START_TEST (test_bad_settings)
 {
   gchar *missing = g_build_filename (tmp_dir, "missing", NULL);
+  gchar *model = g_build_filename (tmp_dir, "model.yml", NULL);
+  ClvEigenModel *m = clv_eigen_model_new (8, 8, 2, 1);
+  GError *error = NULL;
+
+  /* A model that loads: eigenrecognise then starts. */
+  m->eigenvalues[0] = m->eigenvectors[0] = 1.0;
+  m->labels[1] = 1;
+  fail_unless (clv_eigen_model_save (m, model, TRUE, &error));
+  clv_eigen_model_free (m);
 
   for (guint i = 0; i < G_N_ELEMENTS (bad_cases); i++) {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    gchar *desc = g_strdup_printf (bad_cases[i].desc, missing, tmp_dir);
-    gchar *says = g_strdup_printf (bad_cases[i].says, missing, tmp_dir);
-#pragma GCC diagnostic pop
+    gchar *desc = fill (bad_cases[i].desc, missing, model);
+    gchar *says = fill (bad_cases[i].says, missing, model);
 
     assert_one_error (desc, "under-test", says);
     g_free (desc);
     g_free (says);
   }
+  g_free (model);
   g_free (missing);
 }
 
