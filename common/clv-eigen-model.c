@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Eigenface model in memory and its file: the YAML subset OpenCV's
- * FileStorage writes (block maps and sequences indented by 3, `!!tag`s,
- * flow sequences of numbers, plain and double-quoted scalars), read by a
- * small hand-written parser and written byte for byte as OpenCV does. */
+/* Eigenface model in memory and its file: OpenCV's FileStorage YAML
+ * (block maps and sequences indented by 3, `!!tag`s, flow sequences of
+ * numbers, plain and double-quoted scalars), read with libyaml and
+ * written byte for byte as OpenCV does. */
 #define _GNU_SOURCE             /* renameat2 */
 #include "clv-eigen.h"
 
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <yaml.h>
 
 #include <glib/gstdio.h>
 
@@ -80,7 +81,7 @@ typedef enum
   YNODE_SCALAR,
   YNODE_MAP,
   YNODE_SEQ,
-  YNODE_NUMBERS,                /* a flow sequence of scalars, kept as doubles */
+  YNODE_NUMBERS,                /* a [ ] sequence of scalars, as doubles */
 } YNodeKind;
 
 typedef struct
@@ -92,6 +93,7 @@ typedef struct
   GPtrArray *keys;              /* MAP: char * */
   GPtrArray *items;             /* MAP values, SEQ items: YNode * */
   GArray *numbers;              /* NUMBERS */
+  gboolean flow;                /* NUMBERS, SEQ: written [ ] */
   char *bad_token;              /* NUMBERS: the first item that is no number */
   int bad_index, bad_line;
 } YNode;
@@ -167,33 +169,40 @@ parse_number (const char *s, gsize len, double *out)
 }
 
 /* ------------------------------------------------------------------------
- * The parser: block structure by lines, flow collections by characters.
+ * The parser: libyaml's events into the tree.  OpenCV's FileStorage YAML
+ * differs from YAML 1.1 in three places, bridged here:
+ * - its header "%YAML:1.0" is no YAML directive: libyaml reads it as a
+ *   comment;
+ * - in double quotes it escapes a quote as \' , which YAML does not know:
+ *   libyaml reads \\ there instead (as long, so that its marks are
+ *   places in the file);
+ * - in double quotes \xHH is the byte HH, where YAML has the character
+ *   U+00HH: such scalars are unescaped from the file as OpenCV does.
  * ------------------------------------------------------------------------ */
 
 typedef struct
 {
-  const char *s;                /* first character after the indentation */
-  int len;                      /* to the end of the line, without '\r' */
-  int indent;
-  int lineno;
-} YLine;
-
-typedef struct
-{
   const char *name;
-  const char *end;              /* end of the text */
-  GArray *lines;                /* YLine, content lines only */
-  guint cur;
+  const char *text;             /* the file */
+  gsize length;
+  GArray *rewritten;            /* gsize: offsets of the \' read as \\ */
+  guint next_rewritten;         /* the first not behind the last scalar */
+  /* A libyaml mark (characters) as an offset in the text (bytes): the
+   * last one converted, scalars come in order. */
+  gsize mark_chars, mark_bytes;
+  GPtrArray *open;              /* YNode: collections not yet ended */
+  GPtrArray *keys;              /* char *: the key each open map waits
+                                 * with, NULL while it waits for one */
+  YNode *root;
   GError **error;
 } YParser;
 
-#define LINE(p, i) (&g_array_index ((p)->lines, YLine, (i)))
+static void
+parse_fail (YParser * p, gsize line, const char *fmt, ...)
+    G_GNUC_PRINTF (3, 4);
 
 static void
-parse_fail (YParser * p, int lineno, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
-
-static void
-parse_fail (YParser * p, int lineno, const char *fmt, ...)
+parse_fail (YParser * p, gsize line, const char *fmt, ...)
 {
   va_list ap;
   char *msg;
@@ -204,512 +213,373 @@ parse_fail (YParser * p, int lineno, const char *fmt, ...)
   msg = g_strdup_vprintf (fmt, ap);
   va_end (ap);
   g_set_error (p->error, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_PARSE,
-      "%s:%d: %s", p->name, lineno, msg);
+      "%s:%" G_GSIZE_FORMAT ": %s", p->name, line, msg);
   g_free (msg);
 }
 
-static gboolean
-split_lines (YParser * p, const char *text, gsize length)
+/* Byte offset of a libyaml mark; marks must come in order. */
+static gsize
+mark_offset (YParser * p, const yaml_mark_t * mark)
 {
-  const char *s = text, *end = text + length;
-  int lineno = 0;
+  const char *s = p->text + p->mark_bytes;
 
-  p->end = end;
-  p->lines = g_array_new (FALSE, FALSE, sizeof (YLine));
-  while (s < end) {
-    const char *eol = memchr (s, '\n', end - s);
-    YLine l;
+  for (; p->mark_chars < mark->index && s < p->text + p->length;
+      p->mark_chars++)
+    s = g_utf8_next_char (s);
+  p->mark_bytes = s - p->text;
+  return p->mark_bytes;
+}
 
-    if (eol == NULL)
-      eol = end;
-    lineno++;
-    l.lineno = lineno;
-    for (l.s = s; l.s < eol && *l.s == ' '; l.s++);
-    l.indent = (int) (l.s - s);
-    l.len = (int) (eol - l.s);
-    if (l.len > 0 && l.s[l.len - 1] == '\r')
-      l.len--;
-    s = eol + 1;
-    if (l.len > 0 && l.s[0] == '\t') {
-      parse_fail (p, lineno, "tabs are not allowed in YAML indentation");
-      return FALSE;
-    }
-    if (lineno == 1 && !(l.len >= 5 && strncmp (l.s, "%YAML", 5) == 0)) {
-      parse_fail (p, 1, "expected \"%%YAML:1.0\": not a YAML FileStorage "
-          "file (XML and JSON models are not supported)");
-      return FALSE;
-    }
-    if (l.len == 0 || l.s[0] == '#' || (l.indent == 0 && l.s[0] == '%'))
+/* The text libyaml reads: the header a comment, \' in quotes as \\ (the
+ * offsets of those in p->rewritten). */
+static char *
+yaml_text (YParser * p)
+{
+  char *yaml = g_malloc (p->length + 1);
+
+  memcpy (yaml, p->text, p->length);
+  yaml[p->length] = '\0';
+  yaml[0] = '#';                /* "%YAML:1.0" */
+  for (gsize i = 0; i + 1 < p->length; i++) {
+    if (yaml[i] != '\\')
       continue;
-    if (l.indent == 0 && l.len >= 3 && strncmp (l.s, "---", 3) == 0)
-      continue;
-    if (l.indent == 0 && l.len >= 3 && strncmp (l.s, "...", 3) == 0)
-      break;                    /* end of the first document */
-    g_array_append_val (p->lines, l);
+    i++;
+    if (yaml[i] == '\'') {
+      yaml[i] = '\\';
+      g_array_append_val (p->rewritten, i);
+    }
   }
-  if (lineno == 0) {
-    parse_fail (p, 1, "the file is empty");
+  return yaml;
+}
+
+/* A double-quoted scalar of the file, [s, e) with its quotes, unescaped
+ * as OpenCV's FileStorage does: \n, \t, \r, \xHH a byte, \c the c. */
+static char *
+unquote (const char *s, const char *e)
+{
+  GString *out = g_string_sized_new (e - s);
+
+  for (s++, e--; s < e; s++) {
+    if (*s != '\\' || s + 1 >= e) {
+      g_string_append_c (out, *s);
+      continue;
+    }
+    switch (*++s) {
+      case 'n':
+        g_string_append_c (out, '\n');
+        break;
+      case 't':
+        g_string_append_c (out, '\t');
+        break;
+      case 'r':
+        g_string_append_c (out, '\r');
+        break;
+      case 'x':
+        if (s + 2 < e && g_ascii_isxdigit (s[1]) && g_ascii_isxdigit (s[2])) {
+          g_string_append_c (out, (char) (g_ascii_xdigit_value (s[1]) * 16 +
+                  g_ascii_xdigit_value (s[2])));
+          s += 2;
+          break;
+        }
+        /* fall through */
+      default:
+        g_string_append_c (out, *s);
+    }
+  }
+  return g_string_free (out, FALSE);
+}
+
+/* A scalar's text: libyaml's, or for double quotes the file's unescaped.
+ * NULL (an error set) where a \' read as \\ lies outside double quotes,
+ * or double quotes span lines, which OpenCV does not read. */
+static char *
+scalar_text (YParser * p, const yaml_event_t * ev)
+{
+  const gboolean dquoted =
+      ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+  const gsize start = mark_offset (p, &ev->start_mark);
+  const gsize end = mark_offset (p, &ev->end_mark);
+  const gsize line = ev->start_mark.line + 1;
+  gboolean rewritten = FALSE;
+
+  for (; p->next_rewritten < p->rewritten->len
+      && g_array_index (p->rewritten, gsize, p->next_rewritten) < end;
+      p->next_rewritten++)
+    rewritten |= g_array_index (p->rewritten, gsize, p->next_rewritten)
+        >= start;
+  if (rewritten && !dquoted) {
+    parse_fail (p, line, "\\' outside a double-quoted string");
+    return NULL;
+  }
+  if (!dquoted)
+    return g_strdup ((const char *) ev->data.scalar.value);
+  if (ev->end_mark.line != ev->start_mark.line) {
+    parse_fail (p, line, "a quoted string must end on the line it starts "
+        "on");
+    return NULL;
+  }
+  return unquote (p->text + start, p->text + end);
+}
+
+/* YAML's prefix of the "!!" tags. */
+#define YAML_TAG_PREFIX "tag:yaml.org,2002:"
+
+/* The tag without "!!" or "!", or NULL. */
+static char *
+short_tag (const yaml_char_t * tag)
+{
+  const char *t = (const char *) tag;
+
+  if (t == NULL)
+    return NULL;
+  if (g_str_has_prefix (t, YAML_TAG_PREFIX))
+    return g_strdup (t + strlen (YAML_TAG_PREFIX));
+  return g_strdup (t + (t[0] == '!'));
+}
+
+/* Adds `n` (owned) to the innermost open collection, or makes it the
+ * root.  A [ ] sequence holds numbers or collections, not both. */
+static gboolean
+add_node (YParser * p, YNode * n)
+{
+  YNode *parent = p->open->len ? g_ptr_array_index (p->open,
+      p->open->len - 1) : NULL;
+
+  if (parent == NULL) {
+    p->root = n;
+    return TRUE;
+  }
+  if (parent->kind == YNODE_NUMBERS) {
+    if (parent->numbers->len > 0 || parent->bad_token != NULL) {
+      parse_fail (p, n->line, "a collection among numbers in a [ ] "
+          "sequence");
+      ynode_free (n);
+      return FALSE;
+    }
+    parent->kind = YNODE_SEQ;
+    parent->items = g_ptr_array_new_with_free_func (ynode_free);
+  }
+  if (parent->kind == YNODE_MAP) {
+    char **key = (char **) &g_ptr_array_index (p->keys, p->open->len - 1);
+    if (*key == NULL) {
+      parse_fail (p, n->line, "expected a key: value, found a collection "
+          "as the key");
+      ynode_free (n);
+      return FALSE;
+    }
+    g_ptr_array_add (parent->keys, g_steal_pointer (key));
+  }
+  g_ptr_array_add (parent->items, n);
+  return TRUE;
+}
+
+/* An item of a [ ] sequence of numbers: its value, or NaN and the first
+ * that is none remembered (quoted ones are none). */
+static gboolean
+add_number (YParser * p, YNode * seq, const yaml_event_t * ev,
+    const char *text)
+{
+  double v;
+
+  if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE
+      || !parse_number (text, strlen (text), &v)) {
+    if (seq->bad_token == NULL) {
+      seq->bad_token = g_strdup (text);
+      seq->bad_index = (int) seq->numbers->len;
+      seq->bad_line = (int) ev->start_mark.line + 1;
+    }
+    v = NAN;
+  }
+  if (seq->numbers->len >= MAX_ELEMENTS) {
+    parse_fail (p, ev->start_mark.line + 1, "more than %d numbers in a "
+        "sequence", MAX_ELEMENTS);
     return FALSE;
   }
+  g_array_append_val (seq->numbers, v);
   return TRUE;
 }
 
 static gboolean
-is_seq_item (const YLine * l)
+add_scalar (YParser * p, const yaml_event_t * ev)
 {
-  return l->len >= 1 && l->s[0] == '-' && (l->len == 1 || l->s[1] == ' ');
-}
-
-/* Where the ':' of "key: value" is in [s, e), or NULL. */
-static const char *
-find_key_colon (const char *s, const char *e)
-{
-  if (s < e && (*s == '"' || *s == '\'' || *s == '[' || *s == '{'))
-    return NULL;
-  for (const char *c = s; c < e; c++)
-    if (*c == ':' && (c + 1 == e || c[1] == ' '))
-      return c;
-  return NULL;
-}
-
-static const char *
-skip_spaces (const char *s, const char *e)
-{
-  while (s < e && *s == ' ')
-    s++;
-  return s;
-}
-
-/* A double-quoted scalar starting at *ps (the '"'); advances past it. */
-static char *
-parse_quoted (YParser * p, const char **ps, const char *e, int lineno)
-{
-  GString *out = g_string_new (NULL);
-  const char *s = *ps + 1;
-  char quote = **ps;
-
-  for (; s < e && *s != quote; s++) {
-    if (*s == '\\' && quote == '"' && s + 1 < e) {
-      s++;
-      switch (*s) {
-        case 'n':
-          g_string_append_c (out, '\n');
-          break;
-        case 't':
-          g_string_append_c (out, '\t');
-          break;
-        case 'r':
-          g_string_append_c (out, '\r');
-          break;
-        case 'x':
-          if (s + 2 < e && g_ascii_isxdigit (s[1]) && g_ascii_isxdigit (s[2])) {
-            g_string_append_c (out, (char) (g_ascii_xdigit_value (s[1]) * 16 +
-                    g_ascii_xdigit_value (s[2])));
-            s += 2;
-            break;
-          }
-          /* fall through */
-        default:
-          g_string_append_c (out, *s);
-      }
-    } else if (*s == '\n') {
-      break;
-    } else {
-      g_string_append_c (out, *s);
-    }
-  }
-  if (s >= e || *s != quote) {
-    parse_fail (p, lineno, "unterminated quoted string");
-    g_string_free (out, TRUE);
-    return NULL;
-  }
-  *ps = s + 1;
-  return g_string_free (out, FALSE);
-}
-
-/* A plain or quoted scalar that makes up all of [s, e) (a trailing
- * " # comment" aside). */
-static YNode *
-parse_scalar (YParser * p, const char *s, const char *e, int lineno)
-{
-  YNode *n = ynode_new (YNODE_SCALAR, lineno);
-
-  if (s < e && (*s == '"' || *s == '\'')) {
-    n->text = parse_quoted (p, &s, e, lineno);
-    s = skip_spaces (s, e);
-    if (n->text == NULL || (s < e && *s != '#')) {
-      parse_fail (p, lineno, "unexpected text after a quoted string");
-      ynode_free (n);
-      return NULL;
-    }
-    return n;
-  }
-  for (const char *c = s; c < e; c++)
-    if (*c == '#' && c > s && c[-1] == ' ') {
-      e = c;
-      break;
-    }
-  while (e > s && e[-1] == ' ')
-    e--;
-  n->text = g_strndup (s, e - s);
-  return n;
-}
-
-static YNode *parse_flow (YParser * p, const char **ps, int *lineno,
-    int depth);
-
-/* Skips spaces, newlines and comments inside a flow collection. */
-static const char *
-flow_skip (YParser * p, const char *s, int *lineno)
-{
-  while (s < p->end) {
-    if (*s == '\n')
-      (*lineno)++;
-    else if (*s == '#')
-      while (s + 1 < p->end && s[1] != '\n')
-        s++;
-    else if (*s != ' ' && *s != '\r')
-      break;
-    s++;
-  }
-  return s;
-}
-
-/* A scalar inside a flow collection: quoted, or plain up to a flow
- * indicator , [ ] { } or (for keys) ':'. */
-static char *
-flow_token (YParser * p, const char **ps, int lineno, gboolean key,
-    gboolean * quoted)
-{
-  const char *s = *ps, *t;
-
-  *quoted = s < p->end && (*s == '"' || *s == '\'');
-  if (*quoted)
-    return parse_quoted (p, ps, p->end, lineno);
-  for (t = s; t < p->end && !strchr (",[]{}\n", *t) && !(key && *t == ':');
-      t++);
-  *ps = t;
-  while (t > s && (t[-1] == ' ' || t[-1] == '\r'))
-    t--;
-  return g_strndup (s, t - s);
-}
-
-/* After a flow item: skips the ',' and what follows it.  FALSE if there
- * is none (the closing bracket, or an error the caller reports). */
-static gboolean
-flow_separator (YParser * p, const char **ps, int *lineno)
-{
-  const char *s = flow_skip (p, *ps, lineno);
-  gboolean more = s < p->end && *s == ',';
-
-  *ps = more ? flow_skip (p, s + 1, lineno) : s;
-  return more;
-}
-
-static YNode *
-parse_flow_map (YParser * p, const char **ps, int *lineno, int depth)
-{
-  g_autoptr (YNode) n = ynode_new (YNODE_MAP, *lineno);
-  const char *s = flow_skip (p, *ps + 1, lineno);
-
-  while (s < p->end && *s != '}') {
-    gboolean quoted;
-    char *key = flow_token (p, &s, *lineno, TRUE, &quoted);
-    YNode *value;
-
-    if (key == NULL)
-      return NULL;
-    s = flow_skip (p, s, lineno);
-    if (s >= p->end || *s != ':' || *key == '\0') {
-      parse_fail (p, *lineno, "expected \"key: value\" in a { } map");
-      g_free (key);
-      return NULL;
-    }
-    s = flow_skip (p, s + 1, lineno);
-    if (s < p->end && (*s == '[' || *s == '{')) {
-      value = parse_flow (p, &s, lineno, depth + 1);
-    } else {
-      value = ynode_new (YNODE_SCALAR, *lineno);
-      value->text = flow_token (p, &s, *lineno, FALSE, &quoted);
-    }
-    if (value == NULL || (value->kind == YNODE_SCALAR && value->text == NULL)) {
-      g_free (key);
-      ynode_free (value);
-      return NULL;
-    }
-    g_ptr_array_add (n->keys, key);
-    g_ptr_array_add (n->items, value);
-    if (!flow_separator (p, &s, lineno))
-      break;
-  }
-  if (s >= p->end || *s != '}') {
-    parse_fail (p, *lineno, "unterminated '{' map (the file may be "
-        "truncated)");
-    return NULL;
-  }
-  *ps = s + 1;
-  return g_steal_pointer (&n);
-}
-
-/* A flow sequence: of numbers (kept as doubles, the first non-number
- * remembered) or, if it starts with a collection, of collections. */
-static YNode *
-parse_flow_seq (YParser * p, const char **ps, int *lineno, int depth)
-{
-  const char *s = flow_skip (p, *ps + 1, lineno);
-  gboolean nested = s < p->end && (*s == '[' || *s == '{');
-  g_autoptr (YNode) n = ynode_new (nested ? YNODE_SEQ : YNODE_NUMBERS,
-      *lineno);
-
-  while (s < p->end && *s != ']') {
-    if (nested) {
-      YNode *item = NULL;
-      if (*s == '[' || *s == '{')
-        item = parse_flow (p, &s, lineno, depth + 1);
-      else
-        parse_fail (p, *lineno, "a scalar among collections in a [ ] "
-            "sequence");
-      if (item == NULL)
-        return NULL;
-      g_ptr_array_add (n->items, item);
-    } else {
-      gboolean quoted;
-      const char *start = s;
-      char *tok = flow_token (p, &s, *lineno, FALSE, &quoted);
-      double v;
-
-      if (tok == NULL)
-        return NULL;
-      if (s == start && !quoted) {
-        parse_fail (p, *lineno, "unexpected '%c' in a [ ] sequence", *s);
-        g_free (tok);
-        return NULL;
-      }
-      if (quoted || !parse_number (tok, strlen (tok), &v)) {
-        if (n->bad_token == NULL) {
-          n->bad_token = g_strdup (tok);
-          n->bad_index = (int) n->numbers->len;
-          n->bad_line = *lineno;
-        }
-        v = NAN;
-      }
-      g_free (tok);
-      if (n->numbers->len >= MAX_ELEMENTS) {
-        parse_fail (p, *lineno, "more than %d numbers in a sequence",
-            MAX_ELEMENTS);
-        return NULL;
-      }
-      g_array_append_val (n->numbers, v);
-    }
-    if (!flow_separator (p, &s, lineno))
-      break;
-  }
-  if (s >= p->end || *s != ']') {
-    parse_fail (p, *lineno, s < p->end ? "expected ',' or ']' in a [ ] "
-        "sequence" : "unterminated '[' sequence (the file may be "
-        "truncated)");
-    return NULL;
-  }
-  *ps = s + 1;
-  return g_steal_pointer (&n);
-}
-
-static YNode *
-parse_flow (YParser * p, const char **ps, int *lineno, int depth)
-{
-  if (depth > MAX_DEPTH) {
-    parse_fail (p, *lineno, "nested more than %d levels", MAX_DEPTH);
-    return NULL;
-  }
-  return **ps == '[' ? parse_flow_seq (p, ps, lineno, depth) :
-      parse_flow_map (p, ps, lineno, depth);
-}
-
-/* Parses a flow collection starting at `s` on the current line and moves
- * the line cursor past the line it ends on. */
-static YNode *
-parse_flow_at (YParser * p, const char *s, int depth)
-{
-  int lineno = LINE (p, p->cur)->lineno;
-  YNode *n = parse_flow (p, &s, &lineno, depth);
-  const char *rest;
-
-  if (n == NULL)
-    return NULL;
-  while (p->cur < p->lines->len && LINE (p, p->cur)->s < s)
-    p->cur++;
-  /* Only a comment may follow on the closing line. */
-  for (rest = s; rest < p->end && *rest == ' '; rest++);
-  if (rest < p->end && *rest != '\n' && *rest != '\r' && *rest != '#') {
-    parse_fail (p, lineno, "unexpected text after a [ ] or { } collection");
-    ynode_free (n);
-    return NULL;
-  }
-  return n;
-}
-
-static YNode *parse_block (YParser * p, int min_indent, int depth);
-static YNode *parse_map (YParser * p, int indent, int depth);
-
-/* The value after "key:" or "-" on the current line: [s, e). `indent` is
- * that of the owner; a nested block must be deeper, or a sequence at the
- * same indent for a map key. */
-static YNode *
-parse_value (YParser * p, const char *s, const char *e, int indent,
-    gboolean map_owner, int depth)
-{
-  const YLine *l = LINE (p, p->cur);
-  char *tag = NULL;
+  YNode *parent = p->open->len ? g_ptr_array_index (p->open,
+      p->open->len - 1) : NULL;
+  char *text = scalar_text (p, ev);
   YNode *n;
 
-  if (s < e && *s == '!') {
-    const char *t = s;
-    while (t < e && *t != ' ')
-      t++;
-    tag = g_strndup (s + (s + 1 < t && s[1] == '!' ? 2 : 1),
-        t - s - (s + 1 < t && s[1] == '!' ? 2 : 1));
-    s = skip_spaces (t, e);
+  if (text == NULL)
+    return FALSE;
+  if (parent && parent->kind == YNODE_MAP
+      && g_ptr_array_index (p->keys, p->open->len - 1) == NULL) {
+    g_ptr_array_index (p->keys, p->open->len - 1) = text;
+    return TRUE;
   }
-  if (s < e && *s == '#')
-    s = e;
-  if (s < e && (*s == '[' || *s == '{')) {
-    n = parse_flow_at (p, s, depth + 1);
-  } else if (s < e) {
-    n = parse_scalar (p, s, e, l->lineno);
-    p->cur++;
-  } else {
-    int lineno = l->lineno;
-    const YLine *next;
-    p->cur++;
-    next = p->cur < p->lines->len ? LINE (p, p->cur) : NULL;
-    if (next && (next->indent > indent || (map_owner &&
-                next->indent == indent && is_seq_item (next))))
-      n = parse_block (p, next->indent, depth + 1);
-    else {
-      n = ynode_new (YNODE_SCALAR, lineno);
-      n->text = g_strdup ("");
-    }
+  if (parent && parent->kind == YNODE_NUMBERS) {
+    gboolean ok = add_number (p, parent, ev, text);
+    g_free (text);
+    return ok;
   }
-  if (n != NULL)
-    n->tag = tag;
-  else
-    g_free (tag);
-  return n;
+  if (parent && parent->kind == YNODE_SEQ && parent->flow) {
+    parse_fail (p, ev->start_mark.line + 1, "a scalar among collections in "
+        "a [ ] sequence");
+    g_free (text);
+    return FALSE;
+  }
+  n = ynode_new (YNODE_SCALAR, (int) ev->start_mark.line + 1);
+  n->text = text;
+  n->tag = short_tag (ev->data.scalar.tag);
+  return add_node (p, n);
 }
 
-static YNode *
-parse_map (YParser * p, int indent, int depth)
+/* A map or a sequence opens: added, and the innermost open one.  A [ ]
+ * sequence starts as one of numbers. */
+static gboolean
+open_collection (YParser * p, const yaml_event_t * ev)
 {
-  g_autoptr (YNode) n = ynode_new (YNODE_MAP, LINE (p, p->cur)->lineno);
+  const gboolean map = ev->type == YAML_MAPPING_START_EVENT;
+  const gboolean flow = !map
+      && ev->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+  YNode *n;
 
-  while (p->cur < p->lines->len) {
-    const YLine *l = LINE (p, p->cur);
-    const char *e = l->s + l->len, *colon;
-    YNode *value;
-
-    if (l->indent < indent || (l->indent == indent && is_seq_item (l)))
-      break;
-    if (l->indent > indent) {
-      parse_fail (p, l->lineno, "unexpected indentation");
-      return NULL;
-    }
-    colon = find_key_colon (l->s, e);
-    if (colon == NULL || colon == l->s) {
-      parse_fail (p, l->lineno, "expected \"key: value\"");
-      return NULL;
-    }
-    value = parse_value (p, skip_spaces (colon + 1, e), e, indent, TRUE,
-        depth);
-    if (value == NULL)
-      return NULL;
-    {
-      const char *k = l->s, *ke = colon;
-      while (ke > k && ke[-1] == ' ')
-        ke--;
-      g_ptr_array_add (n->keys, g_strndup (k, ke - k));
-    }
-    g_ptr_array_add (n->items, value);
-  }
-  return g_steal_pointer (&n);
-}
-
-static YNode *
-parse_seq (YParser * p, int indent, int depth)
-{
-  g_autoptr (YNode) n = ynode_new (YNODE_SEQ, LINE (p, p->cur)->lineno);
-
-  while (p->cur < p->lines->len) {
-    YLine *l = LINE (p, p->cur);
-    const char *e = l->s + l->len, *s;
-    YNode *item;
-
-    if (l->indent != indent || !is_seq_item (l))
-      break;
-    s = skip_spaces (l->s + 1, e);
-    if (s < e && find_key_colon (s, e) != NULL) {
-      /* "- key: value": a map whose first line starts after the dash. */
-      l->indent += (int) (s - l->s);
-      l->len -= (int) (s - l->s);
-      l->s = s;
-      item = parse_map (p, l->indent, depth + 1);
-    } else {
-      item = parse_value (p, s, e, indent, FALSE, depth);
-    }
-    if (item == NULL)
-      return NULL;
-    g_ptr_array_add (n->items, item);
-  }
-  return g_steal_pointer (&n);
-}
-
-static YNode *
-parse_block (YParser * p, int indent, int depth)
-{
-  const YLine *l;
-
-  if (depth > MAX_DEPTH) {
-    parse_fail (p, LINE (p, p->cur)->lineno, "nested more than %d levels",
+  if (p->open->len >= MAX_DEPTH) {
+    parse_fail (p, ev->start_mark.line + 1, "nested more than %d levels",
         MAX_DEPTH);
-    return NULL;
+    return FALSE;
   }
-  l = LINE (p, p->cur);
-  if (l->s[0] == '[' || l->s[0] == '{')
-    return parse_flow_at (p, l->s, depth);      /* "key:\n   []" */
-  return is_seq_item (l) ? parse_seq (p, indent, depth) :
-      parse_map (p, indent, depth);
+  n = ynode_new (map ? YNODE_MAP : flow ? YNODE_NUMBERS : YNODE_SEQ,
+      (int) ev->start_mark.line + 1);
+  n->flow = flow;
+  n->tag = short_tag (map ? ev->data.mapping_start.tag :
+      ev->data.sequence_start.tag);
+  if (!add_node (p, n))
+    return FALSE;
+  g_ptr_array_add (p->open, n);
+  g_ptr_array_add (p->keys, NULL);
+  return TRUE;
+}
+
+/* What libyaml's problems most likely mean in a file edited by hand. */
+static const struct
+{
+  const char *problem, *hint;
+} yaml_hints[] = {
+  {"':'", "expected \"key: value\""},
+  {"mapping values are not allowed", "a \"key: value\" where a value was "
+        "expected: check the indentation and the ':' of the line before"},
+  {"did not find expected key", "text after a value, or a key at the "
+        "wrong indentation"},
+};
+
+/* libyaml's error with the file's name and line, and a hint. */
+static void
+yaml_fail (YParser * p, const yaml_parser_t * parser)
+{
+  const yaml_mark_t *mark = &parser->problem_mark;
+  const char *problem = parser->problem ? parser->problem : "not YAML";
+  const char *line = p->text, *end = p->text + p->length, *hint = NULL;
+
+  /* The text is not NUL-terminated. */
+  for (gsize l = 0; l < mark->line && line; l++)
+    if ((line = memchr (line, '\n', end - line)))
+      line++;
+  while (line && line < end && *line == ' ')
+    line++;
+  if (line && line < end && *line == '\t')
+    hint = "tabs are not allowed in YAML indentation";
+  for (guint i = 0; hint == NULL && i < G_N_ELEMENTS (yaml_hints); i++)
+    if (strstr (problem, yaml_hints[i].problem))
+      hint = yaml_hints[i].hint;
+  parse_fail (p, mark->line + 1, "%s%s%s%s%s", problem,
+      parser->context ? " " : "", parser->context ? parser->context : "",
+      hint ? ": " : "", hint ? hint : "");
+}
+
+/* One event into the tree.  Stops (FALSE, no error) at the end of the
+ * first document. */
+static gboolean
+take_event (YParser * p, const yaml_event_t * ev)
+{
+  switch (ev->type) {
+    case YAML_SCALAR_EVENT:
+      return add_scalar (p, ev);
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+      return open_collection (p, ev);
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+      g_ptr_array_set_size (p->keys, p->keys->len - 1);
+      g_ptr_array_set_size (p->open, p->open->len - 1);
+      return TRUE;
+    case YAML_ALIAS_EVENT:
+      parse_fail (p, ev->start_mark.line + 1, "aliases (*name) are not "
+          "read");
+      return FALSE;
+    case YAML_DOCUMENT_END_EVENT:
+    case YAML_STREAM_END_EVENT:
+      return FALSE;
+    default:
+      return TRUE;
+  }
 }
 
 static YNode *
 parse_document (const char *text, gsize length, const char *name,
     GError ** error)
 {
-  YParser p = { name, NULL, NULL, 0, error };
-  YNode *root = NULL;
+  GError *err = NULL;
+  YParser p = { name, text, length, NULL, 0, 0, 0, NULL, NULL, NULL, &err };
+  yaml_parser_t parser;
+  char *yaml;
+  gboolean more = TRUE;
 
+  if (length == 0) {
+    parse_fail (&p, 1, "the file is empty");
+    goto out;
+  }
   if (memchr (text, '\0', length) != NULL) {
-    g_set_error (error, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_PARSE,
+    g_set_error (&err, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_PARSE,
         "%s: binary data (a NUL byte): not a YAML model file", name);
-    return NULL;
+    goto out;
   }
-  if (split_lines (&p, text, length)) {
-    if (p.lines->len == 0)
-      parse_fail (&p, 1, "no content after the %%YAML header");
-    else if (LINE (&p, 0)->indent != 0)
-      parse_fail (&p, LINE (&p, 0)->lineno, "unexpected indentation");
-    else
-      root = parse_block (&p, 0, 0);
-    if (root != NULL && p.cur < p.lines->len) {
-      parse_fail (&p, LINE (&p, p.cur)->lineno, "unexpected content");
-      g_clear_pointer (&root, ynode_free);
+  if (length < 5 || strncmp (text, "%YAML", 5) != 0) {
+    parse_fail (&p, 1, "expected \"%%YAML:1.0\": not a YAML FileStorage "
+        "file (XML and JSON models are not supported)");
+    goto out;
+  }
+  p.rewritten = g_array_new (FALSE, FALSE, sizeof (gsize));
+  p.open = g_ptr_array_new ();
+  p.keys = g_ptr_array_new_with_free_func (g_free);
+  yaml = yaml_text (&p);
+  yaml_parser_initialize (&parser);
+  yaml_parser_set_input_string (&parser, (const unsigned char *) yaml,
+      length);
+  while (more && err == NULL) {
+    yaml_event_t ev;
+    if (!yaml_parser_parse (&parser, &ev)) {
+      yaml_fail (&p, &parser);
+      break;
     }
+    more = take_event (&p, &ev);
+    yaml_event_delete (&ev);
   }
-  if (root != NULL && root->kind != YNODE_MAP) {
-    g_set_error (error, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_PARSE,
+  yaml_parser_delete (&parser);
+  g_free (yaml);
+  g_array_unref (p.rewritten);
+  g_ptr_array_unref (p.open);
+  g_ptr_array_unref (p.keys);
+
+  if (err == NULL && (p.root == NULL || (p.root->kind == YNODE_SCALAR
+              && p.root->text[0] == '\0' && p.root->tag == NULL)))
+    parse_fail (&p, 1, "no content after the %%YAML header");
+  else if (err == NULL && p.root->kind != YNODE_MAP)
+    g_set_error (&err, CLV_EIGEN_ERROR, CLV_EIGEN_ERROR_PARSE,
         "%s: the document is not a map of keys", name);
-    g_clear_pointer (&root, ynode_free);
+out:
+  if (err != NULL) {
+    g_clear_pointer (&p.root, ynode_free);
+    g_propagate_error (error, err);
   }
-  g_array_unref (p.lines);
-  return root;
+  return p.root;
 }
 
 /* ------------------------------------------------------------------------

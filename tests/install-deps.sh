@@ -9,6 +9,7 @@ CLV_PACKAGES=(
   ocl-icd-opencl-dev opencl-c-headers
   libjson-glib-dev libmosquitto-dev  # roiexport: JSON, MQTT
   libpango1.0-dev libcairo2-dev  # roioverlay's labels
+  libyaml-dev  # model files (OpenCV's FileStorage YAML)
   # run: GStreamer and an OpenCL driver for the CPU (PoCL)
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad  # pnmdec: PGM training images

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Fuzz target: the Eigenfaces model reader (common/clv-eigen-model.c, the
- * FileStorage YAML subset).  Every input either fails with a message or
- * gives a model whose sizes agree, which our writer writes and the reader
- * reads back to the same sizes; anything else is a finding. */
+/* Fuzz target: the Eigenfaces model reader (common/clv-eigen-model.c:
+ * OpenCV's FileStorage YAML through libyaml).  Every input either fails
+ * with a message or gives a model whose sizes agree, which our writer
+ * writes and the reader reads back to the same sizes; anything else is a
+ * finding. */
 #include "clv-eigen.h"
 #include "fuzz-target.h"
 
