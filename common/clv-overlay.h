@@ -13,16 +13,29 @@
  *  - a label: the rectangle filled with `bg`, with text of colour `fg`
  *    blended in by an A8 mask m of the rectangle's size (row after row at
  *    `mask_offset` in one mask atlas): (fg m + bg (255 − m) + 127) / 255,
- *    integer arithmetic.
+ *    integer arithmetic;
+ *  - a fill: the rectangle in colour `fg`;
+ *  - a pixelation: the rectangle cut into cells of `size` x `size` pixels
+ *    from its top-left corner, each cell replaced by the rounded mean of
+ *    its samples, (sum + n / 2) / n;
+ *  - a blur: every sample of the rectangle replaced by the rounded mean of
+ *    the samples within `size` of it (a (2 size + 1)^2 box) that are in
+ *    the rectangle, computed from the samples as they were before the
+ *    operation.
  * Rectangles may reach outside the frame: they are clipped at its edges.
+ * Pixelations and blurs use only the rectangle's own samples, so nothing
+ * from outside leaks in and the rest of the frame is untouched.
  *
  * Subsampled components (the chroma of I420, YV12, NV12, NV21): a sample
  * stands for the block of frame pixels it covers (2x2, or less at the right
  * and bottom edges of odd sizes).  A box paints the sample when its ring
  * touches any pixel of the block; a label paints it when the rectangle
  * touches the block, with m the rounded mean of the mask over the block's
- * pixels inside the rectangle.  Full-resolution components are the 1x1 case
- * of the same rule. */
+ * pixels inside the rectangle; a fill paints every sample whose block the
+ * rectangle touches; a pixelation or blur works on those samples with
+ * cells and radii of `size` >> the subsampling (at least one sample for
+ * cells).  Full-resolution components are the 1x1 case of the same
+ * rule. */
 #pragma once
 
 #include <glib.h>
@@ -66,6 +79,9 @@ typedef enum
 {
   CLV_OVERLAY_BOX = 0,
   CLV_OVERLAY_LABEL = 1,
+  CLV_OVERLAY_FILL = 2,
+  CLV_OVERLAY_PIXELATE = 3,
+  CLV_OVERLAY_BLUR = 4,
 } ClvOverlayOpKind;
 
 /* One operation; 16 ints, the kernel reads them as such.  fg and bg are
@@ -76,7 +92,7 @@ typedef struct
   gint32 x0, y0, x1, y1;
   gint32 thickness;             /* box */
   gint32 mask_offset;           /* label: its (x1−x0)·(y1−y0) mask bytes */
-  gint32 reserved;
+  gint32 size;                  /* pixelation: cell side; blur: radius */
   gint32 fg[CLV_OVERLAY_MAX_COMPS];
   gint32 bg[CLV_OVERLAY_MAX_COMPS];
 } ClvOverlayOp;

@@ -26,9 +26,24 @@
  * components with BT.601 (limited range for YUV, OpenCV's gray weights for
  * GRAY8).
  *
+ * Redaction: with #GstRoiOverlay:mode `blur`, `pixelate` or `fill`, each
+ * ROI's box, enlarged by #GstRoiOverlay:grow about its centre and outward
+ * to whole chroma blocks (2x2 pixels in I420), is blurred
+ * (every pixel the rounded mean of those within a cell of it), pixelated
+ * (cells replaced by their rounded means) or filled with `color` (black
+ * when 0), and nothing else is drawn for it; a cell is the box's longer
+ * side divided by #GstRoiOverlay:cells.  With the default, vjfacedetect
+ * finds no face in a blurred or pixelated face (at 4 cells it still finds
+ * some blurred ones).  Only the box's own pixels
+ * are read, so nothing outside it changes.  The device and the CPU give
+ * the same bytes.  #GstRoiOverlay:labels limits the ROIs the element acts
+ * on (in every mode) to those with one of the listed labels; chain two
+ * roioverlays to redact some ROIs and draw others.
+ *
  * When downstream (e.g. glimagesink) supports #GstVideoOverlayCompositionMeta
  * in its allocation query, the boxes and labels are attached as an overlay
  * composition instead (as textoverlay does) and the pixels are left alone.
+ * (Redaction always changes the pixels.)
  * A frame without ROI metas passes untouched, in place.
  *
  * A font-desc whose family fontconfig does not know, or with a size of 0 or
@@ -53,6 +68,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 
 #include "gstroioverlay.h"
@@ -69,6 +85,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_roi_overlay_debug);
 #define MAX_THICKNESS 100
 #define DEFAULT_COLOR 0
 #define DEFAULT_FONT_DESC "Sans 10"
+#define DEFAULT_MODE GST_ROI_OVERLAY_MODE_DRAW
+#define DEFAULT_GROW 1.0
+#define DEFAULT_LABELS NULL
+#define DEFAULT_CELLS 3
+/* Blur sums stay within 32 bits: 255 (2 r + 1)^2 < 2^32. */
+#define MAX_REDACT_SIZE 2048
 
 /* Empty pixels around the text in a label. */
 #define LABEL_PAD 2
@@ -88,6 +110,10 @@ enum
   PROP_THICKNESS,
   PROP_COLOR,
   PROP_FONT_DESC,
+  PROP_MODE,
+  PROP_GROW,
+  PROP_LABELS,
+  PROP_CELLS,
 };
 
 /* Where a rendered text is in the mask atlas. */
@@ -115,6 +141,10 @@ struct _GstRoiOverlay
   guint thickness;
   guint color;
   gchar *font_desc;
+  GstRoiOverlayMode mode;
+  gdouble grow;
+  gchar **label_filter;         /* NULL: every ROI */
+  guint cells;
 
   /* streaming */
   GHashTable *labels;           /* text -> LabelMask */
@@ -130,6 +160,24 @@ G_DEFINE_TYPE_WITH_CODE (GstRoiOverlay, gst_roi_overlay, GST_TYPE_CLV_FILTER,
         "ROI boxes and labels, on the CPU or an OpenCL device"));
 GST_ELEMENT_REGISTER_DEFINE (roioverlay, "roioverlay", GST_RANK_NONE,
     GST_TYPE_ROI_OVERLAY);
+
+GType
+gst_roi_overlay_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_ROI_OVERLAY_MODE_DRAW, "Boxes and labels", "draw"},
+    {GST_ROI_OVERLAY_MODE_BLUR, "Blur the boxes", "blur"},
+    {GST_ROI_OVERLAY_MODE_PIXELATE, "Pixelate the boxes", "pixelate"},
+    {GST_ROI_OVERLAY_MODE_FILL, "Fill the boxes with the colour", "fill"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstRoiOverlayMode", values));
+  return type;
+}
 
 /* Colours per label_id; -1 (unknown) takes the last. */
 static const ClvRgb palette[8] = {
@@ -242,68 +290,172 @@ coord (guint64 v)
   return (gint32) MIN (v, 1 << 30);
 }
 
-/* The box and label of every ROI of `buf`, in meta order. */
-static gboolean
-build_shapes (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
-    GError ** error)
+/* The properties a frame is drawn with. */
+typedef struct
 {
   gboolean show_label, show_confidence;
-  guint thickness, color;
+  guint thickness, color, cells;
+  GstRoiOverlayMode mode;
+  gdouble grow;
+  gchar **labels;
+  int xalign, yalign;           /* the format's chroma blocks */
+} Settings;
+
+static void
+settings_get (GstRoiOverlay * self, Settings * st)
+{
+  const GstVideoInfo *info =
+      gst_clv_filter_get_in_info (GST_CLV_FILTER (self));
+
+  st->xalign = st->yalign = 1;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    st->xalign = MAX (st->xalign, 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, c));
+    st->yalign = MAX (st->yalign, 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, c));
+  }
+  GST_OBJECT_LOCK (self);
+  st->show_label = self->show_label;
+  st->show_confidence = self->show_confidence;
+  st->thickness = self->thickness;
+  st->color = self->color;
+  st->cells = self->cells;
+  st->mode = self->mode;
+  st->grow = self->grow;
+  st->labels = g_strdupv (self->label_filter);
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Whether the element acts on `roi`: any ROI without a label filter, else
+ * one whose type, detection label or recognition label is listed. */
+static gboolean
+roi_selected (GstVideoRegionOfInterestMeta * roi, gchar ** labels)
+{
+  GstClvDetection det;
+  GstClvRecognition rec;
+  const gchar *names[3] = { g_quark_to_string (roi->roi_type), NULL, NULL };
+
+  if (labels == NULL)
+    return TRUE;
+  if (gst_clv_roi_meta_get_detection (roi, &det))
+    names[1] = det.label;
+  if (gst_clv_roi_meta_get_recognition (roi, &rec))
+    names[2] = rec.label;
+  for (gchar ** l = labels; *l; l++)
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+      if (g_strcmp0 (*l, names[i]) == 0)
+        return TRUE;
+  return FALSE;
+}
+
+/* A ROI coordinate from a double, kept where `coord` keeps them. */
+static gint32
+coord_d (gdouble v)
+{
+  return (gint32) CLAMP (v, -(1 << 30), 1 << 30);
+}
+
+/* The redaction of `roi`: its box grown about its centre, outward to whole
+ * chroma blocks (so that no pixel outside it changes), cells of its longer
+ * side / cells (rounded up). */
+static Shape
+redact_shape (GstVideoRegionOfInterestMeta * roi, const Settings * st)
+{
+  const gdouble cx = roi->x + roi->w / 2.0, cy = roi->y + roi->h / 2.0;
+  const gdouble hw = roi->w * st->grow / 2.0, hh = roi->h * st->grow / 2.0;
+  static const ClvOverlayOpKind kinds[] = {
+    [GST_ROI_OVERLAY_MODE_BLUR] = CLV_OVERLAY_BLUR,
+    [GST_ROI_OVERLAY_MODE_PIXELATE] = CLV_OVERLAY_PIXELATE,
+    [GST_ROI_OVERLAY_MODE_FILL] = CLV_OVERLAY_FILL,
+  };
+  Shape shape = { {0} };
+  gint64 side;
+
+  shape.op.kind = kinds[st->mode];
+  shape.op.x0 = coord_d (floor ((cx - hw) / st->xalign) * st->xalign);
+  shape.op.y0 = coord_d (floor ((cy - hh) / st->yalign) * st->yalign);
+  shape.op.x1 = coord_d (ceil ((cx + hw) / st->xalign) * st->xalign);
+  shape.op.y1 = coord_d (ceil ((cy + hh) / st->yalign) * st->yalign);
+  side = MAX ((gint64) shape.op.x1 - shape.op.x0,
+      (gint64) shape.op.y1 - shape.op.y0);
+  /* A pixelation's cell, a blur's radius. */
+  shape.op.size = (gint32) CLAMP ((side + st->cells - 1) / st->cells, 1,
+      MAX_REDACT_SIZE);
+  shape.fg = shape.bg = st->color == 0 ? black : (ClvRgb) {
+  (st->color >> 16) & 0xff, (st->color >> 8) & 0xff, st->color & 0xff};
+  return shape;
+}
+
+/* The box and label of `roi`. */
+static gboolean
+add_drawing (GstRoiOverlay * self, GstVideoRegionOfInterestMeta * roi,
+    const Settings * st, GArray * shapes, GError ** error)
+{
+  gint label_id;
+  gchar *text = label_text (roi, st->show_confidence, &label_id);
+  Shape box = { {0} };
+  ClvRgb rgb = palette[((label_id % 8) + 8) % 8];
+  gboolean ok = TRUE;
+
+  if (st->color != 0)
+    rgb = (ClvRgb) { (st->color >> 16) & 0xff, (st->color >> 8) & 0xff,
+    st->color & 0xff};
+  box.op.kind = CLV_OVERLAY_BOX;
+  box.op.x0 = coord (roi->x);
+  box.op.y0 = coord (roi->y);
+  box.op.x1 = coord ((guint64) roi->x + roi->w);
+  box.op.y1 = coord ((guint64) roi->y + roi->h);
+  box.op.thickness = st->thickness;
+  box.fg = box.bg = rgb;
+  /* A ring 0 wide would still paint the chroma blocks at odd edges. */
+  if (st->thickness > 0)
+    g_array_append_val (shapes, box);
+
+  if (st->show_label && text[0] != '\0') {
+    const LabelMask *mask = label_mask (self, text, error);
+    Shape label = { {0} };
+
+    if (mask == NULL) {
+      ok = FALSE;
+    } else if (mask->width > 0) {
+      label.op.kind = CLV_OVERLAY_LABEL;
+      label.op.x0 = box.op.x0;
+      /* Above the box, or inside its top when there is no room. */
+      label.op.y0 = box.op.y0 >= mask->height ?
+          box.op.y0 - mask->height : box.op.y0;
+      label.op.x1 = label.op.x0 + mask->width;
+      label.op.y1 = label.op.y0 + mask->height;
+      label.op.mask_offset = mask->offset;
+      label.bg = rgb;
+      label.fg = clv_overlay_component_value (CLV_OVERLAY_GRAY, rgb) >= 128
+          ? black : white;
+      g_array_append_val (shapes, label);
+    }
+  }
+  g_free (text);
+  return ok;
+}
+
+/* What every ROI of `buf` the element acts on gives, in meta order. */
+static gboolean
+build_shapes (GstRoiOverlay * self, GstBuffer * buf, const Settings * st,
+    GArray * shapes, GError ** error)
+{
   gpointer state = NULL;
   GstMeta *meta;
   gboolean ok = TRUE;
 
-  GST_OBJECT_LOCK (self);
-  show_label = self->show_label;
-  show_confidence = self->show_confidence;
-  thickness = self->thickness;
-  color = self->color;
-  GST_OBJECT_UNLOCK (self);
-
   while (ok && (meta = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
-    gint label_id;
-    gchar *text = label_text (roi, show_confidence, &label_id);
-    Shape box = { {0} };
-    ClvRgb rgb = palette[((label_id % 8) + 8) % 8];
 
-    if (color != 0)
-      rgb = (ClvRgb) { (color >> 16) & 0xff, (color >> 8) & 0xff,
-      color & 0xff};
-    box.op.kind = CLV_OVERLAY_BOX;
-    box.op.x0 = coord (roi->x);
-    box.op.y0 = coord (roi->y);
-    box.op.x1 = coord ((guint64) roi->x + roi->w);
-    box.op.y1 = coord ((guint64) roi->y + roi->h);
-    box.op.thickness = thickness;
-    box.fg = box.bg = rgb;
-    /* A ring 0 wide would still paint the chroma blocks at odd edges. */
-    if (thickness > 0)
-      g_array_append_val (shapes, box);
+    if (!roi_selected (roi, st->labels))
+      continue;
+    if (st->mode == GST_ROI_OVERLAY_MODE_DRAW) {
+      ok = add_drawing (self, roi, st, shapes, error);
+    } else {
+      const Shape shape = redact_shape (roi, st);
 
-    if (show_label && text[0] != '\0') {
-      const LabelMask *mask = label_mask (self, text, error);
-      Shape label = { {0} };
-
-      if (mask == NULL) {
-        ok = FALSE;
-      } else if (mask->width > 0) {
-        label.op.kind = CLV_OVERLAY_LABEL;
-        label.op.x0 = box.op.x0;
-        /* Above the box, or inside its top when there is no room. */
-        label.op.y0 = box.op.y0 >= mask->height ?
-            box.op.y0 - mask->height : box.op.y0;
-        label.op.x1 = label.op.x0 + mask->width;
-        label.op.y1 = label.op.y0 + mask->height;
-        label.op.mask_offset = mask->offset;
-        label.bg = rgb;
-        label.fg = clv_overlay_component_value (CLV_OVERLAY_GRAY, rgb) >= 128
-            ? black : white;
-        g_array_append_val (shapes, label);
-      }
+      g_array_append_val (shapes, shape);
     }
-    g_free (text);
   }
   return ok;
 }
@@ -588,21 +740,27 @@ gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstRoiOverlay *self = GST_ROI_OVERLAY (trans);
   GArray *shapes;
   GError *error = NULL;
+  Settings st;
   gboolean ok;
 
   if (!has_rois (buf))
     return GST_FLOW_OK;
   if (!labels_prepare (self, &error))
     goto bad_font;
+  settings_get (self, &st);
   shapes = g_array_new (FALSE, FALSE, sizeof (Shape));
-  if (!build_shapes (self, buf, shapes, &error))
+  ok = build_shapes (self, buf, &st, shapes, &error);
+  g_strfreev (st.labels);
+  if (!ok)
     goto no_label;
 
   if (!self->composition_checked) {
     self->attach_composition = downstream_takes_composition (self);
     self->composition_checked = TRUE;
   }
-  if (self->attach_composition) {
+  if (shapes->len == 0) {
+    ok = TRUE;
+  } else if (self->attach_composition && st.mode == GST_ROI_OVERLAY_MODE_DRAW) {
     GstVideoOverlayComposition *comp = shapes_composition (self, shapes,
         gst_clv_filter_get_in_info (GST_CLV_FILTER (self)));
 
@@ -704,6 +862,25 @@ gst_roi_overlay_stop (GstBaseTransform * trans)
       (trans);
 }
 
+/* "face, person" -> { "face", "person" }; NULL when it lists none. */
+static gchar **
+parse_labels (const gchar * list)
+{
+  gchar **items = g_strsplit (list ? list : "", ",", -1);
+  GPtrArray *labels = g_ptr_array_new ();
+
+  for (gchar ** l = items; *l; l++)
+    if (*g_strstrip (*l) != '\0')
+      g_ptr_array_add (labels, g_strdup (*l));
+  g_strfreev (items);
+  if (labels->len == 0) {
+    g_ptr_array_free (labels, TRUE);
+    return NULL;
+  }
+  g_ptr_array_add (labels, NULL);
+  return (gchar **) g_ptr_array_free (labels, FALSE);
+}
+
 static void
 gst_roi_overlay_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -729,6 +906,19 @@ gst_roi_overlay_set_property (GObject * object, guint prop_id,
       self->font_desc = g_value_dup_string (value);
       if (self->font_desc == NULL)
         self->font_desc = g_strdup (DEFAULT_FONT_DESC);
+      break;
+    case PROP_MODE:
+      self->mode = g_value_get_enum (value);
+      break;
+    case PROP_GROW:
+      self->grow = g_value_get_double (value);
+      break;
+    case PROP_LABELS:
+      g_strfreev (self->label_filter);
+      self->label_filter = parse_labels (g_value_get_string (value));
+      break;
+    case PROP_CELLS:
+      self->cells = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -760,6 +950,19 @@ gst_roi_overlay_get_property (GObject * object, guint prop_id,
     case PROP_FONT_DESC:
       g_value_set_string (value, self->font_desc);
       break;
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
+      break;
+    case PROP_GROW:
+      g_value_set_double (value, self->grow);
+      break;
+    case PROP_LABELS:
+      g_value_take_string (value, self->label_filter ?
+          g_strjoinv (",", self->label_filter) : NULL);
+      break;
+    case PROP_CELLS:
+      g_value_set_uint (value, self->cells);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -777,6 +980,7 @@ gst_roi_overlay_finalize (GObject * object)
   g_byte_array_unref (self->masks);
   g_free (self->labels_font);
   g_free (self->font_desc);
+  g_strfreev (self->label_filter);
   G_OBJECT_CLASS (gst_roi_overlay_parent_class)->finalize (object);
 }
 
@@ -843,11 +1047,53 @@ gst_roi_overlay_class_init (GstRoiOverlayClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
+  /**
+   * GstRoiOverlay:mode:
+   *
+   * `draw` boxes and labels, or redact each box: `blur`, `pixelate` or
+   * `fill` it (with #GstRoiOverlay:color, black when 0); a redacted box
+   * gets no box line and no label.
+   */
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "Draw boxes and labels, or redact the boxes: blur, pixelate, fill",
+          GST_TYPE_ROI_OVERLAY_MODE, DEFAULT_MODE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_GROW,
+      g_param_spec_double ("grow", "Grow",
+          "Redaction: enlarge each box by this factor about its centre "
+          "(1.3: 30% wider and taller)", 0.1, 10.0, DEFAULT_GROW,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstRoiOverlay:labels:
+   *
+   * A comma-separated list of labels: the element acts only on the ROIs
+   * whose type, detection label or recognition label is one of them
+   * ("face", or "unknown" to redact the faces eigenrecognise did not
+   * recognise), and leaves the others alone.  Empty: every ROI.
+   */
+  g_object_class_install_property (gobject_class, PROP_LABELS,
+      g_param_spec_string ("labels", "Labels",
+          "Act only on ROIs with one of these labels (comma-separated; "
+          "empty: all)", DEFAULT_LABELS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_CELLS,
+      g_param_spec_uint ("cells", "Cells",
+          "Redaction: pixelate into this many cells along a box's longer "
+          "side; blur with a radius of one such cell", 1, 256,
+          DEFAULT_CELLS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
   gst_element_class_set_static_metadata (element_class, "ROI overlay",
       "Filter/Editor/Video",
       "Draws the boxes and labels of region-of-interest metas, on the CPU "
       "or an OpenCL device", "clvision developers");
   gst_clv_filter_class_add_pad_templates (filter_class, FORMATS, FORMATS);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_ROI_OVERLAY_MODE, 0);
 
   trans_class->start = gst_roi_overlay_start;
   trans_class->stop = gst_roi_overlay_stop;
@@ -865,6 +1111,9 @@ gst_roi_overlay_init (GstRoiOverlay * self)
   self->thickness = DEFAULT_THICKNESS;
   self->color = DEFAULT_COLOR;
   self->font_desc = g_strdup (DEFAULT_FONT_DESC);
+  self->mode = DEFAULT_MODE;
+  self->grow = DEFAULT_GROW;
+  self->cells = DEFAULT_CELLS;
   self->labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       g_free);
   self->masks = g_byte_array_new ();

@@ -6,6 +6,18 @@
 
 G_BEGIN_DECLS
 
+/* What roioverlay does to the regions it acts on. */
+typedef enum
+{
+  GST_ROI_OVERLAY_MODE_DRAW,
+  GST_ROI_OVERLAY_MODE_BLUR,
+  GST_ROI_OVERLAY_MODE_PIXELATE,
+  GST_ROI_OVERLAY_MODE_FILL,
+} GstRoiOverlayMode;
+
+#define GST_TYPE_ROI_OVERLAY_MODE (gst_roi_overlay_mode_get_type ())
+GType gst_roi_overlay_mode_get_type (void);
+
 #define GST_TYPE_ROI_OVERLAY (gst_roi_overlay_get_type ())
 G_DECLARE_FINAL_TYPE (GstRoiOverlay, gst_roi_overlay, GST, ROI_OVERLAY,
     GstClvFilter);

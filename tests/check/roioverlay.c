@@ -7,6 +7,7 @@
 #include "cl-check-util.h"
 #include "gstroioverlay.h"
 
+#include <math.h>
 #include <string.h>
 
 #define W 96
@@ -970,6 +971,155 @@ GST_START_TEST (test_bad_input)
 
 GST_END_TEST;
 
+/* ---- Redaction ----------------------------------------------------------- */
+
+static const gchar *modes[] = { "blur", "pixelate", "fill" };
+
+/* What roioverlay mode=modes[m] grow=1.3 cells=3 does to `r` on a frame of
+ * layout `l`: the box grown about its centre, out to whole chroma
+ * blocks. */
+static ClvOverlayOp
+expected_redaction (const ClvOverlayLayout * l, const Roi * r, int m)
+{
+  static const ClvOverlayOpKind kinds[] = { CLV_OVERLAY_BLUR,
+    CLV_OVERLAY_PIXELATE, CLV_OVERLAY_FILL
+  };
+  const double cx = r->x + r->w / 2.0, cy = r->y + r->h / 2.0;
+  ClvOverlayOp op = { kinds[m] };
+  int ax = 1, ay = 1, side;
+
+  for (int c = 0; c < l->n_comps; c++) {
+    ax = MAX (ax, 1 << l->comp[c].xsub);
+    ay = MAX (ay, 1 << l->comp[c].ysub);
+  }
+  op.x0 = (int) floor ((cx - r->w * 0.65) / ax) * ax;
+  op.y0 = (int) floor ((cy - r->h * 0.65) / ay) * ay;
+  op.x1 = (int) ceil ((cx + r->w * 0.65) / ax) * ax;
+  op.y1 = (int) ceil ((cy + r->h * 0.65) / ay) * ay;
+  side = MAX (op.x1 - op.x0, op.y1 - op.y0);
+  op.size = (side + 2) / 3;
+  clv_overlay_op_set_colors (&op, l, black, black);
+  return op;
+}
+
+/* Asserts that every sample of `out` that stands for a pixel outside `op`'s
+ * rectangle is `in`'s. */
+static void
+assert_outside_unchanged (const GstVideoInfo * info, GstBuffer * in,
+    GstBuffer * out, const ClvOverlayOp * op)
+{
+  GstVideoFrame fi, fo;
+  ClvOverlayLayout l;
+
+  fail_unless (gst_video_frame_map (&fi, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fo, info, out, GST_MAP_READ));
+  gst_roi_overlay_layout (info, &l);
+  for (int y = 0; y < l.height; y++)
+    for (int x = 0; x < l.width; x++) {
+      if (x >= op->x0 && x < op->x1 && y >= op->y0 && y < op->y1)
+        continue;
+      for (int c = 0; c < l.n_comps; c++)
+        fail_unless_equals_int (sample (&fo, &l, c, x, y),
+            sample (&fi, &l, c, x, y));
+    }
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fi);
+}
+
+/* Every format, both memories, every redaction mode: the box (grown by
+ * 1.3, at odd places and sizes) becomes what the reference makes of it,
+ * nothing outside it changes (chroma included), no box line or label is
+ * drawn, and the device's bytes are the CPU's. */
+GST_START_TEST (test_redaction)
+{
+  const Roi odd = { 23, 19, 21, 17 };
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (int m = 0; m < 3; m++) {
+      GstVideoInfo *info = info_for (formats[f], W, H);
+      GstBuffer *in = frame_with_roi (info, &odd), *out[2], *want;
+      gchar *props = g_strdup_printf ("mode=%s grow=1.3 cells=3", modes[m]);
+      GstVideoFrame fw, fo;
+      ClvOverlayLayout l;
+      ClvOverlayOp op;
+      guint8 *planes[GST_VIDEO_MAX_PLANES];
+
+      for (int opencl = 0; opencl < 2; opencl++) {
+        GstHarness *h = new_harness (formats[f], opencl, W, H, props);
+
+        out[opencl] = push_pull (h, in);
+        fail_unless_equals_int (overlay_on_device (h), opencl);
+        gst_harness_teardown (h);
+      }
+      want = gst_buffer_copy_deep (in);
+      fail_unless (gst_video_frame_map (&fw, info, want, GST_MAP_READWRITE));
+      gst_roi_overlay_layout (&fw.info, &l);
+      op = expected_redaction (&l, &odd, m);
+      for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fw); p++)
+        planes[p] = GST_VIDEO_FRAME_PLANE_DATA (&fw, p);
+      clv_overlay_draw_ref (planes, &l, &op, 1, NULL);
+      fail_unless (gst_video_frame_map (&fo, info, out[0], GST_MAP_READ));
+      clv_check_frames_equal (&fw, &fo);
+      gst_video_frame_unmap (&fo);
+      gst_video_frame_unmap (&fw);
+      assert_outside_unchanged (info, in, out[0], &op);
+      assert_same_bytes (out[0], out[1], "device and CPU differ");
+      gst_buffer_unref (want);
+      gst_buffer_unref (out[0]);
+      gst_buffer_unref (out[1]);
+      gst_buffer_unref (in);
+      g_free (props);
+      gst_video_info_free (info);
+    }
+}
+
+GST_END_TEST;
+
+/* labels: only the ROIs with a listed label (type, detection or
+ * recognition) are acted on, in redaction and drawing alike. */
+GST_START_TEST (test_label_filter)
+{
+  const Roi other = { 60, 10, 20, 20 };
+  const struct
+  {
+    const gchar *props;
+    gboolean first_changed, second_changed;
+  } cases[] = {
+    {"mode=fill labels=alice", TRUE, FALSE},
+    {"mode=fill labels=\"bob, car\"", FALSE, TRUE},
+    {"mode=fill labels=face", TRUE, FALSE},
+    {"mode=fill labels=\"\"", TRUE, TRUE},
+    {"mode=draw labels=car", FALSE, TRUE},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstVideoInfo *info = info_for ("RGBA", W, H);
+    GstHarness *h = new_harness ("RGBA", FALSE, W, H, cases[i].props);
+    GstBuffer *in = frame_with_roi (info, &centre), *out;
+    GstMapInfo a, b;
+    const gsize in_first = (centre.y + 10) * W * 4 + (centre.x + 10) * 4 + 1;
+    const gsize in_second = (other.y + 1) * W * 4 + (other.x + 1) * 4 + 1;
+
+    gst_buffer_add_video_region_of_interest_meta (in, "car", other.x, other.y,
+        other.w, other.h);
+    out = push_pull (h, in);
+    fail_unless (gst_buffer_map (out, &a, GST_MAP_READ));
+    fail_unless (gst_buffer_map (in, &b, GST_MAP_READ));
+    fail_unless_equals_int (a.data[in_first] != b.data[in_first],
+        cases[i].first_changed);
+    fail_unless_equals_int (a.data[in_second] != b.data[in_second],
+        cases[i].second_changed);
+    gst_buffer_unmap (in, &b);
+    gst_buffer_unmap (out, &a);
+    gst_buffer_unref (in);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+    gst_video_info_free (info);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 roioverlay_suite (void)
 {
@@ -992,6 +1142,8 @@ roioverlay_suite (void)
   tcase_add_test (tc, test_label_colors);
   tcase_add_test (tc, test_bad_font);
   tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_redaction);
+  tcase_add_test (tc, test_label_filter);
   return s;
 }
 

@@ -86,6 +86,16 @@ label_op (const ClvOverlayLayout * l, int x0, int y0, int w, int h,
   return op;
 }
 
+/* A fill, pixelation or blur of [x0, x1) x [y0, y1). */
+static ClvOverlayOp
+redact_op (const ClvOverlayLayout * l, ClvOverlayOpKind kind, int x0, int y0,
+    int x1, int y1, int size, ClvRgb c)
+{
+  ClvOverlayOp op = { kind, x0, y0, x1, y1, 0, 0, size };
+  clv_overlay_op_set_colors (&op, l, c, c);
+  return op;
+}
+
 static void
 test_colors (void)
 {
@@ -322,6 +332,69 @@ test_check_font (void)
   }
 }
 
+/* Pixelation by hand: cells of 2 from the rectangle's corner, each its
+ * rounded mean, the last ones cut by the rectangle; nothing else moves. */
+static void
+test_pixelate (void)
+{
+  ClvOverlayLayout l = gray_layout (6, 4);
+  guint8 frame[24];
+  guint8 *planes[1] = { frame };
+  const ClvOverlayOp op = redact_op (&l, CLV_OVERLAY_PIXELATE, 1, 0, 6, 3, 2,
+      black);
+
+  for (int i = 0; i < 24; i++)
+    frame[i] = i;
+  clv_overlay_draw_ref (planes, &l, &op, 1, NULL);
+  g_assert_cmpuint (frame[1], ==, (1 + 2 + 7 + 8 + 2) / 4);
+  g_assert_cmpuint (frame[8], ==, frame[1]);
+  g_assert_cmpuint (frame[3], ==, (3 + 4 + 9 + 10 + 2) / 4);
+  /* The last column is a cell one sample wide. */
+  g_assert_cmpuint (frame[5], ==, (5 + 11 + 1) / 2);
+  g_assert_cmpuint (frame[11], ==, frame[5]);
+  /* The last row is cut by the rectangle: cells one row high. */
+  g_assert_cmpuint (frame[13], ==, (13 + 14 + 1) / 2);
+  g_assert_cmpuint (frame[17], ==, 17);
+  /* Outside: untouched. */
+  g_assert_cmpuint (frame[0], ==, 0);
+  g_assert_cmpuint (frame[6], ==, 6);
+  for (int i = 18; i < 24; i++)
+    g_assert_cmpuint (frame[i], ==, i);
+}
+
+/* Blur by hand: the mean of the samples within the radius that are in the
+ * rectangle, from the samples before the blur; fill: fg everywhere in the
+ * rectangle. */
+static void
+test_blur_and_fill (void)
+{
+  ClvOverlayLayout l = gray_layout (5, 3);
+  guint8 frame[15];
+  guint8 *planes[1] = { frame };
+  const ClvOverlayOp blur = redact_op (&l, CLV_OVERLAY_BLUR, 1, 0, 4, 2, 1,
+      black);
+  const ClvOverlayOp fill = redact_op (&l, CLV_OVERLAY_FILL, 3, 1, 9, 9, 0,
+      red);
+
+  for (int i = 0; i < 15; i++)
+    frame[i] = 10 * i;
+  clv_overlay_draw_ref (planes, &l, &blur, 1, NULL);
+  /* (1,0): samples (1..2, 0..1) = 10 20 60 70 -> 40. */
+  g_assert_cmpuint (frame[1], ==, 40);
+  /* (2,0): (1..3, 0..1) = 10 20 30 60 70 80 -> 45. */
+  g_assert_cmpuint (frame[2], ==, 45);
+  /* (3,1): (2..3, 0..1) = 20 30 70 80 -> 50. */
+  g_assert_cmpuint (frame[8], ==, 50);
+  g_assert_cmpuint (frame[0], ==, 0);
+  g_assert_cmpuint (frame[4], ==, 40);
+  g_assert_cmpuint (frame[11], ==, 110);
+
+  clv_overlay_draw_ref (planes, &l, &fill, 1, NULL);
+  g_assert_cmpuint (frame[8], ==, 76);
+  g_assert_cmpuint (frame[14], ==, 76);
+  g_assert_cmpuint (frame[7], ==, 45);
+}
+
 /* Random shapes, inside and across the edges, overlapping: the kernel
  * writes the same bytes as the reference. */
 static void
@@ -350,9 +423,20 @@ check_kernel (const ClvOverlayLayout * l, const gsize offsets[], gsize size)
       g_rand_int (rand)
     }, b = { g_rand_int (rand), g_rand_int (rand), g_rand_int (rand) };
 
-    ops[i] = i % 2 ? label_op (l, x0, y0, w, h, g_rand_int_range (rand, 0,
-            4096 - 900), a, b) : box_op (l, x0, y0, x0 + w, y0 + h,
-        g_rand_int_range (rand, 1, 6), a);
+    switch (i % 5) {
+      case 0:
+        ops[i] = box_op (l, x0, y0, x0 + w, y0 + h, g_rand_int_range (rand, 1,
+                6), a);
+        break;
+      case 1:
+        ops[i] = label_op (l, x0, y0, w, h, g_rand_int_range (rand, 0,
+                4096 - 900), a, b);
+        break;
+      default:
+        ops[i] = redact_op (l, CLV_OVERLAY_FILL + i % 5 - 2, x0, y0, x0 + w,
+            y0 + h, g_rand_int_range (rand, 0, 9), a);
+        break;
+    }
   }
   mem = clv_buffer_new_with_data (dev, CL_MEM_READ_WRITE, ref, size, &error);
   g_assert_no_error (error);
@@ -429,6 +513,8 @@ main (int argc, char **argv)
   g_test_add_func ("/overlay/clipping", test_clipping);
   g_test_add_func ("/overlay/chroma-rule", test_chroma_rule);
   g_test_add_func ("/overlay/label-blend", test_label_blend);
+  g_test_add_func ("/overlay/pixelate", test_pixelate);
+  g_test_add_func ("/overlay/blur-and-fill", test_blur_and_fill);
   g_test_add_func ("/overlay/render-text", test_render_text);
   g_test_add_func ("/overlay/check-font", test_check_font);
   g_test_add_func ("/overlay/kernel", test_kernel_matches_reference);
