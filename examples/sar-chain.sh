@@ -4,8 +4,9 @@
 #
 #   examples/sar-chain.sh [IMAGE [OUTPUT]]
 #
-# gdalsrc reads band 1 of IMAGE (any raster GDAL opens: GeoTIFF, CEOS, ...;
-# float32 and complex bands need gdalsrc's scale or dB properties), the
+# gdalsrc reads band 1 of IMAGE (any raster GDAL opens: GeoTIFF, CEOS, ...)
+# as it is (UInt16 amplitudes here; Float32 and complex rasters come as
+# application/x-raster frames of their own type), the
 # frame goes to the OpenCL device once (memory:OpenCL) for multilook ->
 # rotate/scale -> quantize, and gdalsink writes OUTPUT (default
 # sar-chain.tif) with the georeferencing carried through the chain, so that

@@ -9,7 +9,9 @@
  *   context and queue between elements and the application (gstclvcontext.h);
  * - typed access to the detection and recognition results that the
  *   analysers put on GstVideoRegionOfInterestMeta (gstclvmeta.h);
- * - the georeferencing of a frame, GstClvGeoMeta (gstclvgeometa.h).
+ * - the georeferencing of a frame, GstClvGeoMeta (gstclvgeometa.h);
+ * - application/x-raster, the media type of Float32, complex and other
+ *   rasters that video/x-raw cannot express (gstclvraster.h).
  * The device object itself, ClvDevice, comes from the GStreamer-free
  * runtime libclvision-opencl-1.0 (clv-opencl.h). */
 #pragma once
@@ -20,3 +22,4 @@
 #include <gst/clvision/gstclvcontext.h>
 #include <gst/clvision/gstclvmeta.h>
 #include <gst/clvision/gstclvgeometa.h>
+#include <gst/clvision/gstclvraster.h>

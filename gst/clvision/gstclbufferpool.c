@@ -6,6 +6,7 @@
 
 #include "gstclbufferpool.h"
 #include "gstclmemory.h"
+#include "gstclvraster.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_buffer_pool_debug);
 #define GST_CAT_DEFAULT gst_cl_buffer_pool_debug
@@ -73,7 +74,7 @@ gst_cl_buffer_pool_propose (ClvDevice * dev, GstQuery * query)
   guint size;
 
   gst_query_parse_allocation (query, &caps, &need_pool);
-  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+  if (caps == NULL || !gst_clv_frame_layout_from_caps (&info, caps))
     return FALSE;
   if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
@@ -108,12 +109,15 @@ gst_cl_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min_buffers,
           &max_buffers) || caps == NULL)
     goto wrong_config;
-  if (!gst_video_info_from_caps (&info, caps))
+  if (!gst_clv_frame_layout_from_caps (&info, caps))
     goto wrong_caps;
 
-  self->add_video_meta = gst_buffer_pool_config_has_option (config,
+  /* Raster rows are never padded, and have no video meta. */
+  self->add_video_meta = !gst_clv_caps_is_raster (caps)
+      && gst_buffer_pool_config_has_option (config,
       GST_BUFFER_POOL_OPTION_VIDEO_META);
-  self->aligned = gst_buffer_pool_config_has_option (config,
+  self->aligned = !gst_clv_caps_is_raster (caps)
+      && gst_buffer_pool_config_has_option (config,
       GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
   if (self->aligned) {
     gst_buffer_pool_config_get_video_alignment (config, &self->align);

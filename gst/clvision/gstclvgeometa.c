@@ -27,13 +27,41 @@ gst_clv_geo_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
   for (int i = 0; i < 6; i++)
     geo->geotransform[i] = 0;
   geo->wkt = NULL;
+  geo->has_geotransform = FALSE;
+  geo->n_gcps = 0;
+  geo->gcps = NULL;
+  geo->gcp_wkt = NULL;
   return TRUE;
+}
+
+static void
+clear_gcps (GstClvGeoMeta * geo)
+{
+  for (guint i = 0; i < geo->n_gcps; i++)
+    g_free (geo->gcps[i].id);
+  g_clear_pointer (&geo->gcps, g_free);
+  g_clear_pointer (&geo->gcp_wkt, g_free);
+  geo->n_gcps = 0;
 }
 
 static void
 gst_clv_geo_meta_free (GstMeta * meta, GstBuffer * buffer)
 {
-  g_free (((GstClvGeoMeta *) meta)->wkt);
+  GstClvGeoMeta *geo = (GstClvGeoMeta *) meta;
+
+  g_free (geo->wkt);
+  clear_gcps (geo);
+}
+
+/* A copy of `geo` on `dest`. */
+static GstClvGeoMeta *
+copy_geo_meta (GstBuffer * dest, const GstClvGeoMeta * geo)
+{
+  GstClvGeoMeta *out = gst_buffer_add_clv_geo_meta (dest,
+      geo->has_geotransform ? geo->geotransform : NULL, geo->wkt);
+
+  gst_clv_geo_meta_set_gcps (out, geo->gcps, geo->n_gcps, geo->gcp_wkt);
+  return out;
 }
 
 static gboolean
@@ -48,8 +76,7 @@ gst_clv_geo_meta_transform (GstBuffer * dest, GstMeta * meta,
     /* A region of the buffer's bytes is no longer a known frame geometry. */
     if (copy->region)
       return FALSE;
-    return gst_buffer_add_clv_geo_meta (dest, geo->geotransform,
-        geo->wkt) != NULL;
+    return copy_geo_meta (dest, geo) != NULL;
   }
   if (GST_VIDEO_META_TRANSFORM_IS_SCALE (type)) {
     GstVideoMetaTransform *scale = data;
@@ -90,10 +117,28 @@ gst_buffer_add_clv_geo_meta (GstBuffer * buffer,
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   geo = (GstClvGeoMeta *) gst_buffer_add_meta (buffer,
       GST_CLV_GEO_META_INFO, NULL);
-  for (int i = 0; i < 6; i++)
+  geo->has_geotransform = geotransform != NULL;
+  for (int i = 0; geotransform && i < 6; i++)
     geo->geotransform[i] = geotransform[i];
   geo->wkt = g_strdup (wkt ? wkt : "");
+  geo->gcp_wkt = g_strdup ("");
   return geo;
+}
+
+void
+gst_clv_geo_meta_set_gcps (GstClvGeoMeta * geo, const GstClvGcp * gcps,
+    guint n, const gchar * wkt)
+{
+  GstClvGcp *copy = g_new (GstClvGcp, n);
+
+  for (guint i = 0; i < n; i++) {
+    copy[i] = gcps[i];
+    copy[i].id = g_strdup (gcps[i].id ? gcps[i].id : "");
+  }
+  clear_gcps (geo);
+  geo->gcps = copy;
+  geo->n_gcps = n;
+  geo->gcp_wkt = g_strdup (wkt ? wkt : "");
 }
 
 GstClvGeoMeta *
@@ -107,6 +152,24 @@ gst_clv_geo_meta_add_mapped (GstBuffer * buffer, const GstClvGeoMeta * in,
     g[3] + g[4] * m[0] + g[5] * m[3], g[4] * m[1] + g[5] * m[4],
     g[4] * m[2] + g[5] * m[5],
   };
+  /* GCPs go forward, from input to output: the inverse of m. */
+  const gdouble det = m[1] * m[5] - m[2] * m[4];
+  GstClvGeoMeta *out = gst_buffer_add_clv_geo_meta (buffer,
+      in->has_geotransform ? gt : NULL, in->wkt);
+  GstClvGcp *gcps;
 
-  return gst_buffer_add_clv_geo_meta (buffer, gt, in->wkt);
+  if (in->n_gcps == 0 || det == 0)
+    return out;
+  gcps = g_new (GstClvGcp, in->n_gcps);
+  for (guint i = 0; i < in->n_gcps; i++) {
+    const gdouble dc = in->gcps[i].pixel - m[0];
+    const gdouble dr = in->gcps[i].line - m[3];
+
+    gcps[i] = in->gcps[i];
+    gcps[i].pixel = (m[5] * dc - m[2] * dr) / det;
+    gcps[i].line = (m[1] * dr - m[4] * dc) / det;
+  }
+  gst_clv_geo_meta_set_gcps (out, gcps, in->n_gcps, in->gcp_wkt);
+  g_free (gcps);
+  return out;
 }

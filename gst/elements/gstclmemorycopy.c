@@ -7,6 +7,10 @@
 #include "gstclmemorycopy.h"
 #include <gst/clvision/clvision.h>
 
+/* Rasters move as their bytes: every format and number of bands. */
+#define RASTER_FIELDS "format = (string) " GST_CLV_RASTER_FORMATS_ALL \
+    ", bands = (int) [ 1, MAX ]"
+
 G_DEFINE_ABSTRACT_TYPE (GstClMemoryCopy, gst_cl_memory_copy,
     GST_TYPE_CLV_FILTER);
 
@@ -49,8 +53,9 @@ gst_cl_memory_copy_class_init (GstClMemoryCopyClass * klass)
 {
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  gst_clv_filter_class_add_pad_templates (GST_CLV_FILTER_CLASS (klass),
-      GST_VIDEO_FORMATS_ALL, GST_VIDEO_FORMATS_ALL);
+  gst_clv_filter_class_add_raster_pad_templates (GST_CLV_FILTER_CLASS
+      (klass), GST_VIDEO_FORMATS_ALL, RASTER_FIELDS, GST_VIDEO_FORMATS_ALL,
+      RASTER_FIELDS);
   trans_class->passthrough_on_same_caps = TRUE;
   /* There is nothing to analyse in passthrough. */
   trans_class->transform_ip_on_passthrough = FALSE;

@@ -46,8 +46,10 @@ typedef struct
 {
   gchar *device_spec;           /* under the object lock */
   ClvDevice *device;
-  GstVideoInfo in_info;
+  GstVideoInfo in_info;          /* the frames' memory layout */
   GstVideoInfo out_info;
+  GstClvRasterInfo in_raster;    /* what they hold: see the header */
+  GstClvRasterInfo out_raster;
   InputSlot in[GST_CLV_FILTER_MAX_IN_FLIGHT];
   cl_mem out_stage;
   gsize out_stage_size;
@@ -92,6 +94,18 @@ gst_clv_filter_get_out_info (GstClvFilter * filter)
   return &PRIV (filter)->out_info;
 }
 
+const GstClvRasterInfo *
+gst_clv_filter_get_in_raster (GstClvFilter * filter)
+{
+  return &PRIV (filter)->in_raster;
+}
+
+const GstClvRasterInfo *
+gst_clv_filter_get_out_raster (GstClvFilter * filter)
+{
+  return &PRIV (filter)->out_raster;
+}
+
 GstStructure *
 gst_clv_filter_new_frame_message (GstClvFilter * filter, const gchar * name,
     GstBuffer * buf)
@@ -131,25 +145,52 @@ void
 gst_clv_filter_class_add_pad_templates (GstClvFilterClass * klass,
     const gchar * sink_formats, const gchar * src_formats)
 {
+  gst_clv_filter_class_add_raster_pad_templates (klass, sink_formats, NULL,
+      src_formats, NULL);
+}
+
+/* Caps of video `formats` and rasters of `raster_fields` (each nullable),
+ * in one memory. */
+static GString *
+append_pad_caps (GString * str, const gchar * features,
+    const gchar * formats, const gchar * raster_fields)
+{
+  if (formats)
+    g_string_append_printf (str, "video/x-raw%s, format = (string) %s, "
+        "width = (int) [ 1, MAX ], height = (int) [ 1, MAX ], "
+        "framerate = (fraction) [ 0/1, MAX ]; ", features, formats);
+  if (raster_fields)
+    g_string_append_printf (str, GST_CLV_RASTER_MEDIA_TYPE "%s, %s, "
+        "width = (int) [ 1, MAX ], height = (int) [ 1, MAX ]; ", features,
+        raster_fields);
+  return str;
+}
+
+void
+gst_clv_filter_class_add_raster_pad_templates (GstClvFilterClass * klass,
+    const gchar * sink_formats, const gchar * sink_raster_fields,
+    const gchar * src_formats, const gchar * src_raster_fields)
+{
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   const gchar *formats[2] = { sink_formats, src_formats };
+  const gchar *raster_fields[2] = { sink_raster_fields, src_raster_fields };
   const gchar *names[2] = { "sink", "src" };
 
   for (int i = 0; i < 2; i++) {
+    GString *str = g_string_new (NULL);
+    GstCaps *caps;
+
     /* Device memory first: preferred when both peers can. */
-    gchar *str = g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_OPENCL
-        "), format = (string) %s, width = (int) [ 1, MAX ], "
-        "height = (int) [ 1, MAX ], framerate = (fraction) [ 0/1, MAX ]; "
-        "video/x-raw, format = (string) %s, width = (int) [ 1, MAX ], "
-        "height = (int) [ 1, MAX ], framerate = (fraction) [ 0/1, MAX ]",
-        formats[i], formats[i]);
-    GstCaps *caps = gst_caps_from_string (str);
+    append_pad_caps (str, "(" GST_CAPS_FEATURE_MEMORY_OPENCL ")", formats[i],
+        raster_fields[i]);
+    append_pad_caps (str, "", formats[i], raster_fields[i]);
+    caps = gst_caps_from_string (str->str);
 
     gst_element_class_add_pad_template (element_class,
         gst_pad_template_new (names[i], i ? GST_PAD_SRC : GST_PAD_SINK,
             GST_PAD_ALWAYS, caps));
     gst_caps_unref (caps);
-    g_free (str);
+    g_string_free (str, TRUE);
   }
 }
 
@@ -370,12 +411,15 @@ gst_clv_filter_transform_caps (GstBaseTransform * trans,
 /* Frames go to device buffers whole: refuse at negotiation, with the sizes,
  * those that the device cannot hold. */
 static gboolean
-check_frame_fits (GstBaseTransform * trans, const GstVideoInfo * info)
+check_frame_fits (GstBaseTransform * trans, const GstVideoInfo * info,
+    const GstClvRasterInfo * raster, GstCaps * caps)
 {
   GError *error = NULL;
-  gchar *what = g_strdup_printf ("A %dx%d %s frame",
-      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-      GST_VIDEO_INFO_NAME (info));
+  gchar *what = gst_clv_caps_is_raster (caps) ?
+      g_strdup_printf ("A %dx%d %s frame", raster->width, raster->height,
+      gst_clv_raster_format_to_string (raster->format)) :
+      g_strdup_printf ("A %dx%d %s frame", GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info));
   gboolean ok = clv_device_check_buffer_size (PRIV (trans)->device,
       GST_VIDEO_INFO_SIZE (info), what, &error);
 
@@ -392,15 +436,25 @@ gst_clv_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (trans);
   GstClvFilterPrivate *priv = PRIV (trans);
 
-  if (!gst_video_info_from_caps (&priv->in_info, incaps)
-      || !gst_video_info_from_caps (&priv->out_info, outcaps))
+  if (!gst_clv_frame_layout_from_caps (&priv->in_info, incaps)
+      || !gst_clv_frame_layout_from_caps (&priv->out_info, outcaps))
     goto invalid_caps;
+  /* Video formats other than GRAY8 and GRAY16_LE are no rasters. */
+  if (!gst_clv_raster_info_from_caps (&priv->in_raster, incaps))
+    gst_clv_raster_info_init (&priv->in_raster, GST_CLV_RASTER_FORMAT_UNKNOWN,
+        GST_VIDEO_INFO_WIDTH (&priv->in_info),
+        GST_VIDEO_INFO_HEIGHT (&priv->in_info), 0);
+  if (!gst_clv_raster_info_from_caps (&priv->out_raster, outcaps))
+    gst_clv_raster_info_init (&priv->out_raster,
+        GST_CLV_RASTER_FORMAT_UNKNOWN, GST_VIDEO_INFO_WIDTH (&priv->out_info),
+        GST_VIDEO_INFO_HEIGHT (&priv->out_info), 0);
   if (priv->device == NULL)
     goto no_device;
   if (priv->refused != NULL && gst_caps_is_equal (incaps, priv->refused))
     goto refused_again;
-  if (!check_frame_fits (trans, &priv->in_info)
-      || !check_frame_fits (trans, &priv->out_info)
+  if (!check_frame_fits (trans, &priv->in_info, &priv->in_raster, incaps)
+      || !check_frame_fits (trans, &priv->out_info, &priv->out_raster,
+          outcaps)
       || (klass->set_info && !klass->set_info (GST_CLV_FILTER (trans), incaps,
               &priv->in_info, outcaps, &priv->out_info))) {
     gst_caps_replace (&priv->refused, incaps);
@@ -453,7 +507,7 @@ gst_clv_filter_transform_size (GstBaseTransform * trans,
 {
   GstVideoInfo info;
 
-  if (!gst_video_info_from_caps (&info, othercaps))
+  if (!gst_clv_frame_layout_from_caps (&info, othercaps))
     return FALSE;
   *othersize = GST_VIDEO_INFO_SIZE (&info);
   return TRUE;
@@ -467,8 +521,8 @@ copy_rois (GstClvFilter * filter, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (filter);
   GstClvFilterPrivate *priv = PRIV (filter);
-  const gdouble ow = GST_VIDEO_INFO_WIDTH (&priv->out_info);
-  const gdouble oh = GST_VIDEO_INFO_HEIGHT (&priv->out_info);
+  const gdouble ow = priv->out_raster.width;
+  const gdouble oh = priv->out_raster.height;
   gpointer state = NULL;
   GstMeta *meta;
 
@@ -572,7 +626,7 @@ gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   guint size = 0, min = 0, max = 0;
 
   gst_query_parse_allocation (query, &caps, NULL);
-  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+  if (caps == NULL || !gst_clv_frame_layout_from_caps (&info, caps))
     return FALSE;
   if (!caps_have_opencl (caps)) {
     /* System memory, downstream offers no pool: kernels write into buffers
@@ -588,6 +642,8 @@ gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       if (klass->process != NULL)
         pool = gst_cl_buffer_pool_new_for_caps (priv->device, caps,
             &size, 0, 0);
+      else if (gst_clv_caps_is_raster (caps))
+        pool = gst_buffer_pool_new ();
       else
         pool = gst_video_buffer_pool_new ();
       if (pool == NULL)
@@ -681,14 +737,20 @@ gst_clv_filter_upload_stage (GstClvFilter * filter, gsize n,
       || take_stage (priv, &priv->in[0], stage, NULL, error);
 }
 
-/* Plane 0 of frames laid out as `info` says. */
+/* Plane 0 of frames laid out as `info` says, holding `raster`: a raster's
+ * layout counts bytes, its image pixels of all bands. */
 static ClvImage
-plane0_image (const GstVideoInfo * info)
+plane0_image (const GstVideoInfo * info, const GstClvRasterInfo * raster)
 {
   ClvImage im = clv_image_make (GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_COMP_PSTRIDE (info, 0),
       GST_VIDEO_INFO_PLANE_STRIDE (info, 0));
 
+  if (raster->format != GST_CLV_RASTER_FORMAT_UNKNOWN) {
+    im.width = raster->width;
+    im.bpp = (int) gst_clv_raster_format_sample_size (raster->format) *
+        raster->bands;
+  }
   im.offset = GST_VIDEO_INFO_PLANE_OFFSET (info, 0);
   return im;
 }
@@ -732,7 +794,8 @@ gst_clv_filter_layout_bytes (const GstVideoInfo * info)
 
 static gboolean
 side_map (GstClvFilter * filter, Side * side, GstBuffer * buf,
-    const GstVideoInfo * info, GstMapFlags flags)
+    const GstVideoInfo * info, const GstClvRasterInfo * raster,
+    GstMapFlags flags)
 {
   GstVideoInfo layout;
 
@@ -744,12 +807,12 @@ side_map (GstClvFilter * filter, Side * side, GstBuffer * buf,
         || !gst_buffer_map (buf, &side->map, flags | GST_MAP_OPENCL))
       return FALSE;
     side->mem = (cl_mem) side->map.data;
-    side->im = plane0_image (&layout);
+    side->im = plane0_image (&layout, raster);
     return TRUE;
   }
   if (!gst_video_frame_map (&side->frame, info, buf, flags))
     return FALSE;
-  side->im = plane0_image (&side->frame.info);
+  side->im = plane0_image (&side->frame.info, raster);
   /* The staging copy starts at the pixels. */
   side->im.offset = 0;
   return TRUE;
@@ -775,9 +838,11 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   Side in, out;
   GError *error = NULL;
 
-  if (!side_map (filter, &in, inbuf, &priv->in_info, GST_MAP_READ))
+  if (!side_map (filter, &in, inbuf, &priv->in_info, &priv->in_raster,
+          GST_MAP_READ))
     goto map_failed;
-  if (!side_map (filter, &out, outbuf, &priv->out_info, GST_MAP_WRITE)) {
+  if (!side_map (filter, &out, outbuf, &priv->out_info, &priv->out_raster,
+          GST_MAP_WRITE)) {
     side_unmap (&in, inbuf);
     goto map_failed;
   }

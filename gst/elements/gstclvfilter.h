@@ -36,7 +36,9 @@ struct _GstClvFilterClass
   GstBaseTransformClass parent_class;
 
   /* Caps are set: prepare kernels for these frames.  Post an element error
-   * and return FALSE if they can't be handled. */
+   * and return FALSE if they can't be handled.  The infos are the frames'
+   * memory layout: for application/x-raster caps (gstclvraster.h) that of
+   * their bytes only; gst_clv_filter_get_in_raster() says what they hold. */
   gboolean (*set_info) (GstClvFilter * filter, GstCaps * incaps,
       GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info);
 
@@ -93,6 +95,13 @@ gboolean gst_clv_filter_upload_stage (GstClvFilter * filter, gsize n,
     ClvPinnedStage ** stage, GError ** error);
 const GstVideoInfo *gst_clv_filter_get_in_info (GstClvFilter * filter);
 const GstVideoInfo *gst_clv_filter_get_out_info (GstClvFilter * filter);
+/* The samples of the frames: application/x-raster caps, or GRAY8 and
+ * GRAY16_LE video as one band of Byte and UInt16; format UNKNOWN for other
+ * video.  The ClvImage of process() counts pixels of all bands (bpp is
+ * their bytes). */
+const GstClvRasterInfo *gst_clv_filter_get_in_raster (GstClvFilter * filter);
+const GstClvRasterInfo *gst_clv_filter_get_out_raster (GstClvFilter *
+    filter);
 
 /* Where the luma of a frame laid out as `info` is: the luma plane as is for
  * gray and YUV formats, the packed pixel and its R, G, B offsets for RGB. */
@@ -113,6 +122,12 @@ GstStructure *gst_clv_filter_new_frame_message (GstClvFilter * filter,
  * memory:OpenCL and in system memory. */
 void gst_clv_filter_class_add_pad_templates (GstClvFilterClass * klass,
     const gchar * sink_formats, const gchar * src_formats);
+/* The same with application/x-raster caps of any size after the video
+ * ones, their other fields given as caps text (e.g. "format = (string)
+ * Float32, bands = (int) 1"); NULL leaves out that media type. */
+void gst_clv_filter_class_add_raster_pad_templates (GstClvFilterClass *
+    klass, const gchar * sink_formats, const gchar * sink_raster_fields,
+    const gchar * src_formats, const gchar * src_raster_fields);
 
 /* Logs `error` to the caller's debug category and posts it as an element
  * error; consumes `error`. */

@@ -3,11 +3,15 @@
  * SECTION:element-gdalsink
  * @title: gdalsink
  *
- * Writes each GRAY8 or GRAY16_LE frame as a one-band raster (Byte or
- * UInt16) with any GDAL driver (`driver`, GTiff by default), with the
- * geotransform and spatial reference of its GstClvGeoMeta, so that QGIS or
- * gdalinfo place it where the scene is.  `creation-options` are the
- * driver's (`gdal_translate -co`), separated by spaces or commas.
+ * Writes each frame as a raster of the type it holds, with any GDAL driver
+ * (`driver`, GTiff by default): GRAY8 and GRAY16_LE video as one band of
+ * Byte and UInt16, application/x-raster frames as their bands of their
+ * format (Float32, CFloat32, …).  The georeferencing of the frame's
+ * GstClvGeoMeta goes with it: geotransform, ground control points and
+ * their spatial reference systems, so that QGIS or gdalinfo place it where
+ * the scene is.  `creation-options` are the driver's (`gdal_translate
+ * -co`), separated by spaces or commas.  The bands' no-data value is
+ * `nodata`, or by default the frame caps' `nodata` field, if any.
  *
  * Like multifilesink, a `location` with a printf pattern (`out-%05d.tif`)
  * gets the frame index; without one, every frame rewrites the same file.
@@ -21,7 +25,7 @@
  *
  * ## Example launch line
  * |[
- * gst-launch-1.0 gdalsrc location=scene.tif ! sarmultilook looks=4 ! \
+ * gst-launch-1.0 gdalsrc location=sigma0.tif ! sarmultilook looks=4 ! \
  *     gdalsink location=multilooked.tif creation-options="COMPRESS=DEFLATE"
  * ]|
  */
@@ -39,6 +43,7 @@
 #include <gst/clvision/clvision.h>
 
 #include "gstgdalsink.h"
+#include "gstgdalraster.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_gdal_sink_debug);
 #define GST_CAT_DEFAULT gst_gdal_sink_debug
@@ -46,6 +51,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_gdal_sink_debug);
 #define DEFAULT_LOCATION NULL
 #define DEFAULT_DRIVER "GTiff"
 #define DEFAULT_CREATION_OPTIONS NULL
+#define DEFAULT_NODATA NULL
 
 enum
 {
@@ -53,6 +59,7 @@ enum
   PROP_LOCATION,
   PROP_DRIVER,
   PROP_CREATION_OPTIONS,
+  PROP_NODATA,
 };
 
 typedef struct
@@ -60,6 +67,7 @@ typedef struct
   gchar *location;
   GDALDriverH driver;
   char **options;
+  gchar *nodata;                /* NULL: the caps' */
 } Settings;
 
 static void
@@ -67,6 +75,7 @@ settings_clear (Settings * settings)
 {
   g_clear_pointer (&settings->location, g_free);
   g_clear_pointer (&settings->options, CSLDestroy);
+  g_clear_pointer (&settings->nodata, g_free);
   settings->driver = NULL;
 }
 
@@ -78,10 +87,12 @@ struct _GstGdalSink
   gchar *location;
   gchar *driver;
   gchar *creation_options;
+  gchar *nodata;
 
   /* streaming */
   Settings settings;            /* taken in start */
-  GstVideoInfo info;
+  GstClvRasterInfo info;
+  GstVideoInfo layout;
   guint index;
 };
 
@@ -93,7 +104,9 @@ GST_ELEMENT_REGISTER_DEFINE (gdalsink, "gdalsink", GST_RANK_NONE,
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY8, GRAY16_LE }")));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY8, GRAY16_LE }") "; "
+        GST_CLV_RASTER_CAPS_MAKE (GST_CLV_RASTER_FORMATS_ALL)));
+
 
 /* The driver called `name` if it can write rasters, else NULL. */
 static GDALDriverH
@@ -108,12 +121,26 @@ writing_driver (const gchar * name)
   return driver;
 }
 
+/* `text` as a no-data value: a number, "nan", "inf" or "-inf". */
+static gboolean
+parse_nodata (const gchar * text, gdouble * value)
+{
+  gchar *end;
+  gdouble v = g_ascii_strtod (text, &end);
+
+  if (end == text || *end != '\0')
+    return FALSE;
+  if (value)
+    *value = v;
+  return TRUE;
+}
+
 /* The location, driver and creation options, checked before any frame
  * comes, into `settings` (nullable).  FALSE after posting the error. */
 static gboolean
 take_settings (GstGdalSink * self, Settings * settings)
 {
-  Settings got = { NULL, NULL, NULL };
+  Settings got = { NULL, NULL, NULL, NULL };
   gchar *driver_name;
 
   GST_OBJECT_LOCK (self);
@@ -121,12 +148,16 @@ take_settings (GstGdalSink * self, Settings * settings)
   driver_name = g_strdup (self->driver);
   got.options = CSLTokenizeString2 (self->creation_options ?
       self->creation_options : "", " ,", 0);
+  got.nodata = g_strdup (self->nodata);
   GST_OBJECT_UNLOCK (self);
   if (got.location == NULL || got.location[0] == '\0')
     goto no_location;
   got.driver = writing_driver (driver_name);
   if (got.driver == NULL)
     goto no_driver;
+  if (got.nodata && g_ascii_strcasecmp (got.nodata, "none") != 0
+      && !parse_nodata (got.nodata, NULL))
+    goto bad_nodata;
   g_free (driver_name);
   if (settings)
     *settings = got;
@@ -146,6 +177,13 @@ no_driver:
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("\"%s\" is not a GDAL driver that can write rasters (see "
             "gdalinfo --formats)", driver_name), (NULL));
+    goto fail;
+  }
+bad_nodata:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("nodata \"%s\" is not a number, \"nan\" or \"none\"",
+            got.nodata), (NULL));
     goto fail;
   }
 fail:
@@ -189,45 +227,64 @@ gst_gdal_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 {
   GstGdalSink *self = GST_GDAL_SINK (sink);
 
-  if (!gst_video_info_from_caps (&self->info, caps)) {
+  if (!gst_clv_raster_info_from_caps (&self->info, caps)
+      || !gst_clv_frame_layout_from_caps (&self->layout, caps)) {
     GST_ERROR_OBJECT (self, "invalid caps %" GST_PTR_FORMAT, caps);
     return FALSE;
   }
   return TRUE;
 }
 
-/* A new raster of `driver` at `filename`, filled from `frame`, with the
- * buffer's georeferencing.  FALSE: GDAL's error is in CPLGetLastErrorMsg. */
+/* Sets the no-data value of every band of `ds`: `nodata` if it is set,
+ * else the caps' if they have one. */
 static gboolean
-write_raster (GDALDriverH driver, const gchar * filename,
-    GstVideoFrame * frame, GstClvGeoMeta * geo, CSLConstList options)
+set_nodata (GDALDatasetH ds, const gchar * nodata,
+    const GstClvRasterInfo * info)
 {
-  const gint w = GST_VIDEO_FRAME_WIDTH (frame);
-  const gint h = GST_VIDEO_FRAME_HEIGHT (frame);
-  const GDALDataType type = GST_VIDEO_FRAME_FORMAT (frame) ==
-      GST_VIDEO_FORMAT_GRAY8 ? GDT_Byte : GDT_UInt16;
+  gdouble v = info->nodata;
+
+  if (nodata ? g_ascii_strcasecmp (nodata, "none") == 0 : !info->has_nodata)
+    return TRUE;
+  if (nodata)
+    parse_nodata (nodata, &v);
+  for (int b = 1; b <= GDALGetRasterCount (ds); b++)
+    if (GDALSetRasterNoDataValue (GDALGetRasterBand (ds, b), v) != CE_None)
+      return FALSE;
+  return TRUE;
+}
+
+/* A new raster of `settings`' driver at `filename`, filled from `frame`
+ * (holding `info`), with the buffer's georeferencing.  FALSE: GDAL's error
+ * is in CPLGetLastErrorMsg. */
+static gboolean
+write_raster (const Settings * settings, const gchar * filename,
+    const GstClvRasterInfo * info, GstVideoFrame * frame, GstClvGeoMeta * geo)
+{
+  const gint w = info->width, h = info->height, bands = info->bands;
+  const GDALDataType type = gst_gdal_data_type (info->format);
+  const gint sample = GDALGetDataTypeSizeBytes (type);
   /* Copy-only drivers get an in-memory raster to copy. */
-  const gboolean direct = GDALGetMetadataItem (driver, GDAL_DCAP_CREATE,
-      NULL) != NULL;
+  const gboolean direct = GDALGetMetadataItem (settings->driver,
+      GDAL_DCAP_CREATE, NULL) != NULL;
   GDALDatasetH ds, copy;
   gboolean ok;
 
-  ds = direct ? GDALCreate (driver, filename, w, h, 1, type,
-      (char **) options) : GDALCreate (GDALGetDriverByName ("MEM"), "", w, h,
-      1, type, NULL);
+  ds = direct ? GDALCreate (settings->driver, filename, w, h, bands, type,
+      settings->options) : GDALCreate (GDALGetDriverByName ("MEM"), "", w, h,
+      bands, type, NULL);
   if (ds == NULL)
     return FALSE;
-  ok = GDALRasterIO (GDALGetRasterBand (ds, 1), GF_Write, 0, 0, w, h,
-      GST_VIDEO_FRAME_PLANE_DATA (frame, 0), w, h, type, 0,
-      GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0)) == CE_None;
-  if (ok && geo) {
-    ok = GDALSetGeoTransform (ds, geo->geotransform) == CE_None;
-    if (ok && geo->wkt[0])
-      ok = GDALSetProjection (ds, geo->wkt) == CE_None;
-  }
+  /* Bands interleaved by pixel. */
+  ok = GDALDatasetRasterIO (ds, GF_Write, 0, 0, w, h,
+      GST_VIDEO_FRAME_PLANE_DATA (frame, 0), w, h, type, bands, NULL,
+      (GSpacing) sample * bands, GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0),
+      sample) == CE_None;
+  ok = ok && set_nodata (ds, settings->nodata, info);
+  if (ok && geo)
+    ok = gst_gdal_set_georeferencing (ds, geo);
   if (ok && !direct) {
-    copy = GDALCreateCopy (driver, filename, ds, FALSE, (char **) options,
-        NULL, NULL);
+    copy = GDALCreateCopy (settings->driver, filename, ds, FALSE,
+        settings->options, NULL, NULL);
     ok = copy != NULL;
     if (copy)
       GDALClose (copy);
@@ -291,11 +348,12 @@ move_into_place (GDALDriverH driver, const gchar * partial,
 
 /* write_raster under a temporary name, renamed once complete. */
 static gboolean
-write_raster_whole (GDALDriverH driver, const gchar * filename,
-    GstVideoFrame * frame, GstClvGeoMeta * geo, CSLConstList options)
+write_raster_whole (const Settings * settings, const gchar * filename,
+    const GstClvRasterInfo * info, GstVideoFrame * frame, GstClvGeoMeta * geo)
 {
+  GDALDriverH driver = settings->driver;
   gchar *partial = partial_name (filename);
-  gboolean ok = write_raster (driver, partial, frame, geo, options)
+  gboolean ok = write_raster (settings, partial, info, frame, geo)
       && move_into_place (driver, partial, filename);
 
   if (!ok) {
@@ -319,7 +377,7 @@ gst_gdal_sink_render (GstBaseSink * sink, GstBuffer * buf)
   GstVideoFrame frame;
   gboolean ok;
 
-  if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_READ))
+  if (!gst_video_frame_map (&frame, &self->layout, buf, GST_MAP_READ))
     goto map_failed;
   /* multifilesink's rule: the location is a printf pattern of the index. */
 #pragma GCC diagnostic push
@@ -327,8 +385,8 @@ gst_gdal_sink_render (GstBaseSink * sink, GstBuffer * buf)
   filename = g_strdup_printf (settings->location, self->index);
 #pragma GCC diagnostic pop
   CPLErrorReset ();
-  ok = write_raster_whole (settings->driver, filename, &frame,
-      gst_buffer_get_clv_geo_meta (buf), (CSLConstList) settings->options);
+  ok = write_raster_whole (settings, filename, &self->info, &frame,
+      gst_buffer_get_clv_geo_meta (buf));
   gst_video_frame_unmap (&frame);
   if (!ok)
     goto write_failed;
@@ -375,6 +433,10 @@ gst_gdal_sink_set_property (GObject * object, guint prop_id,
       g_free (self->creation_options);
       self->creation_options = g_value_dup_string (value);
       break;
+    case PROP_NODATA:
+      g_free (self->nodata);
+      self->nodata = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -399,6 +461,9 @@ gst_gdal_sink_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_CREATION_OPTIONS:
       g_value_set_string (value, self->creation_options);
       break;
+    case PROP_NODATA:
+      g_value_set_string (value, self->nodata);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -414,6 +479,7 @@ gst_gdal_sink_finalize (GObject * object)
   g_free (self->location);
   g_free (self->driver);
   g_free (self->creation_options);
+  g_free (self->nodata);
   settings_clear (&self->settings);
   G_OBJECT_CLASS (gst_gdal_sink_parent_class)->finalize (object);
 }
@@ -443,10 +509,16 @@ gst_gdal_sink_class_init (GstGdalSinkClass * klass)
       g_param_spec_string ("creation-options", "Creation options",
           "The driver's KEY=VALUE creation options, separated by spaces or "
           "commas (gdal_translate -co)", DEFAULT_CREATION_OPTIONS, ready));
+  g_object_class_install_property (gobject_class, PROP_NODATA,
+      g_param_spec_string ("nodata", "No-data value",
+          "The bands' no-data value: a number, \"nan\", or \"none\" for "
+          "none; NULL (the default): the caps' nodata field, if any",
+          DEFAULT_NODATA, ready));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_set_static_metadata (element_class, "GDAL raster sink",
-      "Sink/Video", "Writes frames as georeferenced rasters with GDAL",
+      "Sink/Video", "Writes frames as georeferenced rasters of their own "
+      "sample type with GDAL",
       "clvision developers");
 
   element_class->change_state = gst_gdal_sink_change_state;

@@ -12,225 +12,7 @@
 
 #include "clv-opencl.h"
 #include "clv-test-util.h"
-
-/* The ERS scene placed in UTM 33N, 25 m x 25 m pixels. */
-#define ORIGIN_X 500000.0
-#define ORIGIN_Y 4500000.0
-#define PIXEL 25.0
-
-static gchar *tmpdir;
-
-static void
-setup (void)
-{
-  GError *error = NULL;
-
-  tmpdir = g_dir_make_tmp ("clv-gdal-XXXXXX", &error);
-  fail_unless (tmpdir != NULL, "%s", error ? error->message : "");
-}
-
-static void
-teardown (void)
-{
-  gchar *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
-
-  fail_unless_equals_int (system (cmd), 0);
-  g_free (cmd);
-  g_clear_pointer (&tmpdir, g_free);
-}
-
-static gchar *
-tmp_path (const gchar * name)
-{
-  return g_build_filename (tmpdir, name, NULL);
-}
-
-/* WGS 84 / UTM zone 33N as WKT. */
-static const char *
-utm33n_wkt (void)
-{
-  static char *wkt;
-
-  if (wkt == NULL) {
-    OGRSpatialReferenceH srs = OSRNewSpatialReference (NULL);
-
-    fail_unless_equals_int (OSRImportFromEPSG (srs, 32633), OGRERR_NONE);
-    fail_unless_equals_int (OSRExportToWkt (srs, &wkt), OGRERR_NONE);
-    OSRDestroySpatialReference (srs);
-  }
-  return wkt;
-}
-
-/* A GeoTIFF of `bands` bands of `type` at `path` holding `data` (w x h
- * values of `data_type` per band). */
-static void
-write_tiff_typed (const gchar * path, GDALDataType type, int w, int h,
-    int bands, GDALDataType data_type, const void *data)
-{
-  const double gt[6] = { ORIGIN_X, PIXEL, 0, ORIGIN_Y, 0, -PIXEL };
-  GDALDatasetH ds = GDALCreate (GDALGetDriverByName ("GTiff"), path, w, h,
-      bands, type, NULL);
-
-  fail_unless (ds != NULL, "%s", CPLGetLastErrorMsg ());
-  fail_unless_equals_int (GDALDatasetRasterIO (ds, GF_Write, 0, 0, w, h,
-          (void *) data, w, h, data_type, bands, NULL, 0, 0, 0), CE_None);
-  fail_unless_equals_int (GDALSetGeoTransform (ds, (double *) gt), CE_None);
-  fail_unless_equals_int (GDALSetProjection (ds, utm33n_wkt ()), CE_None);
-  GDALClose (ds);
-}
-
-/* One band of `type` from values of that type. */
-static void
-write_tiff (const gchar * path, GDALDataType type, int w, int h,
-    const void *data)
-{
-  write_tiff_typed (path, type, w, h, 1, type, data);
-}
-
-/* `bands` bands of `type` from UInt16 values. */
-static void
-write_tiff_values (const gchar * path, GDALDataType type, int w, int h,
-    int bands, const guint16 * data)
-{
-  write_tiff_typed (path, type, w, h, bands, GDT_UInt16, data);
-}
-
-/* The ERS scene (gray channel of examples/data/ERSBefore.png, 869 x 550) as
- * a GeoTIFF of `type`: Byte as it is; UInt16 as v * 256 plus a ramp, so
- * that the low byte matters too. */
-static gchar *
-make_ers_tiff (GDALDataType type, int *w, int *h)
-{
-  gchar *png = clv_test_data_path ("examples/data/ERSBefore.png");
-  gchar *path = tmp_path (type == GDT_Byte ? "ers8.tif" : "ers16.tif");
-  GDALDatasetH src = GDALOpen (png, GA_ReadOnly);
-  guint16 *v;
-
-  fail_unless (src != NULL, "%s: %s", png, CPLGetLastErrorMsg ());
-  *w = GDALGetRasterXSize (src);
-  *h = GDALGetRasterYSize (src);
-  v = g_new (guint16, (gsize) * w * *h);
-  fail_unless_equals_int (GDALRasterIO (GDALGetRasterBand (src, 1), GF_Read,
-          0, 0, *w, *h, v, *w, *h, GDT_UInt16, 0, 0), CE_None);
-  GDALClose (src);
-  if (type == GDT_UInt16)
-    for (gsize i = 0; i < (gsize) * w * *h; i++)
-      v[i] = v[i] * 256 + (guint16) ((i * 37) % 256);
-  /* GDAL converts the UInt16 values to Byte on write (they are < 256). */
-  write_tiff_values (path, type, *w, *h, 1, v);
-  g_free (v);
-  g_free (png);
-  return path;
-}
-
-/* Runs `description` to EOS; on an error, returns its message (g_free it)
- * and NULL on success.  `keep` (nullable) receives the stopped pipeline,
- * `messages` (nullable) its element and warning messages, in order. */
-static gchar *
-run_pipeline (const gchar * description, GstElement ** keep,
-    GList ** messages)
-{
-  GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (description, &error);
-  GstBus *bus;
-  GstMessage *msg;
-  gchar *result = NULL;
-
-  fail_unless (pipeline != NULL, "%s: %s", description,
-      error ? error->message : "");
-  bus = gst_element_get_bus (pipeline);
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  while ((msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT |
-              GST_MESSAGE_WARNING))
-      && (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
-          || GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING)) {
-    if (messages)
-      *messages = g_list_append (*messages, msg);
-    else
-      gst_message_unref (msg);
-  }
-  fail_unless (msg != NULL, "%s: no EOS or error in 120 s", description);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    gst_message_parse_error (msg, &error, NULL);
-    result = g_strdup (error->message);
-    g_error_free (error);
-  }
-  gst_message_unref (msg);
-  gst_object_unref (bus);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  if (keep)
-    *keep = pipeline;
-  else
-    gst_object_unref (pipeline);
-  return result;
-}
-
-static void
-run_ok (const gchar * description, GstElement ** keep, GList ** messages)
-{
-  gchar *err = run_pipeline (description, keep, messages);
-
-  fail_unless (err == NULL, "%s: %s", description, err);
-}
-
-/* Starts `description`, which must fail, and returns its error messages'
- * texts in order (g_strfreev them): all of them, not only the first. */
-static gchar **
-pipeline_errors (const gchar * description)
-{
-  GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (description, &error);
-  GPtrArray *texts = g_ptr_array_new ();
-  GstBus *bus;
-  GstMessage *msg;
-
-  fail_unless (pipeline != NULL, "%s: %s", description,
-      error ? error->message : "");
-  bus = gst_element_get_bus (pipeline);
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  gst_element_get_state (pipeline, NULL, NULL, 30 * GST_SECOND);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
-    gst_message_parse_error (msg, &error, NULL);
-    g_ptr_array_add (texts, g_strdup (error->message));
-    g_clear_error (&error);
-    gst_message_unref (msg);
-  }
-  g_ptr_array_add (texts, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipeline);
-  return (gchar **) g_ptr_array_free (texts, FALSE);
-}
-
-/* `description` fails with exactly one error, which contains `text`. */
-static void
-check_one_error (const gchar * description, const gchar * text)
-{
-  gchar **errors = pipeline_errors (description);
-
-  fail_unless_equals_int (g_strv_length (errors), 1);
-  fail_unless (strstr (errors[0], text) != NULL, "%s", errors[0]);
-  g_strfreev (errors);
-}
-
-/* Reads band 1 of `path` as UInt16 values (g_free them). */
-static guint16 *
-read_band (const gchar * path, int *w, int *h, double gt[6])
-{
-  GDALDatasetH ds = GDALOpen (path, GA_ReadOnly);
-  guint16 *v;
-
-  fail_unless (ds != NULL, "%s: %s", path, CPLGetLastErrorMsg ());
-  *w = GDALGetRasterXSize (ds);
-  *h = GDALGetRasterYSize (ds);
-  v = g_new (guint16, (gsize) * w * *h);
-  fail_unless_equals_int (GDALRasterIO (GDALGetRasterBand (ds, 1), GF_Read,
-          0, 0, *w, *h, v, *w, *h, GDT_UInt16, 0, 0), CE_None);
-  fail_unless_equals_int (GDALGetGeoTransform (ds, gt), CE_None);
-  GDALClose (ds);
-  return v;
-}
+#include "gdal-check-util.h"
 
 /* The data type of band 1 of `path`, and its spatial reference (nullable;
  * g_free it). */
@@ -402,114 +184,6 @@ GST_START_TEST (test_rotscale_keeps_ground_position)
   g_free (desc);
   g_free (out);
   g_free (in);
-}
-
-GST_END_TEST;
-
-/* gdalsrc `properties` on a 4 x `n / 4` raster of `type` holding `values`
- * gives the GRAY16_LE `expected` values and reports `clipped` pixels (the
- * property and the gdalsrc-conversion message). */
-static void
-check_conversion (GDALDataType type, const void *values, gsize n,
-    const gchar * properties, const guint16 * expected, guint64 clipped)
-{
-  gchar *in = tmp_path ("converted-in.tif");
-  gchar *out = tmp_path ("converted-out.tif");
-  gchar *desc = g_strdup_printf ("gdalsrc name=src location=%s %s ! "
-      "video/x-raw,format=GRAY16_LE ! gdalsink location=%s", in, properties,
-      out);
-  GstElement *pipeline;
-  GstElement *src;
-  GList *messages = NULL, *warning;
-  const GstStructure *s;
-  guint64 count = G_MAXUINT64, total = 0;
-  double gt[6];
-  int w, h;
-  guint16 *o;
-
-  write_tiff (in, type, 4, n / 4, values);
-  run_ok (desc, &pipeline, &messages);
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  g_object_get (src, "clipped-pixels", &count, NULL);
-  fail_unless_equals_uint64 (count, clipped);
-  /* The element message, then (clipping is never silent) a warning. */
-  fail_unless (messages != NULL, "no gdalsrc-conversion message");
-  fail_unless_equals_int (GST_MESSAGE_TYPE (messages->data),
-      GST_MESSAGE_ELEMENT);
-  s = gst_message_get_structure (messages->data);
-  fail_unless (gst_structure_has_name (s, "gdalsrc-conversion"));
-  fail_unless (gst_structure_get_uint64 (s, "clipped-pixels", &count));
-  fail_unless (gst_structure_get_uint64 (s, "total-pixels", &total));
-  fail_unless_equals_uint64 (count, clipped);
-  fail_unless_equals_uint64 (total, n);
-  warning = messages->next;
-  fail_unless_equals_int (warning != NULL, clipped > 0);
-  if (warning)
-    fail_unless_equals_int (GST_MESSAGE_TYPE (warning->data),
-        GST_MESSAGE_WARNING);
-  g_list_free_full (messages, (GDestroyNotify) gst_message_unref);
-
-  o = read_band (out, &w, &h, gt);
-  fail_unless_equals_int (file_type (out, NULL), GDT_UInt16);
-  for (gsize i = 0; i < n; i++)
-    fail_unless (o[i] == expected[i], "%s: value %d is %u, expected %u",
-        properties, (int) i, o[i], expected[i]);
-  fail_unless_equals_float (gt[0], ORIGIN_X);
-  g_free (o);
-  gst_object_unref (src);
-  gst_object_unref (pipeline);
-  g_free (desc);
-  g_free (out);
-  g_free (in);
-}
-
-/* scaling=linear: round(v x scale); below 0, above 65535 and NaN clip. */
-GST_START_TEST (test_float32_linear)
-{
-  const float v[12] = { 0, 1.4f, 1.6f, 100.2f, -3, 70000, NAN, 65535.4f,
-    65535.6f, 2.5f, 1000, 0.5f
-  };
-  const guint16 expected[12] = { 0, 1, 2, 100, 0, 65535, 0, 65535, 65535, 3,
-    1000, 1
-  };
-  const float v2[4] = { 0.25f, 100, 30000, 40000 };
-  const guint16 expected2[4] = { 1, 200, 60000, 65535 };
-
-  check_conversion (GDT_Float32, v, 12, "", expected, 4);
-  check_conversion (GDT_Float32, v2, 4, "scale=2", expected2, 1);
-}
-
-GST_END_TEST;
-
-/* detection=amplitude (the default): |z| x scale. */
-GST_START_TEST (test_cint16_amplitude)
-{
-  const gint16 v[8 * 2] = { 3, 4, -6, 8, 0, 0, 300, 400, -3, -4, 5, 12,
-    8000, 6000, 1, 1
-  };
-  /* (8000, 6000) clips at 65535; (1, 1) gives round(10 sqrt 2) */
-  const guint16 expected[8] = { 50, 100, 0, 5000, 50, 130, 65535, 14 };
-
-  check_conversion (GDT_CInt16, v, 8, "scale=10", expected, 1);
-}
-
-GST_END_TEST;
-
-/* detection=intensity scaling=db: (10 log10 |z|^2 - db-min) / (db-max -
- * db-min) x 65535; intensity 0 and above db-max clip. */
-GST_START_TEST (test_cfloat32_intensity_db)
-{
-  const float v[8 * 2] = { 1, 0, 0.1f, 0, 3, 1, 0, 0, 10, 0, 0.3f, 0.1f,
-    0, 1, 0.1f, 0.3f
-  };
-  /* 0 dB, -20 dB, 10 dB, -inf, 20 dB, -10 dB, 0 dB, -10 dB over
-   * [-20, 10] dB */
-  const guint16 expected[8] = { 43690, 0, 65535, 0, 65535, 21845, 43690,
-    21845
-  };
-
-  check_conversion (GDT_CFloat32, v, 8, "detection=intensity scaling=db "
-      "db-min=-20 db-max=10", expected, 2);
 }
 
 GST_END_TEST;
@@ -699,35 +373,6 @@ GST_START_TEST (test_file_series)
 
 GST_END_TEST;
 
-/* band=0 pushes every band, one frame each. */
-GST_START_TEST (test_band_series)
-{
-  gchar *in = tmp_path ("bands.tif"), *out = tmp_path ("out-%d.tif");
-  gchar *desc = g_strdup_printf ("gdalsrc location=%s band=0 ! gdalsink "
-      "location=%s", in, out);
-  gchar *missing = tmp_path ("out-3.tif");
-  guint16 *v = g_new (guint16, 3 * 5 * 4);
-
-  for (int f = 0; f < 3; f++) {
-    guint16 *band = series_values (f, 5, 4);
-
-    memcpy (v + f * 5 * 4, band, 5 * 4 * sizeof (guint16));
-    g_free (band);
-  }
-  write_tiff_values (in, GDT_UInt16, 5, 4, 3, v);
-  run_ok (desc, NULL, NULL);
-  for (int f = 0; f < 3; f++)
-    check_series_file (f, GDT_UInt16, 5, 4);
-  fail_if (g_file_test (missing, G_FILE_TEST_EXISTS));
-  g_free (v);
-  g_free (missing);
-  g_free (desc);
-  g_free (out);
-  g_free (in);
-}
-
-GST_END_TEST;
-
 static gint
 compare_names (gconstpointer a, gconstpointer b)
 {
@@ -746,7 +391,7 @@ run_and_list (gchar * description, const gchar * names)
 
   run_ok (description, NULL, NULL);
   g_free (description);
-  dir = g_dir_open (tmpdir, 0, NULL);
+  dir = g_dir_open (gdal_test_dir (), 0, NULL);
   while ((name = g_dir_read_name (dir)) != NULL)
     g_ptr_array_add (found, g_strdup (name));
   g_dir_close (dir);
@@ -799,13 +444,10 @@ gdal_suite (void)
 
   GDALAllRegister ();
   suite_add_tcase (s, tc);
-  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_checked_fixture (tc, gdal_test_setup, gdal_test_teardown);
   tcase_add_test (tc, test_multilook_uint16_equals_gdal_translate);
   tcase_add_test (tc, test_multilook_uint8_equals_gdal_translate);
   tcase_add_test (tc, test_rotscale_keeps_ground_position);
-  tcase_add_test (tc, test_float32_linear);
-  tcase_add_test (tc, test_cint16_amplitude);
-  tcase_add_test (tc, test_cfloat32_intensity_db);
   tcase_add_test (tc, test_missing_band);
   tcase_add_test (tc, test_not_a_raster);
   tcase_add_test (tc, test_missing_file);
@@ -813,7 +455,6 @@ gdal_suite (void)
   tcase_add_test (tc, test_too_large_for_device);
   tcase_add_test (tc, test_sink_bad_driver);
   tcase_add_test (tc, test_file_series);
-  tcase_add_test (tc, test_band_series);
   tcase_add_test (tc, test_sink_renames_whole_rasters);
   return s;
 }

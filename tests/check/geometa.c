@@ -14,6 +14,13 @@
 
 static const gdouble in_gt[6] = { 1000, 10, 0, 2000, 0, -10 };
 
+/* Ground control points of the input frame, in its edge coordinates. */
+#define GCP_WKT "GEOGCS[\"test\"]"
+static const GstClvGcp in_gcps[2] = {
+  {(gchar *) "1", 2.5, 1.5, 12.0, 41.0, 5},
+  {(gchar *) "2", 11, 7, 12.1, 40.9, 6},
+};
+
 /* Pushes a W x H GRAY16_LE frame with in_gt through `pipeline` and returns
  * the output buffer, asserting that it carries exactly one geo meta with
  * the WKT. */
@@ -31,7 +38,8 @@ push_geo_frame (const gchar * pipeline)
   gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
   in = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
   gst_buffer_memset (in, 0, 0x40, GST_VIDEO_INFO_SIZE (&info));
-  gst_buffer_add_clv_geo_meta (in, in_gt, WKT);
+  geo = gst_buffer_add_clv_geo_meta (in, in_gt, WKT);
+  gst_clv_geo_meta_set_gcps (geo, in_gcps, 2, GCP_WKT);
   out = gst_harness_push_and_pull (h, in);
   fail_unless (out != NULL);
   while (gst_buffer_iterate_meta_filtered (out, &state,
@@ -40,8 +48,27 @@ push_geo_frame (const gchar * pipeline)
   fail_unless_equals_int (metas, 1);
   geo = gst_buffer_get_clv_geo_meta (out);
   fail_unless_equals_string (geo->wkt, WKT);
+  fail_unless_equals_string (geo->gcp_wkt, GCP_WKT);
+  fail_unless_equals_int (geo->n_gcps, 2);
+  for (int i = 0; i < 2; i++) {
+    fail_unless_equals_string (geo->gcps[i].id, in_gcps[i].id);
+    fail_unless_equals_float (geo->gcps[i].x, in_gcps[i].x);
+    fail_unless_equals_float (geo->gcps[i].y, in_gcps[i].y);
+    fail_unless_equals_float (geo->gcps[i].z, in_gcps[i].z);
+  }
   gst_harness_teardown (h);
   return out;
+}
+
+/* GCP i of `buf` is at (pixel, line) of the output frame. */
+static void
+assert_gcp_at (GstBuffer * buf, int i, double pixel, double line)
+{
+  const GstClvGcp *gcp = &gst_buffer_get_clv_geo_meta (buf)->gcps[i];
+
+  fail_unless (fabs (gcp->pixel - pixel) < 1e-9
+      && fabs (gcp->line - line) < 1e-9, "GCP %d at (%.17g, %.17g), expected "
+      "(%.17g, %.17g)", i, gcp->pixel, gcp->line, pixel, line);
 }
 
 static void
@@ -55,7 +82,8 @@ assert_geotransform (GstBuffer * buf, const gdouble expected[6])
         expected[i]);
 }
 
-/* The looks multiply the pixel size; the origin stays. */
+/* The looks multiply the pixel size; the origin stays; GCPs' pixel and
+ * line are divided by the looks. */
 GST_START_TEST (test_multilook)
 {
   const gdouble expected[6] = { 1000, 30, 0, 2000, 0, -20 };
@@ -69,6 +97,8 @@ GST_START_TEST (test_multilook)
     GstBuffer *out = push_geo_frame (pipelines[i]);
 
     assert_geotransform (out, expected);
+    for (int g = 0; g < 2; g++)
+      assert_gcp_at (out, g, in_gcps[g].pixel / 3, in_gcps[g].line / 2);
     gst_buffer_unref (out);
   }
 }
@@ -86,6 +116,8 @@ GST_START_TEST (test_quantize_keeps)
     GstBuffer *out = push_geo_frame (pipelines[i]);
 
     assert_geotransform (out, in_gt);
+    for (int g = 0; g < 2; g++)
+      assert_gcp_at (out, g, in_gcps[g].pixel, in_gcps[g].line);
     gst_buffer_unref (out);
   }
 }
@@ -94,7 +126,7 @@ GST_END_TEST;
 
 /* After sarrotscale, the centre of output pixel (xo, yo) is on the ground
  * where the sampling point (xs, ys) of element-sarrotscale is in the
- * input. */
+ * input; a GCP moves to the output point whose sampling point it is. */
 GST_START_TEST (test_rotscale)
 {
   const double angle = 90, scale = 2;
@@ -120,6 +152,15 @@ GST_START_TEST (test_rotscale)
           gx, gy, in_gt[0] + xs * in_gt[1], in_gt[3] + ys * in_gt[5]);
     }
   }
+  for (int i = 0; i < 2; i++) {
+    const double du = in_gcps[i].pixel - 0.5 - (W - 1) / 2.0;
+    const double dv = in_gcps[i].line - 0.5 - (H - 1) / 2.0;
+    const double u = du * cos (a) + dv * sin (a);
+    const double v = -du * sin (a) + dv * cos (a);
+
+    assert_gcp_at (out, i, u * scale + (ow - 1) / 2.0 + 0.5,
+        v * scale + (oh - 1) / 2.0 + 0.5);
+  }
   gst_buffer_unref (out);
   g_free (pipeline);
 }
@@ -134,6 +175,8 @@ GST_START_TEST (test_videoscale)
       "capsfilter caps=video/x-raw,width=6,height=2");
 
   assert_geotransform (out, expected);
+  for (int g = 0; g < 2; g++)
+    assert_gcp_at (out, g, in_gcps[g].pixel / 2, in_gcps[g].line * 2 / 8);
   gst_buffer_unref (out);
 }
 
