@@ -269,13 +269,16 @@ GST_END_TEST;
 
 GST_START_TEST (test_looks_larger_than_frame)
 {
-  GstHarness *h = harness_new ("sarmultilook looks=8", "GRAY8", 7, 5);
+  GstHarness *h = gst_harness_new_parse ("sarmultilook looks=8");
   GstBus *bus = gst_bus_new ();
   GstVideoInfo info;
   GstMessage *msg;
   GError *error = NULL;
 
+  /* The caps are refused once, with one error, when they are set. */
   gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=7,"
+      "height=5,framerate=10/1");
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_GRAY8, 7, 5);
   fail_unless_equals_int (gst_harness_push (h, random_frame (&info, 6)),
       GST_FLOW_NOT_NEGOTIATED);
