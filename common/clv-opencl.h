@@ -10,7 +10,7 @@
 G_BEGIN_DECLS
 
 /* The runtime is the shared library libclvision-opencl-1.0 (one device table
- * per process for the plugin, its library and applications); its functions
+ * per process for the plugin, libgstclvision-1.0 and the tools); its functions
  * are the ones exported. */
 #ifndef CLV_API
 #define CLV_API __attribute__ ((visibility ("default"))) extern
@@ -64,7 +64,7 @@ struct _ClvDevice
   cl_context context;
   cl_command_queue queue;
   /* A second in-order queue for uploads into buffers no queued kernel
-   * uses (gst_cl_upload_unordered): they need not wait for other
+   * uses (CLV_TRANSFER_UNORDERED): they need not wait for other
    * pipelines' kernels on `queue`, and run beside them. */
   cl_command_queue transfer_queue;
 
@@ -252,39 +252,6 @@ gboolean clv_kernel_set_args (cl_kernel kernel, GError ** error, ...);
 CLV_API
 cl_mem clv_buffer_new (ClvDevice * dev, cl_mem_flags flags, gsize size,
     GError ** error);
-/* Pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer of `size` bytes in
- * `*buffer`, mapped for its whole life; returns where (NULL with `error`
- * set).  Transfers from and to it are DMA at full speed, while those from
- * pageable memory go through the driver's own staging.  Freed with
- * clv_pinned_free(). */
-CLV_API
-void *clv_pinned_new (ClvDevice * dev, gsize size, cl_mem * buffer,
-    GError ** error);
-CLV_API
-void clv_pinned_free (ClvDevice * dev, cl_mem buffer, void *data);
-
-/* Pinned host memory that uploads from pageable memory go through. */
-typedef struct
-{
-  cl_mem buffer;
-  void *data;
-  gsize size;
-} ClvPinnedStage;
-
-/* Uploads `size` bytes of pageable `src` into `dst` at `offset` on `queue`
- * (in order) through `stage` (grown as needed): several threads copy chunks
- * of it into the pinned memory at once and each chunk's DMA is enqueued as
- * soon as it is copied.  Returns once `src` is copied; with `done` NULL,
- * once the upload is done, else *done is an event that completes with the
- * DMAs (NULL for size 0), which the caller waits for before it writes to or
- * frees the stage again. */
-CLV_API
-gboolean clv_upload_staged (ClvDevice * dev, cl_command_queue queue,
-    ClvPinnedStage * stage, cl_mem dst, gsize offset, const void *src,
-    gsize size, cl_event * done, GError ** error);
-CLV_API
-void clv_pinned_stage_clear (ClvDevice * dev, ClvPinnedStage * stage);
-
 /* A buffer holding a copy of `size` bytes of `data`, zero-padded to at least
  * 16 bytes (OpenCL has no empty buffers, and kernels may load a vector). */
 CLV_API
@@ -298,55 +265,7 @@ clv_round_up (gsize n, gsize m)
   return (n + m - 1) / m * m;
 }
 
-/* An interval of device time, in the device's profiling nanoseconds. */
-typedef struct
-{
-  cl_ulong start, end;
-} ClvSpan;
-
-/* How busy the device is (the benchmarks' busy fraction): between
- * clv_device_busy_start() and clv_device_busy_stop(), the detectors note
- * the device time of the kernels they ran (clv_device_busy_note(), with
- * finished events of the profiling queue).  clv_device_busy_stop() returns
- * the fraction of the span, from the first kernel's start to the last one's
- * end, during which at least one of them ran, and the span in seconds (0
- * and 0 if none ran).  Uploads on the transfer queue are not counted. */
-CLV_API
-void clv_device_busy_start (ClvDevice * dev);
-CLV_API
-void clv_device_busy_note (ClvDevice * dev, GPtrArray * events);
-CLV_API
-double clv_device_busy_stop (ClvDevice * dev, double *span_seconds);
-/* The same for `n` spans in any order, overlapping or not (sorts them). */
-CLV_API
-double clv_spans_busy_fraction (ClvSpan * spans, guint n,
-    double *span_seconds);
-
-/* Waits until `event` is complete, as clWaitForEvents() does, but with
- * several analysers on `dev` (clv_device_analysers()) outside the driver:
- * the event's queue is flushed and its status polled.  CL_SUCCESS, the
- * event's negative status when its command failed, or the error of an
- * OpenCL call. */
-CLV_API
-cl_int clv_event_wait (ClvDevice * dev, cl_event event);
-/* Reads `size` bytes of `mem` at `offset` into `dst` through the device's
- * queue and returns once they are there, as a blocking
- * clEnqueueReadBuffer() does, waiting with clv_event_wait(). */
-CLV_API
-gboolean clv_read_buffer (ClvDevice * dev, cl_mem mem, gsize offset,
-    gsize size, void *dst, GError ** error);
-/* The same through `queue` (of the device's context), once `after` (an
- * event of any queue, or NULL) has completed. */
-CLV_API
-gboolean clv_read_buffer_after (ClvDevice * dev, cl_command_queue queue,
-    cl_event after, cl_mem mem, gsize offset, gsize size, void *dst,
-    GError ** error);
-
-/* Seconds a finished event spent executing (needs the profiling queue). */
-CLV_API
-double clv_event_seconds (cl_event event);
-/* Seconds from the start of `first` to the end of `last` (0 if unknown). */
-CLV_API
-double clv_event_span_seconds (cl_event first, cl_event last);
-
 G_END_DECLS
+
+#include "clv-events.h"
+#include "clv-transfer.h"

@@ -1,73 +1,155 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * SECTION:gstclvcontext
+ * @title: Device sharing
+ * @short_description: One #GstClvDevice for the elements of a pipeline
+ *
+ * The elements of a pipeline share one #GstClvDevice through a
+ * #GST_CLV_CONTEXT_TYPE #GstContext, as GstGL and GstCuda share theirs:
+ * an element that needs a device asks its peers (a context query), then
+ * the application and the bins (a need-context message), and otherwise
+ * opens one and announces it (a have-context message).  An application
+ * that sets a context of its own device on a pipeline decides where its
+ * elements run.
+ *
+ * Since: 0.1
+ */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstclvcontext.h"
+#include "gstclv-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_clv_context_debug);
 #define GST_CAT_DEFAULT gst_clv_context_debug
 
-G_DEFINE_BOXED_TYPE_WITH_CODE (ClvDevice, gst_clv_device,
-    (GBoxedCopyFunc) clv_device_ref, (GBoxedFreeFunc) clv_device_unref,
-    GST_DEBUG_CATEGORY_INIT (gst_clv_context_debug, "clvcontext", 0,
-        "clvision OpenCL context sharing"));
-
-GstContext *
-gst_clv_context_new (ClvDevice * dev)
+static void
+debug_init (void)
 {
-  GstContext *context = gst_context_new (GST_CLV_CONTEXT_TYPE, TRUE);
-  GstStructure *s = gst_context_writable_structure (context);
+  static gsize done = 0;
 
-  gst_structure_set (s, "device", GST_TYPE_CLV_DEVICE, dev, NULL);
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gst_clv_context_debug, "clvcontext", 0,
+        "clvision OpenCL context sharing");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+/**
+ * gst_clv_context_new:
+ * @device: the device to share
+ *
+ * Returns: (transfer full): a new #GST_CLV_CONTEXT_TYPE context holding
+ *     @device, persistent.
+ *
+ * Since: 0.1
+ */
+GstContext *
+gst_clv_context_new (GstClvDevice * device)
+{
+  GstContext *context;
+
+  g_return_val_if_fail (GST_IS_CLV_DEVICE (device), NULL);
+
+  context = gst_context_new (GST_CLV_CONTEXT_TYPE, TRUE);
+  gst_structure_set (gst_context_writable_structure (context), "device",
+      GST_TYPE_CLV_DEVICE, device, NULL);
   return context;
 }
 
-ClvDevice *
+/**
+ * gst_clv_context_get_device:
+ * @context: a #GstContext
+ *
+ * Returns: (transfer full) (nullable): the device @context holds, or %NULL
+ *     if it is not a #GST_CLV_CONTEXT_TYPE context holding one.
+ *
+ * Since: 0.1
+ */
+GstClvDevice *
 gst_clv_context_get_device (GstContext * context)
 {
   const GstStructure *s;
-  ClvDevice *dev = NULL;
+  GstClvDevice *device = NULL;
+
+  g_return_val_if_fail (GST_IS_CONTEXT (context), NULL);
 
   if (g_strcmp0 (gst_context_get_context_type (context),
           GST_CLV_CONTEXT_TYPE) != 0)
     return NULL;
   s = gst_context_get_structure (context);
-  if (!gst_structure_get (s, "device", GST_TYPE_CLV_DEVICE, &dev, NULL))
+  if (!gst_structure_get (s, "device", GST_TYPE_CLV_DEVICE, &device, NULL))
     return NULL;
-  return dev;
+  return device;
 }
 
+/**
+ * gst_clv_handle_set_context:
+ * @element: the element whose #GstElement.set_context() this is
+ * @context: the context it was given
+ * @spec: (nullable): the device the element wants (its "device" property,
+ *     as for gst_clv_device_new())
+ * @device: (inout) (transfer full) (nullable): the element's device
+ *
+ * For #GstElement.set_context(): takes the device of a
+ * #GST_CLV_CONTEXT_TYPE @context into *@device if it matches @spec and
+ * *@device is %NULL.
+ *
+ * Since: 0.1
+ */
 void
 gst_clv_handle_set_context (GstElement * element, GstContext * context,
-    const gchar * spec, ClvDevice ** dev)
+    const gchar * spec, GstClvDevice ** device)
 {
-  ClvDevice *found = gst_clv_context_get_device (context);
+  GstClvDevice *found;
 
+  g_return_if_fail (GST_IS_ELEMENT (element));
+  g_return_if_fail (GST_IS_CONTEXT (context));
+  g_return_if_fail (device != NULL);
+
+  debug_init ();
+  found = gst_clv_context_get_device (context);
   if (found == NULL)
     return;
-  if (*dev == NULL && clv_device_matches (found, spec)) {
+  if (*device == NULL
+      && clv_device_matches (gst_clv_device_get_runtime (found), spec)) {
     GST_DEBUG_OBJECT (element, "using shared OpenCL device %s",
-        found->device_name);
-    *dev = found;
+        gst_clv_device_get_name (found));
+    *device = found;
     return;
   }
   GST_DEBUG_OBJECT (element, "ignoring shared OpenCL device %s (want \"%s\")",
-      found->device_name, spec);
-  clv_device_unref (found);
+      gst_clv_device_get_name (found), spec);
+  gst_object_unref (found);
 }
 
+/**
+ * gst_clv_handle_context_query:
+ * @element: the element answering
+ * @query: a context query
+ * @device: (nullable): the element's device
+ *
+ * For context queries: answers a #GST_CLV_CONTEXT_TYPE @query with
+ * @device.
+ *
+ * Returns: %TRUE if @query was answered.
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_clv_handle_context_query (GstElement * element, GstQuery * query,
-    ClvDevice * dev)
+    GstClvDevice * device)
 {
   const gchar *type;
   GstContext *context;
 
-  if (dev == NULL || !gst_query_parse_context_type (query, &type)
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (GST_IS_QUERY (query), FALSE);
+
+  if (device == NULL || !gst_query_parse_context_type (query, &type)
       || g_strcmp0 (type, GST_CLV_CONTEXT_TYPE) != 0)
     return FALSE;
-  context = gst_clv_context_new (dev);
+  context = gst_clv_context_new (device);
   gst_query_set_context (query, context);
   gst_context_unref (context);
   return TRUE;
@@ -91,7 +173,8 @@ query_peer (GstElement * element, GstPad * pad, gpointer user_data)
 /* The GstGL/GstCuda "run context query" sequence: downstream and upstream
  * peers first, then a need-context message for the application and bins. */
 static void
-query_context (GstElement * element, const gchar * spec, ClvDevice ** dev)
+query_context (GstElement * element, const gchar * spec,
+    GstClvDevice ** device)
 {
   PeerQuery pq = { gst_query_new_context (GST_CLV_CONTEXT_TYPE), FALSE };
   GstContext *context = NULL;
@@ -102,34 +185,62 @@ query_context (GstElement * element, const gchar * spec, ClvDevice ** dev)
   if (pq.answered) {
     gst_query_parse_context (pq.query, &context);
     if (context)
-      gst_clv_handle_set_context (element, context, spec, dev);
+      gst_clv_handle_set_context (element, context, spec, device);
   }
   gst_query_unref (pq.query);
-  if (*dev == NULL)
+  if (*device == NULL)
     gst_element_post_message (element,
         gst_message_new_need_context (GST_OBJECT (element),
             GST_CLV_CONTEXT_TYPE));
 }
 
+/**
+ * gst_clv_ensure_device:
+ * @element: the element that needs a device
+ * @spec: (nullable): which device (as for gst_clv_device_new())
+ * @device: (inout) (transfer full) (nullable): the element's device
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes *@device a device that @spec selects: keeps one already there,
+ * else asks the pipeline (a context query to the peers, then a
+ * need-context message, which an application or bin may answer with
+ * gst_element_set_context()), else opens one and announces it with a
+ * have-context message.  Call it from the element's change from READY to
+ * PAUSED or its start().
+ *
+ * Returns: %TRUE with *@device set, or %FALSE with @error set.
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_clv_ensure_device (GstElement * element, const gchar * spec,
-    ClvDevice ** dev, GError ** error)
+    GstClvDevice ** device, GError ** error)
 {
   GstContext *context;
+  ClvDevice *runtime;
 
-  if (*dev && clv_device_matches (*dev, spec))
+  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
+  g_return_val_if_fail (device != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  debug_init ();
+  if (*device && clv_device_matches (gst_clv_device_get_runtime (*device),
+          spec))
     return TRUE;
-  g_clear_pointer (dev, clv_device_unref);
+  gst_clear_object (device);
 
-  query_context (element, spec, dev);
-  if (*dev)
+  query_context (element, spec, device);
+  if (*device)
     return TRUE;
 
-  *dev = clv_device_open (spec, error);
-  if (*dev == NULL)
+  runtime = clv_device_open (spec, error);
+  if (runtime == NULL)
     return FALSE;
-  GST_INFO_OBJECT (element, "opened OpenCL device %s", (*dev)->device_name);
-  context = gst_clv_context_new (*dev);
+  *device = gst_clv_device_new_for_runtime (runtime);
+  clv_device_unref (runtime);
+  GST_INFO_OBJECT (element, "opened OpenCL device %s",
+      gst_clv_device_get_name (*device));
+  context = gst_clv_context_new (*device);
   gst_element_post_message (element,
       gst_message_new_have_context (GST_OBJECT (element), context));
   return TRUE;

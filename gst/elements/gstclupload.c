@@ -23,6 +23,7 @@
 #endif
 
 #include "gstclupload.h"
+#include "gstclv-private.h"
 #include <gst/clvision/clvision.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_upload_debug);
@@ -45,25 +46,24 @@ static gboolean
 gst_cl_upload_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
-  ClvDevice *dev = gst_clv_filter_get_device (GST_CLV_FILTER (trans));
+  GstClvDevice *dev = gst_clv_filter_get_gst_device (GST_CLV_FILTER (trans));
 
   if (!GST_BASE_TRANSFORM_CLASS (gst_cl_upload_parent_class)->
       propose_allocation (trans, decide_query, query))
     return FALSE;
   if (decide_query == NULL || dev == NULL)
     return TRUE;
-  return gst_cl_buffer_pool_propose (dev, query);
+  return gst_clv_buffer_pool_propose (dev, query);
 }
 
 static GstFlowReturn
 gst_cl_upload_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
-  ClvDevice *dev = gst_clv_filter_get_device (GST_CLV_FILTER (trans));
   GstMapInfo map;
 
   if (gst_base_transform_is_passthrough (trans)
-      || gst_cl_buffer_peek_device_memory (inbuf, dev) == NULL)
+      || !gst_clv_filter_buffer_on_device (GST_CLV_FILTER (trans), inbuf))
     return GST_BASE_TRANSFORM_CLASS (gst_cl_upload_parent_class)->
         prepare_output_buffer (trans, inbuf, outbuf);
 
@@ -89,17 +89,15 @@ gst_cl_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstClvFilter *filter = GST_CLV_FILTER (trans);
-  ClvDevice *dev = gst_clv_filter_get_device (filter);
   GstVideoFrame frame;
   GstVideoInfo layout;
   GstMapInfo map;
-  ClvPinnedStage *stage;
   GError *error = NULL;
   gboolean ok;
 
   if (outbuf == inbuf)
     return GST_FLOW_OK;
-  if (gst_cl_buffer_peek_device_memory (outbuf, dev) == NULL)
+  if (!gst_clv_filter_buffer_on_device (filter, outbuf))
     goto not_device;
   if (!gst_video_frame_map (&frame, gst_clv_filter_get_in_info (filter), inbuf,
           GST_MAP_READ))
@@ -108,12 +106,10 @@ gst_cl_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     gst_video_frame_unmap (&frame);
     goto map_failed;
   }
-  gst_cl_buffer_video_info (outbuf, gst_clv_filter_get_out_info (filter),
+  gst_clv_buffer_get_video_info (outbuf, gst_clv_filter_get_out_info (filter),
       &layout);
-  ok = gst_clv_filter_upload_stage (filter, GST_VIDEO_FRAME_SIZE (&frame),
-      &stage, &error)
-      && gst_cl_upload_frame_staged (dev, &frame, (cl_mem) map.data, &layout,
-      stage, &error);
+  ok = gst_clv_filter_upload_frame (filter, &frame, (cl_mem) map.data,
+      &layout, &error);
   gst_buffer_unmap (outbuf, &map);
   gst_video_frame_unmap (&frame);
   if (!ok)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "gstclvfilter.h"
-#include <gst/clvision/clvision.h>
+#include "gstclv-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_clv_filter_debug);
 #define GST_CAT_DEFAULT gst_clv_filter_debug
@@ -28,24 +28,23 @@ enum
 
 /* What one frame in flight needs to go up from system memory: its device
  * copy, grown as needed (sources that write into the pool we propose need
- * none), and two pinned stages in turn: a filter returns once its frame
- * is copied into one, so that the next frame is copied into the other
- * while the first one's DMA and kernels run; pinned_busy[i] completes when
- * stage i is free.  Filters use slot 0; analysers one slot a frame in
- * flight (gst_clv_filter_analyse_frame). */
+ * none), and the pinned stages that a staged upload goes through (a filter
+ * returns once its frame is copied into one, so that the next frame is
+ * copied into the other while the first one's DMA and kernels run).
+ * Filters use slot 0; analysers one slot a frame in flight
+ * (gst_clv_filter_analyse_frame). */
 typedef struct
 {
-  cl_mem stage;
-  gsize stage_size;
-  ClvPinnedStage pinned[2];
-  cl_event pinned_busy[2];
-  guint pinned_next;
+  cl_mem copy;
+  gsize copy_size;
+  ClvStager *stager;
 } InputSlot;
 
 typedef struct
 {
   gchar *device_spec;           /* under the object lock */
-  ClvDevice *device;
+  GstClvDevice *device;         /* set under the object lock */
+  ClvDevice *runtime;           /* the device's, while started */
   GstVideoInfo in_info;          /* the frames' memory layout */
   GstVideoInfo out_info;
   GstClvRasterInfo in_raster;    /* what they hold: see the header */
@@ -54,7 +53,7 @@ typedef struct
   cl_mem out_stage;
   gsize out_stage_size;
   /* Frames in pageable memory go up through pinned memory of our own,
-   * copied there by several threads (clv_upload_staged), or straight from
+   * copied there by several threads (CLV_TRANSFER_STAGED), or straight from
    * where they are (UPLOAD_PINNED: 1 always, 0 never, -1 the default: see
    * STAGED_UPLOAD_MIN for filters; analysers stage while other analysers use
    * the device, since the driver's pageable uploads run one after the other
@@ -79,7 +78,19 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClvFilter, gst_clv_filter,
 ClvDevice *
 gst_clv_filter_get_device (GstClvFilter * filter)
 {
+  return PRIV (filter)->runtime;
+}
+
+GstClvDevice *
+gst_clv_filter_get_gst_device (GstClvFilter * filter)
+{
   return PRIV (filter)->device;
+}
+
+gboolean
+gst_clv_filter_buffer_on_device (GstClvFilter * filter, GstBuffer * buf)
+{
+  return gst_clv_buffer_peek_memory (buf, PRIV (filter)->device) != NULL;
 }
 
 const GstVideoInfo *
@@ -267,14 +278,14 @@ gst_clv_filter_query (GstBaseTransform * trans, GstPadDirection direction,
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
     /* Peers ask from their threads: hold the device while answering. */
-    ClvDevice *dev;
+    GstClvDevice *dev;
     gboolean answered;
 
     GST_OBJECT_LOCK (trans);
-    dev = PRIV (trans)->device ? clv_device_ref (PRIV (trans)->device) : NULL;
+    dev = PRIV (trans)->device ? gst_object_ref (PRIV (trans)->device) : NULL;
     GST_OBJECT_UNLOCK (trans);
     answered = gst_clv_handle_context_query (GST_ELEMENT (trans), query, dev);
-    g_clear_pointer (&dev, clv_device_unref);
+    gst_clear_object (&dev);
     if (answered)
       return TRUE;
   }
@@ -286,7 +297,7 @@ gst_clv_filter_query (GstBaseTransform * trans, GstPadDirection direction,
    * do. */
   if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
     gst_query_parse_caps_result (query, &caps);
-    caps = gst_cl_caps_prefer_opencl (gst_caps_ref (caps));
+    caps = gst_clv_caps_prefer_opencl (gst_caps_ref (caps));
     gst_query_set_caps_result (query, caps);
     gst_caps_unref (caps);
   }
@@ -306,11 +317,12 @@ gst_clv_filter_start (GstBaseTransform * trans)
   g_free (spec);
   if (!ok)
     goto no_device;
+  priv->runtime = gst_clv_device_get_runtime (priv->device);
   priv->upload_pinned = (gint) CLAMP (clv_tune_int ("UPLOAD_PINNED", -1), -1,
       1);
   priv->counted = GST_CLV_FILTER_GET_CLASS (trans)->analyse != NULL;
   if (priv->counted)
-    clv_device_analysers_add (priv->device, 1);
+    clv_device_analysers_add (priv->runtime, 1);
   return TRUE;
 
   /* ERRORS */
@@ -321,41 +333,17 @@ no_device:
   }
 }
 
-/* Waits until pinned stage k of `slot` is no longer read by a DMA, and
- * forgets the event that told. */
-static gboolean
-stage_wait_free (ClvDevice * dev, InputSlot * slot, guint k, GError ** error)
-{
-  cl_event ev = slot->pinned_busy[k];
-
-  if (ev == NULL)
-    return TRUE;
-  slot->pinned_busy[k] = NULL;
-  CLV_CHECK (clv_event_wait (dev, ev), error, fail);
-  clReleaseEvent (ev);
-  return TRUE;
-
-fail:
-  clReleaseEvent (ev);
-  return FALSE;
-}
-
 static void
 release_stages (GstClvFilterPrivate * priv)
 {
   g_clear_pointer (&priv->out_stage, clReleaseMemObject);
   priv->out_stage_size = 0;
-  for (guint s = 0; s < G_N_ELEMENTS (priv->in); s++) {
-    InputSlot *slot = &priv->in[s];
+  for (guint i = 0; i < G_N_ELEMENTS (priv->in); i++) {
+    InputSlot *slot = &priv->in[i];
 
-    g_clear_pointer (&slot->stage, clReleaseMemObject);
-    slot->stage_size = 0;
-    for (guint i = 0; i < G_N_ELEMENTS (slot->pinned); i++) {
-      /* Its memory may still be read by a DMA; a failed one is past
-       * caring. */
-      stage_wait_free (priv->device, slot, i, NULL);
-      clv_pinned_stage_clear (priv->device, &slot->pinned[i]);
-    }
+    g_clear_pointer (&slot->copy, clReleaseMemObject);
+    slot->copy_size = 0;
+    g_clear_pointer (&slot->stager, clv_stager_free);
   }
 }
 
@@ -363,17 +351,18 @@ static gboolean
 gst_clv_filter_stop (GstBaseTransform * trans)
 {
   GstClvFilterPrivate *priv = PRIV (trans);
-  ClvDevice *dev;
+  GstClvDevice *dev;
 
   release_stages (priv);
   if (priv->counted)
-    clv_device_analysers_add (priv->device, -1);
+    clv_device_analysers_add (priv->runtime, -1);
   priv->counted = FALSE;
   gst_caps_replace (&priv->refused, NULL);
+  priv->runtime = NULL;
   GST_OBJECT_LOCK (trans);
   dev = g_steal_pointer (&priv->device);
   GST_OBJECT_UNLOCK (trans);
-  g_clear_pointer (&dev, clv_device_unref);
+  gst_clear_object (&dev);
   return TRUE;
 }
 
@@ -420,7 +409,7 @@ check_frame_fits (GstBaseTransform * trans, const GstVideoInfo * info,
       gst_clv_raster_format_to_string (raster->format)) :
       g_strdup_printf ("A %dx%d %s frame", GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info));
-  gboolean ok = clv_device_check_buffer_size (PRIV (trans)->device,
+  gboolean ok = clv_device_check_buffer_size (PRIV (trans)->runtime,
       GST_VIDEO_INFO_SIZE (info), what, &error);
 
   g_free (what);
@@ -579,7 +568,7 @@ caps_have_opencl (GstCaps * caps)
 }
 
 /* Upstream gets a pool of our device for either kind of caps: in system
- * memory its buffers are GstClMemory too, written by the CPU into their
+ * memory its buffers are GstClvMemory too, written by the CPU into their
  * pinned host copy, so that our upload of them is a pinned one (3-7x faster
  * than from pageable memory) and needs no staging buffer.  In passthrough
  * (the analysers on unchanged caps) downstream decides: its pool, if it
@@ -601,7 +590,7 @@ gst_clv_filter_propose_allocation (GstBaseTransform * trans,
     if (priv->device == NULL || caps == NULL || caps_have_opencl (caps)
         || gst_query_get_n_allocation_pools (query) > 0)
       return answered;
-    return gst_cl_buffer_pool_propose (priv->device, query);
+    return gst_clv_buffer_pool_propose (priv->device, query);
   }
   if (!answered)
     return FALSE;
@@ -611,7 +600,7 @@ gst_clv_filter_propose_allocation (GstBaseTransform * trans,
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
     return TRUE;
   }
-  return gst_cl_buffer_pool_propose (priv->device, query);
+  return gst_clv_buffer_pool_propose (priv->device, query);
 }
 
 /* For memory:OpenCL output, only a pool of our own context will do. */
@@ -640,7 +629,7 @@ gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 
       size = GST_VIDEO_INFO_SIZE (&info);
       if (klass->process != NULL)
-        pool = gst_cl_buffer_pool_new_for_caps (priv->device, caps,
+        pool = gst_clv_buffer_pool_new_for_caps (priv->device, caps,
             &size, 0, 0);
       else if (gst_clv_caps_is_raster (caps))
         pool = gst_buffer_pool_new ();
@@ -657,9 +646,9 @@ gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-  if (pool && !(GST_IS_CL_BUFFER_POOL (pool)
-          && gst_cl_device_same_context (gst_cl_buffer_pool_get_device
-              (GST_CL_BUFFER_POOL (pool)), priv->device))) {
+  if (pool && !(GST_IS_CLV_BUFFER_POOL (pool)
+          && gst_clv_device_is_same_context (gst_clv_buffer_pool_get_device
+              (GST_CLV_BUFFER_POOL (pool)), priv->device))) {
     GST_DEBUG_OBJECT (filter, "dropping downstream pool %" GST_PTR_FORMAT
         " of another device or context", pool);
     gst_clear_object (&pool);
@@ -677,7 +666,7 @@ gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
     }
   }
   if (pool == NULL)
-    pool = gst_cl_buffer_pool_new_for_caps (priv->device, caps, &size, min,
+    pool = gst_clv_buffer_pool_new_for_caps (priv->device, caps, &size, min,
         max);
   if (pool == NULL)
     return FALSE;
@@ -690,32 +679,17 @@ gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   return TRUE;
 }
 
-/* Grows *stage to at least `size` bytes. */
+/* Grows *mem to at least `size` bytes. */
 static gboolean
-ensure_stage (ClvDevice * dev, cl_mem * stage, gsize * stage_size, gsize size,
+ensure_buffer (ClvDevice * dev, cl_mem * mem, gsize * mem_size, gsize size,
     cl_mem_flags flags, GError ** error)
 {
-  if (*stage && *stage_size >= size)
+  if (*mem && *mem_size >= size)
     return TRUE;
-  g_clear_pointer (stage, clReleaseMemObject);
-  *stage = clv_buffer_new (dev, flags, size, error);
-  *stage_size = *stage ? size : 0;
-  return *stage != NULL;
-}
-
-/* The next pinned stage of `slot` in turn, once it is free; *busy (if
- * asked for) is where the caller's upload leaves its completion event. */
-static gboolean
-take_stage (GstClvFilterPrivate * priv, InputSlot * slot,
-    ClvPinnedStage ** stage, cl_event ** busy, GError ** error)
-{
-  const guint k = slot->pinned_next;
-
-  slot->pinned_next = (k + 1) % G_N_ELEMENTS (slot->pinned);
-  *stage = &slot->pinned[k];
-  if (busy)
-    *busy = &slot->pinned_busy[k];
-  return stage_wait_free (priv->device, slot, k, error);
+  g_clear_pointer (mem, clReleaseMemObject);
+  *mem = clv_buffer_new (dev, flags, size, error);
+  *mem_size = *mem ? size : 0;
+  return *mem != NULL;
 }
 
 /* Whether a filter stages an `n`-byte frame from pageable memory. */
@@ -723,18 +697,32 @@ static gboolean
 filter_stages (GstClvFilterPrivate * priv, gsize n)
 {
   return priv->upload_pinned > 0 || (priv->upload_pinned < 0
-      && !priv->device->host_unified_memory && n >= STAGED_UPLOAD_MIN);
+      && !priv->runtime->host_unified_memory && n >= STAGED_UPLOAD_MIN);
+}
+
+/* How `slot` uploads a frame from pageable memory with `flags`. */
+static ClvStager *
+slot_stager (GstClvFilterPrivate * priv, InputSlot * slot,
+    ClvTransferFlags flags)
+{
+  if (!(flags & CLV_TRANSFER_STAGED))
+    return NULL;
+  if (slot->stager == NULL)
+    slot->stager = clv_stager_new (priv->runtime);
+  return slot->stager;
 }
 
 gboolean
-gst_clv_filter_upload_stage (GstClvFilter * filter, gsize n,
-    ClvPinnedStage ** stage, GError ** error)
+gst_clv_filter_upload_frame (GstClvFilter * filter,
+    const GstVideoFrame * frame, cl_mem dst, const GstVideoInfo * layout,
+    GError ** error)
 {
   GstClvFilterPrivate *priv = PRIV (filter);
+  const ClvTransferFlags flags = filter_stages (priv,
+      GST_VIDEO_FRAME_SIZE (frame)) ? CLV_TRANSFER_STAGED : 0;
 
-  *stage = NULL;
-  return !filter_stages (priv, n)
-      || take_stage (priv, &priv->in[0], stage, NULL, error);
+  return gst_clv_upload_frame (priv->runtime, frame, dst, layout, flags,
+      slot_stager (priv, &priv->in[0], flags), error);
 }
 
 /* Plane 0 of frames laid out as `info` says, holding `raster`: a raster's
@@ -799,10 +787,9 @@ side_map (GstClvFilter * filter, Side * side, GstBuffer * buf,
 {
   GstVideoInfo layout;
 
-  side->on_device =
-      gst_cl_buffer_peek_device_memory (buf, PRIV (filter)->device) != NULL;
+  side->on_device = gst_clv_filter_buffer_on_device (filter, buf);
   if (side->on_device) {
-    gst_cl_buffer_video_info (buf, info, &layout);
+    gst_clv_buffer_get_video_info (buf, info, &layout);
     if (gst_buffer_get_size (buf) < gst_clv_filter_layout_bytes (&layout)
         || !gst_buffer_map (buf, &side->map, flags | GST_MAP_OPENCL))
       return FALSE;
@@ -834,7 +821,7 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstClvFilter *filter = GST_CLV_FILTER (trans);
   GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (trans);
   GstClvFilterPrivate *priv = PRIV (trans);
-  ClvDevice *dev = priv->device;
+  ClvDevice *dev = priv->runtime;
   Side in, out;
   GError *error = NULL;
 
@@ -850,32 +837,29 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     const gsize n = image_bytes (&in.im);
     const void *src = GST_VIDEO_FRAME_PLANE_DATA (&in.frame, 0);
     InputSlot *slot = &priv->in[0];
-    ClvPinnedStage *stage = NULL;
-    cl_event *busy = NULL;
+    const ClvTransferFlags flags = filter_stages (priv, n) ?
+        CLV_TRANSFER_STAGED : 0;
 
     /* A staged upload returns once the frame is copied (its DMA and our
      * kernels follow in the queue's order), so the next frame's copy
      * overlaps them. */
-    if ((filter_stages (priv, n)
-            && !take_stage (priv, slot, &stage, &busy, &error))
-        || !ensure_stage (dev, &slot->stage, &slot->stage_size, n,
+    if (!ensure_buffer (dev, &slot->copy, &slot->copy_size, n,
             CL_MEM_READ_ONLY, &error)
-        || !(stage ? gst_cl_upload_staged (dev, FALSE, stage, slot->stage,
-                0, n, src, busy, &error) : gst_cl_upload (dev,
-                slot->stage, 0, n, src, &error)))
+        || !gst_clv_upload (dev, slot->copy, 0, src, n, flags,
+            slot_stager (priv, slot, flags), NULL, &error))
       goto failed;
-    in.mem = slot->stage;
+    in.mem = slot->copy;
   }
   if (!out.on_device) {
-    if (!ensure_stage (dev, &priv->out_stage, &priv->out_stage_size,
+    if (!ensure_buffer (dev, &priv->out_stage, &priv->out_stage_size,
             image_bytes (&out.im), CL_MEM_WRITE_ONLY, &error))
       goto failed;
     out.mem = priv->out_stage;
   }
   if (!klass->process (filter, in.mem, &in.im, out.mem, &out.im, &error))
     goto failed;
-  if (!out.on_device && !gst_cl_download (dev, out.mem, 0,
-          image_bytes (&out.im), GST_VIDEO_FRAME_PLANE_DATA (&out.frame, 0),
+  if (!out.on_device && !gst_clv_download (dev, out.mem, 0,
+          GST_VIDEO_FRAME_PLANE_DATA (&out.frame, 0), image_bytes (&out.im),
           &error))
     goto failed;
   side_unmap (&out, outbuf);
@@ -908,22 +892,24 @@ gst_clv_filter_analyse_frame (GstClvFilter * filter, GstBuffer * buf,
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (filter);
   GstClvFilterPrivate *priv = PRIV (trans);
+  ClvDevice *dev = priv->runtime;
   InputSlot *slot = &priv->in[slot_index];
   GstVideoInfo info;
   GstMapInfo map;
   GError *error = NULL;
   GstFlowReturn ret;
-  GstClMemory *clmem;
+  GstClvMemory *clmem;
   cl_event uploaded = NULL;
-  gboolean alone, staged;
-  ClvPinnedStage *stage = NULL;
+  gboolean alone;
+  ClvTransferFlags flags;
 
   /* Planes where the buffer says they are, if it says. */
-  gst_cl_buffer_video_info (buf, &priv->in_info, &info);
+  gst_clv_buffer_get_video_info (buf, &priv->in_info, &info);
   if (gst_buffer_get_size (buf) < gst_clv_filter_layout_bytes (&info))
     goto too_short;
-  clmem = gst_cl_buffer_peek_device_memory (buf, priv->device);
-  if (clmem && !GST_MEMORY_FLAG_IS_SET (clmem, GST_CL_MEMORY_NEED_UPLOAD)) {
+  clmem = gst_clv_buffer_peek_memory (buf, priv->device);
+  if (clmem && !GST_MEMORY_FLAG_IS_SET (clmem,
+          GST_CLV_MEMORY_TRANSFER_NEED_UPLOAD)) {
     /* Device frames are analysed where they are. */
     if (!gst_buffer_map (buf, &map, GST_MAP_READ | GST_MAP_OPENCL))
       goto map_failed;
@@ -933,33 +919,30 @@ gst_clv_filter_analyse_frame (GstClvFilter * filter, GstBuffer * buf,
   }
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     goto map_failed;
-  /* The analysers wait for their kernels (see analyse), so the staging
-   * buffers are idle: the upload need not queue behind other pipelines'
+  /* The analysers wait for their kernels (see analyse), so the device
+   * copies are idle: the upload need not queue behind other pipelines'
    * kernels on the device.  A frame written into the pool we proposed is in
    * pinned memory already (its host copy): one DMA from there, into our
    * buffer rather than its own, which other pipelines' kernels queued on
    * the device might still be reading from its last use.  Alone on the
    * device we do not wait for that DMA: the device's queue does, while we
    * queue the kernels. */
-  alone = clv_device_analysers (priv->device) <= 1;
-  staged = clmem == NULL && (priv->upload_pinned > 0
-      || (priv->upload_pinned < 0 && !alone));
-  if ((staged && !take_stage (priv, slot, &stage, NULL, &error))
-      || !ensure_stage (priv->device, &slot->stage, &slot->stage_size,
-          map.size, CL_MEM_READ_ONLY, &error)
-      || !(clmem ? gst_cl_upload_pinned (priv->device, slot->stage, 0,
-              map.size, map.data, alone ? &uploaded : NULL, &error) :
-          staged ? gst_cl_upload_staged (priv->device, TRUE, stage,
-              slot->stage, 0, map.size, map.data, NULL, &error) :
-          gst_cl_upload_unordered (priv->device, slot->stage, 0, map.size,
-              map.data, &error)))
+  alone = clv_device_analysers (dev) <= 1;
+  flags = CLV_TRANSFER_UNORDERED | (clmem ? CLV_TRANSFER_PINNED :
+      (priv->upload_pinned > 0 || (priv->upload_pinned < 0 && !alone)) ?
+      CLV_TRANSFER_STAGED : 0);
+  if (!ensure_buffer (dev, &slot->copy, &slot->copy_size, map.size,
+          CL_MEM_READ_ONLY, &error)
+      || !gst_clv_upload (dev, slot->copy, 0, map.data, map.size, flags,
+          slot_stager (priv, slot, flags), clmem && alone ? &uploaded : NULL,
+          &error))
     goto failed;
   gst_buffer_unmap (buf, &map);
-  ret = func (filter, buf, slot->stage, &info, data);
+  ret = func (filter, buf, slot->copy, &info, data);
   if (uploaded) {
     /* Done by now unless the analysis failed: the frame's memory must not
      * go back to its pool while the DMA reads it. */
-    clv_event_wait (priv->device, uploaded);
+    clv_event_wait (dev, uploaded);
     clReleaseEvent (uploaded);
   }
   return ret;
@@ -1009,7 +992,7 @@ gst_clv_filter_finalize (GObject * object)
   GstClvFilterPrivate *priv = PRIV (object);
 
   release_stages (priv);
-  g_clear_pointer (&priv->device, clv_device_unref);
+  gst_clear_object (&priv->device);
   g_free (priv->device_spec);
   G_OBJECT_CLASS (gst_clv_filter_parent_class)->finalize (object);
 }

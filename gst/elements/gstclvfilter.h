@@ -6,15 +6,15 @@
  * memory, and maps ROI metas through a subclass's geometry.  Subclasses see
  * device buffers only (process) or analyse frames in place (analyse).
  *
- * Memory: both pads accept system memory and memory:OpenCL (GstClMemory,
- * see gstclmemory.h), OpenCL first.  A subclass's transform_caps must keep
+ * Memory: both pads accept system memory and memory:OpenCL (GstClvMemory,
+ * see gstclvmemory.h), OpenCL first.  A subclass's transform_caps must keep
  * each structure's caps features (copy them, as sarmultilook does), so an
  * element outputs the memory it receives and a chain that clupload starts
- * stays on the device.  Buffers whose memory is GstClMemory of the element's
+ * stays on the device.  Buffers whose memory is GstClvMemory of the element's
  * context reach process/analyse as their own cl_mem (no copy); any other
  * buffer (system memory, or OpenCL memory of another context) is copied
  * through the host into a staging cl_mem.  For memory:OpenCL the base
- * proposes a GstClBufferPool of its device upstream and uses only a pool of
+ * proposes a GstClvBufferPool of its device upstream and uses only a pool of
  * its own context downstream; system memory stays plain system memory. */
 #pragma once
 
@@ -23,6 +23,7 @@
 #include <gst/video/video.h>
 
 #include "clv-image.h"
+#include "clv-opencl.h"
 #include <gst/clvision/clvision.h>
 
 G_BEGIN_DECLS
@@ -86,13 +87,20 @@ typedef GstFlowReturn (*GstClvFilterAnalyseFunc) (GstClvFilter * filter,
 GstFlowReturn gst_clv_filter_analyse_frame (GstClvFilter * filter,
     GstBuffer * buf, guint slot, GstClvFilterAnalyseFunc func, gpointer data);
 
-/* Fields subclasses may read while streaming. */
+/* Fields subclasses may read while streaming: the device for common/'s
+ * functions, and as a GstClvDevice for libgstclvision-1.0's. */
 ClvDevice *gst_clv_filter_get_device (GstClvFilter * filter);
-/* In *stage, the pinned memory (free) to upload an `n`-byte frame from
- * pageable memory through, or NULL to upload it from where it is
- * (UPLOAD_PINNED). */
-gboolean gst_clv_filter_upload_stage (GstClvFilter * filter, gsize n,
-    ClvPinnedStage ** stage, GError ** error);
+GstClvDevice *gst_clv_filter_get_gst_device (GstClvFilter * filter);
+/* Whether `buf` is memory that the element's kernels use where it is
+ * (gst_clv_buffer_peek_memory). */
+gboolean gst_clv_filter_buffer_on_device (GstClvFilter * filter,
+    GstBuffer * buf);
+/* Uploads every plane of a CPU-mapped `frame` into `dst`, laid out as
+ * `layout` says, as the element uploads its own input (staged through
+ * pinned memory or not). */
+gboolean gst_clv_filter_upload_frame (GstClvFilter * filter,
+    const GstVideoFrame * frame, cl_mem dst, const GstVideoInfo * layout,
+    GError ** error);
 const GstVideoInfo *gst_clv_filter_get_in_info (GstClvFilter * filter);
 const GstVideoInfo *gst_clv_filter_get_out_info (GstClvFilter * filter);
 /* The samples of the frames: application/x-raster caps, or GRAY8 and

@@ -72,6 +72,7 @@
 #include <string.h>
 
 #include "gstroioverlay.h"
+#include "gstclv-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_roi_overlay_debug);
 #define GST_CAT_DEFAULT gst_roi_overlay_debug
@@ -645,7 +646,7 @@ draw_on_device (GstRoiOverlay * self, GstBuffer * buf, GArray * shapes,
   GstMapInfo map;
   gboolean ok;
 
-  gst_cl_buffer_video_info (buf,
+  gst_clv_buffer_get_video_info (buf,
       gst_clv_filter_get_in_info (GST_CLV_FILTER (self)), &info);
   if (gst_buffer_get_size (buf) < gst_clv_filter_layout_bytes (&info))
     goto too_short;
@@ -769,8 +770,7 @@ gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       gst_video_overlay_composition_unref (comp);
     }
     ok = TRUE;
-  } else if (gst_cl_buffer_peek_device_memory (buf,
-          gst_clv_filter_get_device (GST_CLV_FILTER (self)))) {
+  } else if (gst_clv_filter_buffer_on_device (GST_CLV_FILTER (self), buf)) {
     ok = draw_on_device (self, buf, shapes, &error);
   } else {
     ok = draw_on_cpu (self, buf, shapes, &error);

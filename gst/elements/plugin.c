@@ -23,7 +23,7 @@ plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
 
-  gst_cl_memory_init_once ();
+  gst_clv_memory_init_once ();
   /* Registered now so that applications can build a gst.opencl.context by
    * type name, and so that its debug category exists before first use. */
   g_type_ensure (GST_TYPE_CLV_DEVICE);

@@ -42,7 +42,7 @@
 
 #include "bench-common.h"
 #include "clv-opencl.h"
-#include <gst/clvision/clvision.h>
+#include "gstclv-private.h"
 
 #define DEFAULT_CHAIN "sarmultilook looks=4 ! sarrotscale angle=30 ! sarquantize"
 #define WARMUP 5
@@ -105,7 +105,7 @@ wait_count (Counter * c, guint n)
 static void
 counts (guint64 * up, guint64 * down)
 {
-  GstAllocator *a = gst_allocator_find (GST_CL_MEMORY_TYPE_NAME);
+  GstAllocator *a = gst_allocator_find (GST_CLV_MEMORY_TYPE_NAME);
 
   g_object_get (a, "uploads", up, "downloads", down, NULL);
   gst_object_unref (a);
@@ -180,11 +180,14 @@ chain_device (GstElement * pipeline)
     GstPad *pad = gst_element_get_static_pad (e, "sink");
     GstQuery *q = gst_query_new_context ("gst.opencl.context");
     GstContext *ctx;
+    GstClvDevice *device;
 
     if (pad && gst_pad_query (pad, q)) {
       gst_query_parse_context (q, &ctx);
-      gst_structure_get (gst_context_get_structure (ctx), "device",
-          g_type_from_name ("ClvDevice"), &dev, NULL);
+      if ((device = gst_clv_context_get_device (ctx))) {
+        dev = clv_device_ref (gst_clv_device_get_runtime (device));
+        gst_object_unref (device);
+      }
     }
     gst_query_unref (q);
     if (pad)

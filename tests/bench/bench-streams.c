@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gst/gst.h>
-#include <gst/clvision/clvision.h>
+#include "gstclv-private.h"
 
 #include "bench-common.h"
 
@@ -166,12 +166,13 @@ stream_start (Stream * s, const char *image, gboolean video,
   bus = gst_element_get_bus (s->pipeline);
   while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_HAVE_CONTEXT))) {
     GstContext *context;
-    ClvDevice *dev;
+    GstClvDevice *dev;
 
     gst_message_parse_have_context (msg, &context);
     if ((dev = gst_clv_context_get_device (context))) {
       g_clear_pointer (&s->dev, clv_device_unref);
-      s->dev = dev;
+      s->dev = clv_device_ref (gst_clv_device_get_runtime (dev));
+      gst_object_unref (dev);
     }
     gst_context_unref (context);
     gst_message_unref (msg);

@@ -6,7 +6,7 @@
 void
 clv_check_counts (ClvCounts * counts)
 {
-  GstAllocator *allocator = gst_allocator_find (GST_CL_MEMORY_TYPE_NAME);
+  GstAllocator *allocator = gst_allocator_find (GST_CLV_MEMORY_TYPE_NAME);
 
   fail_unless (allocator != NULL, "the OpenCL allocator is not registered");
   g_object_get (allocator, "uploads", &counts->uploads, "downloads",
@@ -41,7 +41,7 @@ clv_check_proposed_pool (GstHarness * h, const gchar * caps_str)
   fail_unless (gst_query_get_n_allocation_pools (query) > 0);
   gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
   fail_unless (pool != NULL);
-  fail_unless_equals_string (G_OBJECT_TYPE_NAME (pool), "GstClBufferPool");
+  fail_unless_equals_string (G_OBJECT_TYPE_NAME (pool), "GstClvBufferPool");
   fail_unless (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
           NULL));
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
@@ -66,34 +66,22 @@ clv_check_pool_copy (GstBufferPool * pool, GstBuffer * frame)
   return buf;
 }
 
-ClvDevice *
+GstClvDevice *
 clv_check_element_device (GstElement * element)
 {
-  GstQuery *query = gst_query_new_context ("gst.opencl.context");
+  GstQuery *query = gst_query_new_context (GST_CLV_CONTEXT_TYPE);
   GstPad *pad = gst_element_get_static_pad (element, "sink");
   GstContext *context = NULL;
-  ClvDevice *dev = NULL;
+  GstClvDevice *dev = NULL;
 
   if (gst_pad_query (pad, query)) {
     gst_query_parse_context (query, &context);
-    fail_unless (gst_structure_get (gst_context_get_structure (context),
-            "device", g_type_from_name ("ClvDevice"), &dev, NULL));
+    dev = gst_clv_context_get_device (context);
+    fail_unless (dev != NULL);
   }
   gst_object_unref (pad);
   gst_query_unref (query);
   return dev;
-}
-
-GstContext *
-clv_check_context_new (ClvDevice * dev)
-{
-  GstContext *context = gst_context_new ("gst.opencl.context", TRUE);
-  GType type = g_type_from_name ("ClvDevice");
-
-  fail_unless (type != 0, "the plugin did not register ClvDevice");
-  gst_structure_set (gst_context_writable_structure (context), "device", type,
-      dev, NULL);
-  return context;
 }
 
 void

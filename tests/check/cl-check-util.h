@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Helpers for the memory:OpenCL element tests.  The tests talk to the
- * plugin only through GStreamer: the allocator's counter properties, pools
- * from allocation queries, contexts from context queries. */
+ * plugin through GStreamer and libgstclvision-1.0: the allocator's counter
+ * properties, pools from allocation queries, contexts from context
+ * queries. */
 #pragma once
 
 #include <gst/check/gstcheck.h>
@@ -34,10 +35,7 @@ GstBufferPool *clv_check_proposed_pool (GstHarness * h, const gchar * caps);
 GstBuffer *clv_check_pool_copy (GstBufferPool * pool, GstBuffer * frame);
 
 /* The device an element answers a gst.opencl.context query with, or NULL. */
-ClvDevice *clv_check_element_device (GstElement * element);
-
-/* A gst.opencl.context holding `dev`, as an application would make it. */
-GstContext *clv_check_context_new (ClvDevice * dev);
+GstClvDevice *clv_check_element_device (GstElement * element);
 
 /* Asserts that two mapped frames have equal pixels in every plane. */
 void clv_check_frames_equal (const GstVideoFrame * a, const GstVideoFrame * b);

@@ -6,6 +6,7 @@
  * host. */
 #include "cl-check-util.h"
 #include "gstclvfilter.h"
+#include "gstclv-private.h"
 #include "clv-sar.h"
 #include "clv-test-util.h"
 #include "clv-vj-ref.h"
@@ -441,7 +442,7 @@ on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, Handoffs * ho)
   gboolean cl = gst_caps_features_contains (gst_caps_get_features (caps, 0),
       GST_CAPS_FEATURE_MEMORY_OPENCL)
       && gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
-      GST_CL_MEMORY_TYPE_NAME);
+      GST_CLV_MEMORY_TYPE_NAME);
   GstMapInfo map;
   GBytes *bytes = NULL;
 
@@ -525,16 +526,31 @@ pipeline_run (GstElement * pipeline, Handoffs * ho)
   gst_object_unref (src);
 }
 
-static ClvDevice *
+static GstClvDevice *
 device_of (GstElement * pipeline, const gchar * name)
 {
   GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  ClvDevice *dev = clv_check_element_device (e);
+  GstClvDevice *dev = clv_check_element_device (e);
 
   fail_unless (dev != NULL, "%s has no OpenCL device", name);
   gst_object_unref (e);
   /* The elements keep theirs; only identity matters here. */
-  clv_device_unref (dev);
+  gst_object_unref (dev);
+  return dev;
+}
+
+/* A device of its own context and queue, outside the process-wide table,
+ * as an application might make one. */
+static GstClvDevice *
+unshared_device (void)
+{
+  GError *error = NULL;
+  ClvDevice *runtime = clv_device_open_unshared (NULL, &error);
+  GstClvDevice *dev;
+
+  fail_unless (runtime != NULL, "%s", error ? error->message : "");
+  dev = gst_clv_device_new_for_runtime (runtime);
+  clv_device_unref (runtime);
   return dev;
 }
 
@@ -556,14 +572,12 @@ GST_END_TEST;
 
 GST_START_TEST (test_application_context_honoured)
 {
-  GError *error = NULL;
-  ClvDevice *app = clv_device_open_unshared (NULL, &error);
+  GstClvDevice *app = unshared_device ();
   Handoffs ho;
   GstElement *pipeline = pipeline_new ("cldownload name=down", &ho);
   GstContext *context;
 
-  fail_unless (app != NULL, "%s", error ? error->message : "");
-  context = clv_check_context_new (app);
+  context = gst_clv_context_new (app);
   gst_element_set_context (pipeline, context);
   gst_context_unref (context);
   pipeline_run (pipeline, &ho);
@@ -573,7 +587,7 @@ GST_START_TEST (test_application_context_honoured)
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
   handoffs_clear (&ho);
-  clv_device_unref (app);
+  gst_object_unref (app);
 }
 
 GST_END_TEST;
@@ -598,19 +612,17 @@ GST_END_TEST;
  * breaks. */
 GST_START_TEST (test_contexts_differ)
 {
-  GError *error = NULL;
-  ClvDevice *a = clv_device_open_unshared (NULL, &error);
-  ClvDevice *b = clv_device_open_unshared (NULL, &error);
+  GstClvDevice *a = unshared_device ();
+  GstClvDevice *b = unshared_device ();
   Handoffs ho;
   GstElement *pipeline = pipeline_new ("cldownload name=down", &ho);
   GstContext *ca, *cb;
   ClvCounts c0, c1;
   const gchar *names[3] = { "up", "ml", "down" };
 
-  fail_unless (a && b, "%s", error ? error->message : "");
-  fail_if (gst_cl_device_same_context (a, b));
-  ca = clv_check_context_new (a);
-  cb = clv_check_context_new (b);
+  fail_if (gst_clv_device_is_same_context (a, b));
+  ca = gst_clv_context_new (a);
+  cb = gst_clv_context_new (b);
   for (int i = 0; i < 3; i++) {
     GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), names[i]);
     gst_element_set_context (e, i == 1 ? cb : ca);
@@ -632,8 +644,8 @@ GST_START_TEST (test_contexts_differ)
   handoffs_clear (&ho);
   gst_context_unref (ca);
   gst_context_unref (cb);
-  clv_device_unref (a);
-  clv_device_unref (b);
+  gst_object_unref (a);
+  gst_object_unref (b);
 }
 
 GST_END_TEST;
@@ -655,6 +667,8 @@ test_analyse (GstClvFilter * filter, GstBuffer * buf, cl_mem frame,
     const GstVideoInfo * info)
 {
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  GstMapInfo map;
+  gboolean own = FALSE;
   cl_context ctx;
   cl_device_id device;
   cl_command_queue queue;
@@ -680,9 +694,12 @@ test_analyse (GstClvFilter * filter, GstBuffer * buf, cl_mem frame,
 
   g_mutex_lock (&analyse_log.lock);
   analyse_log.frames++;
-  if (gst_memory_is_type (mem, GST_CL_MEMORY_TYPE_NAME)
-      && ((GstClMemory *) mem)->buffer == frame)
-    analyse_log.own_memory++;
+  if (gst_is_clv_memory (mem)
+      && gst_memory_map (mem, &map, GST_MAP_READ | GST_MAP_OPENCL)) {
+    own = (cl_mem) map.data == frame;
+    gst_memory_unmap (mem, &map);
+  }
+  analyse_log.own_memory += own;
   g_array_append_val (analyse_log.sums, sum);
   g_mutex_unlock (&analyse_log.lock);
   return GST_FLOW_OK;

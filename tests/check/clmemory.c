@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* GstClMemory and GstClBufferPool: maps, transfers, copies, pool layout. */
+/* GstClvMemory and GstClvBufferPool: maps, transfers, copies, pool layout. */
 #include "cl-check-util.h"
 
 #include <string.h>
@@ -39,15 +39,15 @@ acquire (GstBufferPool * pool)
   return buf;
 }
 
-static GstClMemory *
+static GstClvMemory *
 cl_memory (GstBuffer * buf)
 {
   GstMemory *mem;
 
   fail_unless_equals_int (gst_buffer_n_memory (buf), 1);
   mem = gst_buffer_peek_memory (buf, 0);
-  fail_unless (gst_memory_is_type (mem, GST_CL_MEMORY_TYPE_NAME));
-  return (GstClMemory *) mem;
+  fail_unless (gst_memory_is_type (mem, GST_CLV_MEMORY_TYPE_NAME));
+  return (GstClvMemory *) mem;
 }
 
 static void
@@ -65,15 +65,15 @@ fill (GstBuffer * buf, guint8 seed)
 static guint8 *
 device_bytes (GstBuffer * buf)
 {
-  GstClMemory *mem;
+  GstClvMemory *mem;
   GstMapInfo map;
   guint8 *bytes;
 
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ | GST_MAP_OPENCL));
   mem = cl_memory (buf);
-  fail_unless ((cl_mem) map.data == mem->buffer);
   bytes = g_malloc (map.size);
-  fail_unless_equals_int (clEnqueueReadBuffer (mem->device->queue,
+  fail_unless_equals_int (clEnqueueReadBuffer (gst_clv_device_get_cl_queue
+          (mem->device),
           (cl_mem) map.data, CL_TRUE, 0, map.size, bytes, 0, NULL, NULL),
       CL_SUCCESS);
   gst_buffer_unmap (buf, &map);
@@ -138,7 +138,7 @@ GST_START_TEST (test_transfers_follow_writes)
   GstBufferPool *pool;
   GstHarness *h = upload_harness (&pool);
   GstBuffer *buf = acquire (pool);
-  GstClMemory *mem = cl_memory (buf);
+  GstClvMemory *mem = cl_memory (buf);
   ClvCounts c0, c1;
   GstMapInfo map;
   guint8 *bytes, pattern[36 * 7];
@@ -160,7 +160,8 @@ GST_START_TEST (test_transfers_follow_writes)
   for (gsize i = 0; i < sizeof (pattern); i++)
     pattern[i] = (guint8) (255 - i);
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE | GST_MAP_OPENCL));
-  fail_unless_equals_int (clEnqueueWriteBuffer (mem->device->queue,
+  fail_unless_equals_int (clEnqueueWriteBuffer (gst_clv_device_get_cl_queue
+          (mem->device),
           (cl_mem) map.data, CL_TRUE, 0, sizeof (pattern), pattern, 0, NULL,
           NULL), CL_SUCCESS);
   gst_buffer_unmap (buf, &map);
@@ -316,6 +317,71 @@ GST_START_TEST (test_offset_memory)
 
 GST_END_TEST;
 
+/* gst_clv_memory_upload and _download copy ranges both ways with every
+ * flag, keep bytes outside the range from whichever side is newer, count
+ * one transfer each, and refuse ranges past the end. */
+GST_START_TEST (test_upload_download_ranges)
+{
+  static const GstClvTransferFlags flags[] = { GST_CLV_TRANSFER_FLAG_NONE,
+    GST_CLV_TRANSFER_FLAG_UNORDERED, GST_CLV_TRANSFER_FLAG_STAGED,
+    GST_CLV_TRANSFER_FLAG_STAGED | GST_CLV_TRANSFER_FLAG_UNORDERED
+  };
+  GstBufferPool *pool;
+  GstHarness *h = upload_harness (&pool);
+  GstBuffer *buf = acquire (pool);
+  GstClvMemory *mem = cl_memory (buf);
+  const gsize n = gst_buffer_get_size (buf);
+  guint8 *expect = g_malloc (n), *got = g_malloc (n), *bytes;
+  GError *error = NULL;
+  ClvCounts c0, c1;
+  GstMapInfo map;
+
+  for (guint f = 0; f < G_N_ELEMENTS (flags); f++) {
+    const gsize at = 5 + f, len = n / 2 - f;
+
+    /* The host copy is newer: its bytes stay around the range. */
+    fill (buf, (guint8) f);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    memcpy (expect, map.data, n);
+    gst_buffer_unmap (buf, &map);
+    for (gsize i = 0; i < len; i++)
+      expect[at + i] = (guint8) (200 - i - f);
+    clv_check_counts (&c0);
+    fail_unless (gst_clv_memory_upload (mem, at, expect + at, len, flags[f],
+            &error));
+    g_assert_no_error (error);
+    fail_unless (gst_clv_memory_download (mem, 0, got, n, flags[f], &error));
+    g_assert_no_error (error);
+    clv_check_counts (&c1);
+    fail_unless (memcmp (got, expect, n) == 0, "flags %d", flags[f]);
+    /* The host copy's upload, ours, and our download. */
+    fail_unless_equals_int (c1.uploads - c0.uploads, 2);
+    fail_unless_equals_int (c1.downloads - c0.downloads, 1);
+    bytes = device_bytes (buf);
+    fail_unless (memcmp (bytes, expect, n) == 0);
+    g_free (bytes);
+    /* And a CPU map sees it. */
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    fail_unless (memcmp (map.data, expect, n) == 0);
+    gst_buffer_unmap (buf, &map);
+  }
+  fail_if (gst_clv_memory_upload (mem, n - 3, expect, 4,
+          GST_CLV_TRANSFER_FLAG_NONE, &error));
+  g_assert_error (error, GST_CLV_ERROR, GST_CLV_ERROR_INVALID);
+  g_clear_error (&error);
+  fail_if (gst_clv_memory_download (mem, n + 1, got, 0,
+          GST_CLV_TRANSFER_FLAG_NONE, &error));
+  g_assert_error (error, GST_CLV_ERROR, GST_CLV_ERROR_INVALID);
+  g_clear_error (&error);
+
+  g_free (expect);
+  g_free (got);
+  gst_buffer_unref (buf);
+  teardown (h, pool);
+}
+
+GST_END_TEST;
+
 static Suite *
 clmemory_suite (void)
 {
@@ -328,6 +394,7 @@ clmemory_suite (void)
   tcase_add_test (tc, test_released_buffer_needs_no_transfer);
   tcase_add_test (tc, test_copies);
   tcase_add_test (tc, test_offset_memory);
+  tcase_add_test (tc, test_upload_download_ranges);
   return s;
 }
 

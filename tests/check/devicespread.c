@@ -12,6 +12,8 @@
 #include <gst/check/gstcheck.h>
 #include <gst/clvision/clvision.h>
 
+#include "clv-opencl.h"
+
 /* Starts (PAUSED, prerolled) a pipeline of `elements` fed one GRAY8 frame
  * and returns it; `device_index` gets the index of the device of the one
  * context its elements made, `contexts` how many they made. */
@@ -33,14 +35,14 @@ start_pipeline (const gchar * elements, guint * device_index, guint * contexts)
   *contexts = 0;
   while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_HAVE_CONTEXT))) {
     GstContext *context;
-    ClvDevice *dev;
+    GstClvDevice *dev;
 
     gst_message_parse_have_context (msg, &context);
     dev = gst_clv_context_get_device (context);
     fail_unless (dev != NULL, "a have-context without a clvision device");
-    *device_index = dev->device_index;
+    *device_index = gst_clv_device_get_device_index (dev);
     (*contexts)++;
-    clv_device_unref (dev);
+    gst_object_unref (dev);
     gst_context_unref (context);
     gst_message_unref (msg);
   }

@@ -475,7 +475,7 @@ pull_all (GstElement * sink, int *n_frames)
 /* The checksum of every frame the SAR chain gives, in order, and in
  * `device` (if not NULL) the device its clupload used. */
 static char *
-run_sar_chain (int frames, ClvDevice ** device)
+run_sar_chain (int frames, GstClvDevice ** device)
 {
   char *desc = g_strdup_printf (SAR_CL_CHAIN, frames, 96, 72);
   GstElement *pipe = gst_parse_launch (desc, NULL);
@@ -503,7 +503,7 @@ run_sar_chain (int frames, ClvDevice ** device)
   return digest;
 }
 
-static ClvDevice *thread_devices[4];
+static GstClvDevice *thread_devices[4];
 
 static gpointer
 sar_chain_thread (gpointer data)
@@ -529,11 +529,13 @@ GST_START_TEST (test_parallel_pipelines)
   }
   for (guint i = 0; i < G_N_ELEMENTS (threads); i++) {
     fail_unless (thread_devices[i] != NULL);
-    fail_unless (thread_devices[i]->context == thread_devices[0]->context);
-    fail_unless (thread_devices[i]->queue == thread_devices[0]->queue);
+    fail_unless (gst_clv_device_get_cl_context (thread_devices[i]) ==
+        gst_clv_device_get_cl_context (thread_devices[0]));
+    fail_unless (gst_clv_device_get_cl_queue (thread_devices[i]) ==
+        gst_clv_device_get_cl_queue (thread_devices[0]));
   }
   for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
-    g_clear_pointer (&thread_devices[i], clv_device_unref);
+    gst_clear_object (&thread_devices[i]);
   g_free (alone);
 }
 

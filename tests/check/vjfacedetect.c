@@ -14,6 +14,7 @@
 #include "batch-check-util.h"
 #include "cl-check-util.h"
 #include "vj-check-frame.h"
+#include "gstclv-private.h"
 
 /* A frame of `g` as `format` (vj_check_frame_buffer), at 40 ms. */
 static GstBuffer *
@@ -330,7 +331,7 @@ check_pool_frames (GstHarness * h, const Gray * g, const char *format,
     fail_unless (out == buf);
     fail_unless_equals_int (c1.uploads - c0.uploads, 1);
     fail_unless (GST_MEMORY_FLAG_IS_SET (gst_buffer_peek_memory (out, 0),
-            GST_CL_MEMORY_NEED_UPLOAD));
+            GST_CLV_MEMORY_TRANSFER_NEED_UPLOAD));
     found = buffer_faces (out);
     vj_test_assert_faces (ref, found, 0, what);
     g_array_free (found, TRUE);
@@ -404,7 +405,8 @@ GST_START_TEST (test_pool_frame_waits_for_upload)
   Gray g = scaled (&full, 301, 300);
   Gray blank = { g_malloc (301 * 300), 301, 300 };
   GstHarness *h = harness ("device=first");
-  ClvDevice *dev = clv_check_element_device (h->element);
+  GstClvDevice *device = clv_check_element_device (h->element);
+  ClvDevice *dev;
   GstCaps *caps;
   GstBuffer *with_faces = frame_buffer (&g, "GRAY8", &caps);
   GstBuffer *empty;
@@ -420,7 +422,8 @@ GST_START_TEST (test_pool_frame_waits_for_upload)
   empty = frame_buffer (&blank, "GRAY8", NULL);
   gst_harness_set_src_caps (h, gst_caps_ref (caps));
   pool = clv_check_proposed_pool (h, caps_str);
-  fail_unless (dev != NULL);
+  fail_unless (device != NULL);
+  dev = gst_clv_device_get_runtime (device);
   fail_unless_equals_int (clv_device_analysers (dev), 1);
 
   out = gst_harness_push_and_pull (h, clv_check_pool_copy (pool, with_faces));
@@ -448,7 +451,7 @@ GST_START_TEST (test_pool_frame_waits_for_upload)
   gst_caps_unref (caps);
   gst_buffer_unref (with_faces);
   gst_buffer_unref (empty);
-  clv_device_unref (dev);
+  gst_object_unref (device);
   gst_harness_teardown (h);
   g_free (blank.pixels);
   g_free (g.pixels);
@@ -489,7 +492,7 @@ GST_START_TEST (test_downstream_pool_kept)
   fail_unless_equals_int (gst_query_get_n_allocation_pools (query), 1);
   gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
   fail_unless (GST_IS_VIDEO_BUFFER_POOL (pool));
-  fail_if (GST_IS_CL_BUFFER_POOL (pool));
+  fail_if (GST_IS_CLV_BUFFER_POOL (pool));
   fail_if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
           NULL));
   gst_object_unref (pool);

@@ -648,53 +648,104 @@ test_corrupt_tuning_file (gconstpointer contents)
   g_free (dir);
 }
 
-/* clv_upload_staged puts every byte where a plain upload would: a size that
- * is no multiple of its chunks, at an offset, then a smaller upload through
- * the same (grown) stage that returns before its DMA ends (an event tells
- * when), and nothing for size 0. */
+/* clv_upload puts every byte where a plain upload would, whatever its
+ * flags: sizes that are no multiple of the staging chunks, at an offset,
+ * through the stages of one stager in turn (grown as needed), with or
+ * without an event back; nothing for size 0. */
 static void
-test_upload_staged (void)
+test_upload_flags (void)
 {
+  static const struct
+  {
+    ClvTransferFlags flags;
+    gboolean done;
+  } cases[] = {
+    {0, FALSE}, {0, TRUE}, {CLV_TRANSFER_UNORDERED, FALSE},
+    {CLV_TRANSFER_UNORDERED, TRUE}, {CLV_TRANSFER_PINNED, FALSE},
+    {CLV_TRANSFER_PINNED | CLV_TRANSFER_UNORDERED, FALSE},
+    {CLV_TRANSFER_PINNED | CLV_TRANSFER_UNORDERED, TRUE},
+    {CLV_TRANSFER_STAGED, FALSE}, {CLV_TRANSFER_STAGED, TRUE},
+    {CLV_TRANSFER_STAGED | CLV_TRANSFER_UNORDERED, FALSE},
+    {CLV_TRANSFER_STAGED | CLV_TRANSFER_UNORDERED, TRUE},
+    {CLV_TRANSFER_STAGED, FALSE},
+  };
   ClvDevice *dev = clv_device_open ("first", NULL);
-  const gsize big = (5 << 20) + 3, small = 1000, offset = 16;
-  guint8 *src = g_malloc (big), *back = g_malloc (big + offset);
-  ClvPinnedStage stage = { 0 };
+  const gsize big = (5 << 20) + 3, offset = 16;
+  ClvStager *stager;
+  cl_mem mem, pinned_mem;
+  guint8 *pinned, *back = g_malloc (big + offset);
   GError *error = NULL;
   cl_event done = NULL;
-  cl_mem mem;
 
   g_assert_nonnull (dev);
+  stager = clv_stager_new (dev);
   mem = clv_buffer_new (dev, CL_MEM_READ_WRITE, big + offset, &error);
   g_assert_no_error (error);
-  for (gsize i = 0; i < big; i++)
-    src[i] = (guint8) (i * 2654435761u >> 13);
-  g_assert_true (clv_upload_staged (dev, dev->queue, &stage, mem, offset, src,
-          big, NULL, &error));
+  pinned = clv_pinned_new (dev, big, &pinned_mem, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (stage.size, ==, big);
-  g_assert_cmpint (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, offset, big,
-          back, 0, NULL, NULL), ==, CL_SUCCESS);
-  g_assert_cmpmem (back, big, src, big);
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const gsize n = c % 2 ? 1000 + c : big - c;
 
-  for (gsize i = 0; i < small; i++)
-    src[i] = (guint8) ~src[i];
-  g_assert_true (clv_upload_staged (dev, dev->transfer_queue, &stage, mem, 0,
-          src, small, &done, &error));
-  g_assert_no_error (error);
-  g_assert_nonnull (done);
-  g_assert_cmpint (clWaitForEvents (1, &done), ==, CL_SUCCESS);
-  clReleaseEvent (done);
-  g_assert_true (clv_upload_staged (dev, dev->queue, &stage, mem, 0, src, 0,
-          &done, &error));
+    for (gsize i = 0; i < n; i++)
+      pinned[i] = (guint8) ((i + c) * 2654435761u >> 13);
+    g_assert_true (clv_upload (dev, mem, offset, pinned, n, cases[c].flags,
+            stager, cases[c].done ? &done : NULL, &error));
+    g_assert_no_error (error);
+    if (cases[c].done) {
+      g_assert_nonnull (done);
+      g_assert_cmpint (clWaitForEvents (1, &done), ==, CL_SUCCESS);
+      g_clear_pointer (&done, clReleaseEvent);
+    }
+    /* Unordered or not, the device's queue reads the new bytes. */
+    g_assert_cmpint (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, offset, n,
+            back, 0, NULL, NULL), ==, CL_SUCCESS);
+    g_assert_cmpmem (back, n, pinned, n);
+  }
+  g_assert_true (clv_upload (dev, mem, 0, pinned, 0, CLV_TRANSFER_STAGED,
+          stager, &done, &error));
   g_assert_no_error (error);
   g_assert_null (done);
-  g_assert_cmpuint (stage.size, ==, big);
-  g_assert_cmpint (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, 0, small,
-          back, 0, NULL, NULL), ==, CL_SUCCESS);
-  g_assert_cmpmem (back, small, src, small);
 
-  clv_pinned_stage_clear (dev, &stage);
-  g_assert_null (stage.data);
+  clv_stager_free (stager);
+  clv_pinned_free (dev, pinned_mem, pinned);
+  clReleaseMemObject (mem);
+  g_free (back);
+  clv_device_unref (dev);
+}
+
+/* A stager over given pinned memory stages through it and refuses more
+ * than it holds. */
+static void
+test_stager_for_pinned (void)
+{
+  ClvDevice *dev = clv_device_open ("first", NULL);
+  const gsize n = (3 << 20) + 5;
+  guint8 *src = g_malloc (n), *back = g_malloc (n), *pinned;
+  cl_mem mem, pinned_mem;
+  ClvStager *stager;
+  GError *error = NULL;
+
+  g_assert_nonnull (dev);
+  for (gsize i = 0; i < n; i++)
+    src[i] = (guint8) (i * 40503u >> 7);
+  mem = clv_buffer_new (dev, CL_MEM_READ_WRITE, n, &error);
+  pinned = clv_pinned_new (dev, n, &pinned_mem, &error);
+  g_assert_no_error (error);
+  stager = clv_stager_new_for_pinned (dev, pinned_mem, pinned, n);
+  g_assert_true (clv_upload (dev, mem, 0, src, n, CLV_TRANSFER_STAGED,
+          stager, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (clv_upload (dev, mem, 0, src, n + 1, CLV_TRANSFER_STAGED,
+          stager, NULL, &error));
+  g_assert_error (error, CLV_ERROR, CLV_ERROR_INVALID);
+  g_clear_error (&error);
+  clv_stager_free (stager);
+  /* The stage holds the bytes, and the device has them. */
+  g_assert_cmpmem (pinned, n, src, n);
+  g_assert_cmpint (clEnqueueReadBuffer (dev->queue, mem, CL_TRUE, 0, n, back,
+          0, NULL, NULL), ==, CL_SUCCESS);
+  g_assert_cmpmem (back, n, src, n);
+  clv_pinned_free (dev, pinned_mem, pinned);
   clReleaseMemObject (mem);
   g_free (back);
   g_free (src);
@@ -923,7 +974,8 @@ main (int argc, char **argv)
   g_test_add_func ("/opencl/spans-busy-fraction", test_spans_busy_fraction);
   g_test_add_func ("/opencl/tune-lookup", test_tune_lookup);
   g_test_add_func ("/opencl/stored-tuning-used", test_stored_tuning_used);
-  g_test_add_func ("/opencl/upload-staged", test_upload_staged);
+  g_test_add_func ("/opencl/upload-flags", test_upload_flags);
+  g_test_add_func ("/opencl/stager-for-pinned", test_stager_for_pinned);
   g_test_add_data_func ("/opencl/event-wait/alone", GINT_TO_POINTER (1),
       test_event_wait);
   g_test_add_data_func ("/opencl/event-wait/shared", GINT_TO_POINTER (2),

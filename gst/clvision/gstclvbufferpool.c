@@ -1,21 +1,38 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* GstClBufferPool; see the header. */
+/**
+ * SECTION:gstclvbufferpool
+ * @title: GstClvBufferPool
+ * @short_description: A pool of video buffers of #GstClvMemory
+ *
+ * Video buffers of #GstClvMemory on one device context.  The pool supports
+ * %GST_BUFFER_POOL_OPTION_VIDEO_META (each buffer carries a #GstVideoMeta
+ * with the pool's plane offsets and strides) and
+ * %GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT.
+ *
+ * Since: 0.1
+ */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstclbufferpool.h"
-#include "gstclmemory.h"
+#include "gstclv-private.h"
 #include "gstclvraster.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cl_buffer_pool_debug);
-#define GST_CAT_DEFAULT gst_cl_buffer_pool_debug
+GST_DEBUG_CATEGORY_STATIC (gst_clv_buffer_pool_debug);
+#define GST_CAT_DEFAULT gst_clv_buffer_pool_debug
 
-struct _GstClBufferPool
+/**
+ * GstClvBufferPool:
+ *
+ * A #GstBufferPool of video buffers of #GstClvMemory.
+ *
+ * Since: 0.1
+ */
+struct _GstClvBufferPool
 {
   GstBufferPool parent;
 
-  ClvDevice *device;
+  GstClvDevice *device;
 
   /* configuration, set before the pool is active */
   GstVideoInfo info;
@@ -24,31 +41,54 @@ struct _GstClBufferPool
   GstVideoAlignment align;
 };
 
-G_DEFINE_TYPE_WITH_CODE (GstClBufferPool, gst_cl_buffer_pool,
-    GST_TYPE_BUFFER_POOL, GST_DEBUG_CATEGORY_INIT (gst_cl_buffer_pool_debug,
-        "clbufferpool", 0, "clvision OpenCL buffer pool"));
+G_DEFINE_TYPE_WITH_CODE (GstClvBufferPool, gst_clv_buffer_pool,
+    GST_TYPE_BUFFER_POOL, GST_DEBUG_CATEGORY_INIT (gst_clv_buffer_pool_debug,
+        "clvbufferpool", 0, "clvision OpenCL buffer pool"));
 
+/**
+ * gst_clv_buffer_pool_new:
+ * @device: the device whose context holds the buffers
+ *
+ * Returns: (transfer full): a new pool of #GstClvMemory on @device, to be
+ *     configured as every #GstBufferPool is.
+ *
+ * Since: 0.1
+ */
 GstBufferPool *
-gst_cl_buffer_pool_new (ClvDevice * dev)
+gst_clv_buffer_pool_new (GstClvDevice * device)
 {
-  GstClBufferPool *pool = g_object_new (GST_TYPE_CL_BUFFER_POOL, NULL);
+  GstClvBufferPool *pool;
 
+  g_return_val_if_fail (GST_IS_CLV_DEVICE (device), NULL);
+
+  pool = g_object_new (GST_TYPE_CLV_BUFFER_POOL, NULL);
   gst_object_ref_sink (pool);
-  pool->device = clv_device_ref (dev);
+  pool->device = gst_object_ref (device);
   return GST_BUFFER_POOL_CAST (pool);
 }
 
-ClvDevice *
-gst_cl_buffer_pool_get_device (GstClBufferPool * pool)
+/**
+ * gst_clv_buffer_pool_get_device:
+ * @pool: a #GstClvBufferPool
+ *
+ * Returns: (transfer none): the device whose context holds the pool's
+ *     buffers.
+ *
+ * Since: 0.1
+ */
+GstClvDevice *
+gst_clv_buffer_pool_get_device (GstClvBufferPool * pool)
 {
+  g_return_val_if_fail (GST_IS_CLV_BUFFER_POOL (pool), NULL);
+
   return pool->device;
 }
 
 GstBufferPool *
-gst_cl_buffer_pool_new_for_caps (ClvDevice * dev, GstCaps * caps,
+gst_clv_buffer_pool_new_for_caps (GstClvDevice * device, GstCaps * caps,
     guint * size, guint min, guint max)
 {
-  GstBufferPool *pool = gst_cl_buffer_pool_new (dev);
+  GstBufferPool *pool = gst_clv_buffer_pool_new (device);
   GstStructure *config = gst_buffer_pool_get_config (pool);
 
   gst_buffer_pool_config_set_params (config, caps, *size, min, max);
@@ -65,7 +105,7 @@ gst_cl_buffer_pool_new_for_caps (ClvDevice * dev, GstCaps * caps,
 }
 
 gboolean
-gst_cl_buffer_pool_propose (ClvDevice * dev, GstQuery * query)
+gst_clv_buffer_pool_propose (GstClvDevice * device, GstQuery * query)
 {
   GstCaps *caps;
   gboolean need_pool;
@@ -81,7 +121,7 @@ gst_cl_buffer_pool_propose (ClvDevice * dev, GstQuery * query)
   if (!need_pool || gst_query_get_n_allocation_pools (query) > 0)
     return TRUE;
   size = GST_VIDEO_INFO_SIZE (&info);
-  pool = gst_cl_buffer_pool_new_for_caps (dev, caps, &size, 0, 0);
+  pool = gst_clv_buffer_pool_new_for_caps (device, caps, &size, 0, 0);
   if (pool == NULL)
     return FALSE;
   gst_query_add_allocation_pool (query, pool, size, 0, 0);
@@ -90,7 +130,7 @@ gst_cl_buffer_pool_propose (ClvDevice * dev, GstQuery * query)
 }
 
 static const gchar **
-gst_cl_buffer_pool_get_options (GstBufferPool * pool)
+gst_clv_buffer_pool_get_options (GstBufferPool * pool)
 {
   static const gchar *options[] = { GST_BUFFER_POOL_OPTION_VIDEO_META,
     GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT, NULL
@@ -99,9 +139,9 @@ gst_cl_buffer_pool_get_options (GstBufferPool * pool)
 }
 
 static gboolean
-gst_cl_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
+gst_clv_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
 {
-  GstClBufferPool *self = GST_CL_BUFFER_POOL (pool);
+  GstClvBufferPool *self = GST_CLV_BUFFER_POOL (pool);
   GstCaps *caps = NULL;
   guint size, min_buffers, max_buffers;
   GstVideoInfo info;
@@ -131,8 +171,8 @@ gst_cl_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
   gst_buffer_pool_config_set_params (config, caps, size, min_buffers,
       max_buffers);
   GST_DEBUG_OBJECT (self, "%" GST_PTR_FORMAT ", %u bytes on %s", caps, size,
-      self->device->device_name);
-  return GST_BUFFER_POOL_CLASS (gst_cl_buffer_pool_parent_class)->set_config
+      gst_clv_device_get_name (self->device));
+  return GST_BUFFER_POOL_CLASS (gst_clv_buffer_pool_parent_class)->set_config
       (pool, config);
 
   /* ERRORS */
@@ -155,10 +195,10 @@ wrong_alignment:
 }
 
 static GstFlowReturn
-gst_cl_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
+gst_clv_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
 {
-  GstClBufferPool *self = GST_CL_BUFFER_POOL (pool);
+  GstClvBufferPool *self = GST_CLV_BUFFER_POOL (pool);
   GstStructure *config = gst_buffer_pool_get_config (pool);
   GstVideoInfo *info = &self->info;
   guint size;
@@ -167,7 +207,7 @@ gst_cl_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
 
   gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
   gst_structure_free (config);
-  mem = gst_cl_memory_alloc (self->device, size, &error);
+  mem = gst_clv_memory_alloc (self->device, size, &error);
   if (mem == NULL)
     goto no_memory;
   *buffer = gst_buffer_new ();
@@ -194,41 +234,41 @@ no_memory:
 /* A released buffer's contents are undefined for the next user, so neither
  * side needs to be brought up to date for it. */
 static void
-gst_cl_buffer_pool_reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
+gst_clv_buffer_pool_reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
 {
   for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
     GstMemory *mem = gst_buffer_peek_memory (buffer, i);
-    if (gst_is_cl_memory (mem))
-      GST_MINI_OBJECT_FLAG_UNSET (mem, GST_CL_MEMORY_NEED_UPLOAD |
-          GST_CL_MEMORY_NEED_DOWNLOAD);
+    if (gst_is_clv_memory (mem))
+      GST_MINI_OBJECT_FLAG_UNSET (mem, GST_CLV_MEMORY_TRANSFER_NEED_UPLOAD |
+          GST_CLV_MEMORY_TRANSFER_NEED_DOWNLOAD);
   }
-  GST_BUFFER_POOL_CLASS (gst_cl_buffer_pool_parent_class)->reset_buffer (pool,
+  GST_BUFFER_POOL_CLASS (gst_clv_buffer_pool_parent_class)->reset_buffer (pool,
       buffer);
 }
 
 static void
-gst_cl_buffer_pool_finalize (GObject * object)
+gst_clv_buffer_pool_finalize (GObject * object)
 {
-  GstClBufferPool *self = GST_CL_BUFFER_POOL (object);
+  GstClvBufferPool *self = GST_CLV_BUFFER_POOL (object);
 
-  g_clear_pointer (&self->device, clv_device_unref);
-  G_OBJECT_CLASS (gst_cl_buffer_pool_parent_class)->finalize (object);
+  gst_clear_object (&self->device);
+  G_OBJECT_CLASS (gst_clv_buffer_pool_parent_class)->finalize (object);
 }
 
 static void
-gst_cl_buffer_pool_class_init (GstClBufferPoolClass * klass)
+gst_clv_buffer_pool_class_init (GstClvBufferPoolClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
 
-  gobject_class->finalize = gst_cl_buffer_pool_finalize;
-  pool_class->get_options = gst_cl_buffer_pool_get_options;
-  pool_class->set_config = gst_cl_buffer_pool_set_config;
-  pool_class->alloc_buffer = gst_cl_buffer_pool_alloc_buffer;
-  pool_class->reset_buffer = gst_cl_buffer_pool_reset_buffer;
+  gobject_class->finalize = gst_clv_buffer_pool_finalize;
+  pool_class->get_options = gst_clv_buffer_pool_get_options;
+  pool_class->set_config = gst_clv_buffer_pool_set_config;
+  pool_class->alloc_buffer = gst_clv_buffer_pool_alloc_buffer;
+  pool_class->reset_buffer = gst_clv_buffer_pool_reset_buffer;
 }
 
 static void
-gst_cl_buffer_pool_init (GstClBufferPool * self)
+gst_clv_buffer_pool_init (GstClvBufferPool * self)
 {
 }
