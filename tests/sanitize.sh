@@ -28,7 +28,8 @@ mkdir -p "$system_plugins"
 gst_plugins=/usr/lib/$(gcc -print-multiarch)/gstreamer-1.0
 for p in coreelements app videotestsrc videoconvertscale videorate playback \
     typefindfunctions matroska vpx opus vorbis audioconvert audioresample \
-    jpeg png pnm imagefreeze multifile rawparse pbtypes; do
+    jpeg png pnm imagefreeze multifile rawparse pbtypes rtsp rtp \
+    rtpmanager udp tcp; do
   [ -f "$gst_plugins/libgst$p.so" ] && ln -sf "$gst_plugins/libgst$p.so" "$system_plugins/"
 done
 export GST_PLUGIN_SYSTEM_PATH_1_0=$PWD/$system_plugins
@@ -39,13 +40,13 @@ export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # No GLib slice allocator, so every block is visible to ASan.
 export G_SLICE=always-malloc
-# The oracle (OpenCV itself) is not ours, and the example-* tests are
-# scripts running uninstrumented programs (gst-launch-1.0, mosquitto_sub),
-# which cannot load an ASan-built plugin; everything else runs (or the tests
-# named on the command line).
+# The oracle (OpenCV itself) is not ours, and the example-*, track-* and
+# redact-* tests are scripts running uninstrumented programs
+# (gst-launch-1.0, mosquitto_sub), which cannot load an ASan-built plugin;
+# everything else runs (or the tests named on the command line).
 tests="$*"
 [ -n "$tests" ] || tests=$(meson test -C "$build" --list 2>/dev/null \
-  | grep -v '^oracle-' | grep -v '^example-' | grep -v '^ninja')
+  | grep -v -E '^(oracle|example|track|redact)-' | grep -v '^ninja')
 # shellcheck disable=SC2086
 meson test -C "$build" --print-errorlogs --num-processes 1 \
   --timeout-multiplier 4 $tests

@@ -17,6 +17,7 @@
 #include "gstroiexport.h"
 #include "gstroioverlay.h"
 #include "gstroitrack.h"
+#include "gstclvurisrc.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -37,6 +38,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (roiexport, plugin);
   ret |= GST_ELEMENT_REGISTER (roioverlay, plugin);
   ret |= GST_ELEMENT_REGISTER (roitrack, plugin);
+  ret |= GST_ELEMENT_REGISTER (clvurisrc, plugin);
   return ret;
 }
 
