@@ -562,6 +562,29 @@ device_free (ClvDevice * dev)
   g_free (dev);
 }
 
+/* A query the driver may not know: drivers without double precision refuse
+ * CL_DEVICE_DOUBLE_FP_CONFIG (part of cl_khr_fp64 before OpenCL 1.2), and
+ * CL_DEVICE_HOST_UNIFIED_MEMORY is deprecated.  CL_INVALID_VALUE: `value`
+ * zeroed (no double precision, no unified memory); any other failure is an
+ * error, since the answer chooses the kernels' precision. */
+static gboolean
+optional_device_info (cl_device_id device, cl_device_info what,
+    const char *name, size_t size, void *value, GError ** error)
+{
+  cl_int st = clGetDeviceInfo (device, what, size, value, NULL);
+  char *call;
+
+  if (st == CL_SUCCESS)
+    return TRUE;
+  memset (value, 0, size);
+  if (st == CL_INVALID_VALUE)
+    return TRUE;
+  call = g_strdup_printf ("clGetDeviceInfo (device, %s, ...)", name);
+  clv_set_cl_error (error, st, call, __FILE__, __LINE__);
+  g_free (call);
+  return FALSE;
+}
+
 static ClvDevice *
 device_create (DeviceEntry * e, GError ** error)
 {
@@ -602,15 +625,11 @@ device_create (DeviceEntry * e, GError ** error)
   CLV_CHECK (clGetDeviceInfo (e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
           sizeof (dev->max_mem_alloc_size), &dev->max_mem_alloc_size, NULL),
       error, fail);
-  /* Optional: drivers without double precision may refuse the query (it
-   * belonged to cl_khr_fp64 before OpenCL 1.2), and the unified-memory one
-   * is deprecated; either only chooses a path. */
-  if (clGetDeviceInfo (e->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof (fp64),
-          &fp64, NULL) != CL_SUCCESS)
-    fp64 = 0;
-  if (clGetDeviceInfo (e->device, CL_DEVICE_HOST_UNIFIED_MEMORY,
-          sizeof (unified), &unified, NULL) != CL_SUCCESS)
-    unified = CL_FALSE;
+  if (!optional_device_info (e->device, CL_DEVICE_DOUBLE_FP_CONFIG,
+          "CL_DEVICE_DOUBLE_FP_CONFIG", sizeof (fp64), &fp64, error)
+      || !optional_device_info (e->device, CL_DEVICE_HOST_UNIFIED_MEMORY,
+          "CL_DEVICE_HOST_UNIFIED_MEMORY", sizeof (unified), &unified, error))
+    goto fail;
   dev->compute_units = MAX (cu, 1);
   dev->max_work_group_size = MAX (wg, 1);
   dev->local_mem_size = lmem;

@@ -10,9 +10,10 @@ second error for the same cause, or other results.
   sweep.py --shim libclinject.so --runner inject-run [--mode ci|full]
            [--jobs N] [--asan] [--markdown FILE] [PIPELINE...]
 
---mode ci (the default, what meson test runs): at every call site the first
-call, then every STRIDE-th and the last, the error kinds taken in turn;
---mode full: every call of every site with each error kind (hours).
+--mode ci (the default, what meson test runs): at every call site its
+first, middle and last call, the error kinds taken in turn from site to
+site (and CL_BUILD_PROGRAM_FAILURE at every build); --mode full: every call
+of every site with each error kind (hours).
 The source tree is checked too: every OpenCL function that common/ and
 gst/ call must be one clinject wraps, or its calls would go uncounted.
 """
@@ -29,7 +30,6 @@ ERRORS = ["CL_OUT_OF_RESOURCES", "CL_MEM_OBJECT_ALLOCATION_FAILURE",
           "CL_OUT_OF_HOST_MEMORY", "CL_INVALID_COMMAND_QUEUE"]
 BUILD_ERROR = "CL_BUILD_PROGRAM_FAILURE"
 BUILD_CALLS = ("clBuildProgram",)
-STRIDE = 8
 # What a source element posts after a downstream error: GStreamer's echo of
 # the same cause, not a second one.
 ECHO = "Internal data stream error."
@@ -190,8 +190,7 @@ class Sweep:
                 out += [(func, where, n, e) for n in range(1, calls + 1)
                         for e in kinds]
                 continue
-            ns = sorted(set([1, calls] + list(range(1 + STRIDE, calls,
-                                                    STRIDE))))
+            ns = sorted({1, (calls + 1) // 2, calls})
             for j, n in enumerate(ns):
                 out.append((func, where, n, kinds[(i + j) % len(kinds)]))
             if func in BUILD_CALLS:
