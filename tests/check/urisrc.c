@@ -349,7 +349,11 @@ lose_and_return (Client * c, Server * server, int sig, guint down,
   gst_structure_free (s);
 }
 
-GST_START_TEST (test_server_killed_and_restarted)
+/* `times` outages of the server (see lose_and_return) while a client with
+ * `props` reads it, then a normal EOS. */
+static void
+outages (const gchar * props, int sig, guint down, guint interval,
+    const gchar * reason, guint times)
 {
   Server *server = server_new (0);
   Client *c;
@@ -357,13 +361,20 @@ GST_START_TEST (test_server_killed_and_restarted)
 
   server_start (server);
   uri = server_uri (server);
-  c = client_start (uri, "reconnect-interval=2 timeout=5", "");
-  client_pull_n (c, 50);
-  lose_and_return (c, server, SIGKILL, 3000, 2, "");
-  client_pull_n (c, 50);
+  c = client_start (uri, props, "");
+  for (guint i = 0; i < times; i++) {
+    client_pull_n (c, 25);
+    lose_and_return (c, server, sig, down, interval, reason);
+  }
+  client_pull_n (c, 25);
   client_stop (c);
   server_free (server);
   g_free (uri);
+}
+
+GST_START_TEST (test_server_killed_and_restarted)
+{
+  outages ("reconnect-interval=2 timeout=5", SIGKILL, 3000, 2, "", 1);
 }
 
 GST_END_TEST;
@@ -372,40 +383,15 @@ GST_END_TEST;
  * frame comes) is lost after `timeout`, then found again. */
 GST_START_TEST (test_silent_server)
 {
-  Server *server = server_new (0);
-  Client *c;
-  gchar *uri;
-
-  server_start (server);
-  uri = server_uri (server);
-  c = client_start (uri, "reconnect-interval=1 timeout=2", "");
-  client_pull_n (c, 25);
-  lose_and_return (c, server, SIGSTOP, 3000, 1, "no frame for 2 s");
-  client_pull_n (c, 25);
-  client_stop (c);
-  server_free (server);
-  g_free (uri);
+  outages ("reconnect-interval=1 timeout=2", SIGSTOP, 3000, 1,
+      "no frame for 2 s", 1);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_ten_reconnections)
 {
-  Server *server = server_new (0);
-  Client *c;
-  gchar *uri;
-
-  server_start (server);
-  uri = server_uri (server);
-  c = client_start (uri, "reconnect-interval=1 timeout=5", "");
-  for (int i = 0; i < 10; i++) {
-    client_pull_n (c, 5);
-    lose_and_return (c, server, SIGKILL, 200, 1, "");
-  }
-  client_pull_n (c, 5);
-  client_stop (c);
-  server_free (server);
-  g_free (uri);
+  outages ("reconnect-interval=1 timeout=5", SIGKILL, 200, 1, "", 10);
 }
 
 GST_END_TEST;
