@@ -10,7 +10,8 @@ typedef struct
 {
   int width;
   int height;
-  int bpp;                      /* bytes per pixel: 1 (GRAY8) or 2 (GRAY16_LE) */
+  int bpp;                      /* bytes per pixel: 1 (GRAY8), 2 (GRAY16_LE),
+                                 * or the sample size of ClvSample */
   gsize stride;                 /* bytes from one row to the next */
   gsize offset;                 /* bytes from the buffer start to pixel (0,0) */
 } ClvImage;
@@ -57,6 +58,80 @@ clv_image_set (guint8 * data, const ClvImage * im, int x, int y, guint v)
     row[x] = (guint8) v;
   else
     ((guint16 *) row)[x] = (guint16) v;
+}
+
+/* What a pixel of a SAR image holds (its size is the image's bpp):
+ * unsigned integers, Float32, and complex pairs (real part first). */
+typedef enum
+{
+  CLV_SAMPLE_U8,
+  CLV_SAMPLE_U16,
+  CLV_SAMPLE_F32,
+  CLV_SAMPLE_CI16,
+  CLV_SAMPLE_CF32,
+} ClvSample;
+
+/* Bytes of one sample. */
+static inline int
+clv_sample_size (ClvSample sample)
+{
+  static const int sizes[] = { 1, 2, 4, 4, 8 };
+  return sizes[sample];
+}
+
+static inline gboolean
+clv_sample_is_complex (ClvSample sample)
+{
+  return sample == CLV_SAMPLE_CI16 || sample == CLV_SAMPLE_CF32;
+}
+
+/* Pixel (x, y) as a complex number (*im = 0 for real samples). */
+static inline void
+clv_image_get_complex (const guint8 * data, const ClvImage * im,
+    ClvSample sample, int x, int y, double *re, double *imag)
+{
+  const guint8 *p = data + im->offset + (gsize) y * im->stride +
+      (gsize) x * im->bpp;
+
+  *re = *imag = 0;
+  switch (sample) {
+    case CLV_SAMPLE_U8:
+      *re = *p;
+      break;
+    case CLV_SAMPLE_U16:
+      *re = *(const guint16 *) p;
+      break;
+    case CLV_SAMPLE_F32:
+      *re = *(const float *) p;
+      break;
+    case CLV_SAMPLE_CI16:
+      *re = ((const gint16 *) p)[0];
+      *imag = ((const gint16 *) p)[1];
+      break;
+    case CLV_SAMPLE_CF32:
+      *re = ((const float *) p)[0];
+      *imag = ((const float *) p)[1];
+      break;
+  }
+}
+
+/* Pixel (x, y) of a real image as a double. */
+static inline double
+clv_image_get_real (const guint8 * data, const ClvImage * im,
+    ClvSample sample, int x, int y)
+{
+  double re, imag;
+
+  clv_image_get_complex (data, im, sample, x, y, &re, &imag);
+  return re;
+}
+
+/* Pixel (x, y) of a Float32 image. */
+static inline float *
+clv_image_f32 (guint8 * data, const ClvImage * im, int x, int y)
+{
+  return (float *) (data + im->offset + (gsize) y * im->stride +
+      (gsize) x * sizeof (float));
 }
 
 G_END_DECLS

@@ -125,6 +125,86 @@ gboolean clv_quantize_enqueue (ClvQuantize * q, cl_mem src,
 void clv_quantize_events_clear (ClvQuantizeEvents * events);
 void clv_quantize_free (ClvQuantize * q);
 
+/* Detection of complex samples (real samples count as z = v + 0i), into
+ * Float32: intensity |z|^2, amplitude |z|, phase arg z in (-pi, pi].  In
+ * double where the device has it, rounded once to float. */
+typedef enum
+{
+  CLV_DETECT_INTENSITY,
+  CLV_DETECT_AMPLITUDE,
+  CLV_DETECT_PHASE,
+} ClvDetect;
+
+void clv_detect_ref (const guint8 * src, const ClvImage * si,
+    ClvSample sample, guint8 * dst, const ClvImage * di, ClvDetect detect);
+
+/* Decibels into Float32: 10 log10 v (20 log10 v for amplitudes); values
+ * <= 0 or below `floor_db` give floor_db; NaN stays NaN; values equal to
+ * nodata_in (where has_nodata; NaN matches NaN) give nodata_out. */
+typedef struct
+{
+  gboolean amplitude;
+  float floor_db;
+  gboolean has_nodata;
+  float nodata_in, nodata_out;
+} ClvDbParams;
+
+void clv_db_ref (const guint8 * src, const ClvImage * si, ClvSample sample,
+    guint8 * dst, const ClvImage * di, const ClvDbParams * params);
+
+/* A launcher of one of those maps. */
+typedef struct _ClvPointwise ClvPointwise;
+
+ClvPointwise *clv_detect_new (ClvDevice * dev, ClvSample sample,
+    ClvDetect detect, GError ** error);
+ClvPointwise *clv_db_new (ClvDevice * dev, ClvSample sample,
+    const ClvDbParams * params, GError ** error);
+/* `di` is Float32 of `si`'s size. */
+gboolean clv_pointwise_enqueue (ClvPointwise * pw, cl_mem src,
+    const ClvImage * si, cl_mem dst, const ClvImage * di, cl_event * event,
+    GError ** error);
+void clv_pointwise_free (ClvPointwise * pw);
+
+/* Speckle filters, Float32 out; see clv-sar-speckle-ref.c for the rules
+ * and kernels/sar_speckle.cl for the device's way. */
+typedef enum
+{
+  CLV_SPECKLE_LEE,
+  CLV_SPECKLE_FROST,
+  CLV_SPECKLE_GAMMA_MAP,
+  CLV_SPECKLE_KUAN,
+  CLV_SPECKLE_REFINED_LEE,
+  CLV_SPECKLE_BOXCAR,
+  CLV_SPECKLE_MEDIAN,
+} ClvSpeckleFilter;
+
+/* Refined Lee's window is always 7 x 7. */
+#define CLV_REFINED_LEE_RADIUS 3
+/* The largest radius of the other filters. */
+#define CLV_SPECKLE_MAX_RADIUS 15
+
+typedef struct
+{
+  ClvSpeckleFilter filter;
+  int radius;                   /* window side 2 radius + 1 */
+  double looks;                 /* Lee, Gamma-MAP, Kuan, refined Lee */
+  double deramp;                /* Frost */
+} ClvSpeckleParams;
+
+void clv_speckle_ref (const guint8 * src, const ClvImage * si,
+    ClvSample sample, guint8 * dst, const ClvImage * di,
+    const ClvSpeckleParams * params);
+
+typedef struct _ClvSpeckle ClvSpeckle;
+
+ClvSpeckle *clv_speckle_new (ClvDevice * dev, ClvSample sample,
+    const ClvSpeckleParams * params, GError ** error);
+/* `di` is Float32 of `si`'s size. */
+gboolean clv_speckle_enqueue (ClvSpeckle * sp, cl_mem src,
+    const ClvImage * si, cl_mem dst, const ClvImage * di, cl_event * event,
+    GError ** error);
+void clv_speckle_free (ClvSpeckle * sp);
+
 /* sarmultilook `looks` (intensity) ! sarrotscale `angle` `scale` (bilinear,
  * background 0, the multilooked size) ! sarquantize `coef` by the C
  * references: the GRAY8 result (g_free it), its layout in `qi`. */

@@ -16,6 +16,7 @@ CLV_PACKAGES=(
   ocl-icd-libopencl1 pocl-opencl-icd clinfo
   # the clvisiongdal plugin (gdalsrc, gdalsink) and its oracle, gdal_translate
   libgdal-dev gdal-bin
+  otb-bin  # Orfeo ToolBox: the oracle of the speckle filters and detection
   fonts-dejavu-core  # a font for roioverlay's labels
   # real test data and the OpenCV oracle
   opencv-data python3-skimage python3-numpy facedetect

@@ -27,6 +27,7 @@
 #include <math.h>
 
 #include "gstsarquantize.h"
+#include "gstsarcaps.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_sar_quantize_debug);
 #define GST_CAT_DEFAULT gst_sar_quantize_debug
@@ -176,16 +177,6 @@ gst_sar_quantize_get_property (GObject * object, guint prop_id,
 }
 
 /* Quantization keeps the geometry: the georeferencing meta is copied. */
-static gboolean
-gst_sar_quantize_transform_meta (GstBaseTransform * trans,
-    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
-{
-  if (meta->info->api == GST_CLV_GEO_META_API_TYPE)
-    return TRUE;
-  return GST_BASE_TRANSFORM_CLASS (gst_sar_quantize_parent_class)->
-      transform_meta (trans, outbuf, meta, inbuf);
-}
-
 static void
 gst_sar_quantize_class_init (GstSarQuantizeClass * klass)
 {
@@ -218,7 +209,7 @@ gst_sar_quantize_class_init (GstSarQuantizeClass * klass)
       "{ GRAY8, GRAY16_LE }", "GRAY8");
 
   trans_class->stop = gst_sar_quantize_stop;
-  trans_class->transform_meta = gst_sar_quantize_transform_meta;
+  trans_class->transform_meta = gst_sar_same_geometry_transform_meta;
   filter_class->set_info = gst_sar_quantize_set_info;
   filter_class->transform_structure = gst_sar_quantize_transform_structure;
   filter_class->process = gst_sar_quantize_process;

@@ -9,9 +9,12 @@
 #include <gst/clvision/clvision.h>
 #include "gstclupload.h"
 #include "gstcldownload.h"
+#include "gstsardb.h"
+#include "gstsarintensity.h"
 #include "gstsarmultilook.h"
 #include "gstsarquantize.h"
 #include "gstsarrotscale.h"
+#include "gstsarspeckle.h"
 #include "gstvjfacedetect.h"
 #include "gsteigenrecognise.h"
 #include "gstroiexport.h"
@@ -30,9 +33,12 @@ plugin_init (GstPlugin * plugin)
   g_type_ensure (GST_TYPE_CLV_DEVICE);
   ret |= GST_ELEMENT_REGISTER (clupload, plugin);
   ret |= GST_ELEMENT_REGISTER (cldownload, plugin);
+  ret |= GST_ELEMENT_REGISTER (sardb, plugin);
+  ret |= GST_ELEMENT_REGISTER (sarintensity, plugin);
   ret |= GST_ELEMENT_REGISTER (sarmultilook, plugin);
   ret |= GST_ELEMENT_REGISTER (sarquantize, plugin);
   ret |= GST_ELEMENT_REGISTER (sarrotscale, plugin);
+  ret |= GST_ELEMENT_REGISTER (sarspeckle, plugin);
   ret |= GST_ELEMENT_REGISTER (vjfacedetect, plugin);
   ret |= GST_ELEMENT_REGISTER (eigenrecognise, plugin);
   ret |= GST_ELEMENT_REGISTER (roiexport, plugin);

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <math.h>
+
 #include "clv-test-util.h"
 
 #include <string.h>
@@ -96,4 +98,63 @@ clv_test_assert_images_close (const guint8 * a, const guint8 * b,
     g_test_message ("%u pixels differ by one level", off);
   g_assert_cmpuint (off * 1000, <=, (guint) (im->width * im->height));
   return off;
+}
+
+guint8 *
+clv_test_random_samples (ClvImage * im, int width, int height,
+    ClvSample sample, guint32 seed)
+{
+  const int bpp = clv_sample_size (sample);
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint8 *data;
+
+  *im = clv_image_make (width, height, bpp, clv_round_up ((gsize) width * bpp,
+          4));
+  data = g_malloc0 (im->stride * height);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      guint8 *p = data + (gsize) y * im->stride + (gsize) x * bpp;
+      /* Exponential speckle over reflectivities from 1e-3 to 1e3. */
+      const double v = -log (1 - g_rand_double (rand)) *
+          pow (10, g_rand_double_range (rand, -3, 3));
+      const gboolean zero = g_rand_int_range (rand, 0, 50) == 0;
+
+      switch (sample) {
+        case CLV_SAMPLE_U8:
+          *p = zero ? 0 : (guint8) MIN (v * 20, 255);
+          break;
+        case CLV_SAMPLE_U16:
+          *(guint16 *) p = zero ? 0 : (guint16) MIN (v * 200, 65535);
+          break;
+        case CLV_SAMPLE_F32:
+          *(float *) p = zero ? 0 : (float) v;
+          break;
+        case CLV_SAMPLE_CI16:
+          ((gint16 *) p)[0] = (gint16) g_rand_int_range (rand, -30000, 30000);
+          ((gint16 *) p)[1] = (gint16) g_rand_int_range (rand, -30000, 30000);
+          break;
+        case CLV_SAMPLE_CF32:
+          ((float *) p)[0] = (float) (v - 1);
+          ((float *) p)[1] = (float) g_rand_double_range (rand, -5, 5);
+          break;
+      }
+    }
+  g_rand_free (rand);
+  return data;
+}
+
+void
+clv_test_assert_floats_close (const guint8 * a, const guint8 * b,
+    const ClvImage * im, double rel, double abs)
+{
+  for (int y = 0; y < im->height; y++)
+    for (int x = 0; x < im->width; x++) {
+      const float va = *clv_image_f32 ((guint8 *) a, im, x, y);
+      const float vb = *clv_image_f32 ((guint8 *) b, im, x, y);
+      const double d = fabs ((double) va - vb);
+
+      if (!(isnan (va) && isnan (vb)) && !(d <= abs || d <= rel * fabs (vb)))
+        g_error ("%dx%d image differs at (%d,%d): %.9g != %.9g", im->width,
+            im->height, x, y, va, vb);
+    }
 }

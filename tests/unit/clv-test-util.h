@@ -38,4 +38,16 @@ void clv_test_assert_images_equal (const guint8 * a, const guint8 * b,
 guint clv_test_assert_images_close (const guint8 * a, const guint8 * b,
     const ClvImage * im);
 
+/* A SAR image of `sample`s (stride rounded to 4 bytes) filled by a
+ * deterministic generator: speckle-like positive values of a wide range,
+ * complex pairs about 0, and a few zeros. */
+guint8 *clv_test_random_samples (ClvImage * im, int width, int height,
+    ClvSample sample, guint32 seed);
+
+/* Asserts that two Float32 images agree within `rel` relative or `abs`
+ * absolute difference (NaN matches NaN), naming the first pixel that does
+ * not. */
+void clv_test_assert_floats_close (const guint8 * a, const guint8 * b,
+    const ClvImage * im, double rel, double abs);
+
 G_END_DECLS

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SAR speckle filters: the OpenCL launcher of kernels/sar_speckle.cl. */
+#include "clv-sar.h"
+
+#include <math.h>
+
+struct _ClvSpeckle
+{
+  ClvDevice *dev;
+  cl_kernel kernel;
+  size_t local[2];
+};
+
+/* Frost's distance classes: -DNCLASS, -DFROST_CLASS_OF (the class of each
+ * window offset, row by row) and -DFROST_DIST (each class's distance). */
+static void
+append_frost_classes (GString * opts, int r)
+{
+  const int side = 2 * r + 1;
+  int squares[(2 * CLV_SPECKLE_MAX_RADIUS + 1) * (2 *
+          CLV_SPECKLE_MAX_RADIUS + 1)];
+  int n = 0;
+
+  g_string_append (opts, " -DFROST_CLASS_OF=");
+  for (int j = 0; j < side * side; j++) {
+    const int dx = j % side - r, dy = j / side - r;
+    const int d2 = dx * dx + dy * dy;
+    int k = 0;
+
+    while (k < n && squares[k] != d2)
+      k++;
+    if (k == n)
+      squares[n++] = d2;
+    g_string_append_printf (opts, "%s%d", j ? "," : "", k);
+  }
+  g_string_append (opts, " -DFROST_DIST=");
+  for (int k = 0; k < n; k++)
+    g_string_append_printf (opts, "%s%.17g", k ? "," : "",
+        sqrt ((double) squares[k]));
+  g_string_append_printf (opts, " -DNCLASS=%d", n);
+}
+
+/* Median windows up to 64 values are sorted in registers. */
+static int
+median_pad (int r)
+{
+  const int n = (2 * r + 1) * (2 * r + 1);
+  int pad = 1;
+
+  while (pad < n)
+    pad *= 2;
+  return pad <= 64 ? pad : 0;
+}
+
+ClvSpeckle *
+clv_speckle_new (ClvDevice * dev, ClvSample sample,
+    const ClvSpeckleParams * p, GError ** error)
+{
+  ClvSpeckle *sp = g_new0 (ClvSpeckle, 1);
+  const gboolean gpu = dev->simd_width > 1;
+  const int r = p->filter == CLV_SPECKLE_REFINED_LEE ?
+      CLV_REFINED_LEE_RADIUS : p->radius;
+  GString *opts = g_string_new (NULL);
+  cl_program prog;
+
+  sp->dev = clv_device_ref (dev);
+  /* A warp or wavefront wide on GPUs; CPUs run a work-group as a loop. */
+  sp->local[0] = (size_t) CLAMP (clv_device_tune_int (dev, "SAR_SPECKLE_LX",
+          gpu ? 32 : 64), 1, (gint64) dev->max_work_group_size);
+  sp->local[1] = (size_t) CLAMP (clv_device_tune_int (dev, "SAR_SPECKLE_LY",
+          gpu ? 8 : 4), 1, (gint64) (dev->max_work_group_size /
+          sp->local[0]));
+  g_string_printf (opts, "-DSAMPLE=%d -DFILTER=%d -DR=%d -DLX=%zu -DLY=%zu "
+      "-DHAVE_FP64=%d -DLOOKS=%.17g -DDERAMP=%.17g -DNPAD=%d", sample,
+      p->filter, r, sp->local[0], sp->local[1], dev->has_fp64, p->looks,
+      p->deramp, median_pad (r));
+  if (p->filter == CLV_SPECKLE_FROST)
+    append_frost_classes (opts, r);
+  prog = clv_device_get_program (dev, "sar_speckle", opts->str, error);
+  g_string_free (opts, TRUE);
+  if (prog == NULL)
+    goto fail;
+  sp->kernel = clv_kernel_new (prog, "sar_speckle", error);
+  clReleaseProgram (prog);
+  if (sp->kernel == NULL)
+    goto fail;
+  return sp;
+
+fail:
+  clv_speckle_free (sp);
+  return NULL;
+}
+
+gboolean
+clv_speckle_enqueue (ClvSpeckle * sp, cl_mem src, const ClvImage * si,
+    cl_mem dst, const ClvImage * di, cl_event * event, GError ** error)
+{
+  const cl_uint a[4] = { si->offset / si->bpp, si->stride / si->bpp,
+    di->offset / sizeof (float), di->stride / sizeof (float)
+  };
+  const cl_int w = si->width, h = si->height;
+  size_t global[2] = { clv_round_up (w, sp->local[0]),
+    clv_round_up (h, sp->local[1])
+  };
+
+  if (w == 0 || h == 0)
+    return TRUE;
+  if (!clv_kernel_set_args (sp->kernel, error, CLV_ARG (src), CLV_ARG (a[0]),
+          CLV_ARG (a[1]), CLV_ARG (dst), CLV_ARG (a[2]), CLV_ARG (a[3]),
+          CLV_ARG (w), CLV_ARG (h), CLV_ARGS_END))
+    return FALSE;
+  CLV_CHECK (clEnqueueNDRangeKernel (sp->dev->queue, sp->kernel, 2, NULL,
+          global, sp->local, 0, NULL, event), error, fail);
+  return TRUE;
+
+fail:
+  return FALSE;
+}
+
+void
+clv_speckle_free (ClvSpeckle * sp)
+{
+  if (sp == NULL)
+    return;
+  if (sp->kernel)
+    clReleaseKernel (sp->kernel);
+  clv_device_unref (sp->dev);
+  g_free (sp);
+}
