@@ -396,6 +396,27 @@ clv_device_list_all (void)
   return g_string_free (s, FALSE);
 }
 
+char **
+clv_device_indices (cl_device_type type, GError ** error)
+{
+  GArray *all = enumerate_devices (error);
+  GPtrArray *out;
+
+  if (all == NULL)
+    return NULL;
+  if (type == 0)
+    type = best_kind (all);
+  out = g_ptr_array_new ();
+  for (guint i = 0; i < all->len; i++) {
+    DeviceEntry *e = &g_array_index (all, DeviceEntry, i);
+    if (e->type & type)
+      g_ptr_array_add (out, g_strdup_printf ("%u:%u", e->p, e->d));
+  }
+  g_ptr_array_add (out, NULL);
+  g_array_unref (all);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
 static void
 program_release (gpointer p)
 {

@@ -159,6 +159,13 @@ char *clv_device_describe (ClvDevice * dev);
 CLV_API
 char *clv_device_list_all (void);
 
+/* The "P:D" index of every device of `type` (0: of the kind "auto" chooses
+ * from: GPUs, else accelerators, else CPUs), in platform then device order;
+ * empty when none is of that type, NULL with `error` set when OpenCL offers
+ * no device at all.  Free with g_strfreev(). */
+CLV_API
+char **clv_device_indices (cl_device_type type, GError ** error);
+
 /* The value of `name` in a list "NAME=VALUE,NAME=VALUE,..." (the last one
  * wins; blanks around names and values ignored; items without '=' skipped),
  * newly allocated, or NULL when it is not there. */

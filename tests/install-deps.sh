@@ -27,6 +27,9 @@ CLV_PACKAGES=(
   python3-matplotlib gstreamer1.0-opencv
   # the MQTT broker of the roiexport tests, mosquitto_sub for the examples
   mosquitto mosquitto-clients openssl  # openssl: the TLS test's certificates
+  # clvision-batch's tests: a real single-node Slurm cluster, and
+  # systemd-analyze for the camera unit of live fleets
+  slurm-wlm munge systemd
   # the Python application example (examples/app-python)
   python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
