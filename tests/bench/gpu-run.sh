@@ -6,7 +6,7 @@
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
 #                          [vj-registers] [crowded] [recognise] [streams]
-#                          [streams-video]
+#                          [streams-video] [batch]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
@@ -100,6 +100,10 @@ for step in "$@"; do
         --sizes ${STREAM_SIZES:-640x480,1280x720,1920x1080} \
         --streams ${STREAM_COUNTS:-1,4,16,64} --batching on,off --frames 150 \
         --devices ${STREAM_DEVICES:-auto} --out "$out/bench-streams-video.json" ;;
+    batch)
+      # clvision-batch over 64 copies of franck.webm on one GPU and on every
+      # GPU, against hand-written gst-launch-1.0 runs (batch-scale.json).
+      GST_PLUGIN_PATH_1_0=$PWD/$b/gst tests/bench/batch-scale.sh $b "$out" ;;
     recognise)
       # The demo's held-out recognition, whole videos (tests/data/cache).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst CLV_BUILD_DIR=$b \

@@ -616,6 +616,30 @@ figures are the queue's profiling events.
         self.w(table(["frame", "streams", "batching", "frames/s", "latency p50 ms",
                       "p99 ms", "busy"], rows))
 
+    def archives(self):
+        self.w("## Archives\n")
+        a = self.main.j("batch-scale.json")
+        if a is None:
+            self.w("Not measured in these runs (`tests/bench/gpu-run.sh batch` "
+                   "on a machine of two GPUs writes `batch-scale.json`).\n")
+            return
+        ratios = a["ratios"]
+        self.w(f"{a['copies']} copies of `{a['video']}` through `decodebin ! "
+               f"vjfacedetect ! roiexport` on {a['gpus']} GPU(s) and "
+               f"{a['cores']} cores, each run timed from start to exit; "
+               "`batch`: clvision-batch with N pipelines per GPU in one process; "
+               "`procs`: K clvision-batch processes per GPU, each with its share; "
+               "`launch-one`: one gst-launch-1.0 of every file as a branch; "
+               "`launch-pP`: P gst-launch-1.0 at once, a file each.\n")
+        self.w(table(["run", "GPUs", "N, K or P", "s", "frames", "frames/s"],
+                     [[x["name"], x["gpus"], x["jobs"], x["seconds"], x["frames"],
+                       x["fps"]] for x in a["runs"]]))
+        self.w(f"Every GPU over one (clvision-batch, best of each): "
+               f"{fmt(ratios.get('every_gpu_over_one'))}×; clvision-batch on one "
+               f"GPU over the best hand-written gst-launch: "
+               f"{fmt(ratios.get('batch_over_gst_launch'))}×; one process over "
+               f"processes per GPU: {fmt(ratios.get('one_process_over_processes'))}×.\n")
+
     def limits(self):
         self.w("## Fraction of the physical limit per kernel\n")
         r = self.main
@@ -712,7 +736,8 @@ environment variables are listed at its top.
     def write(self):
         self.header()
         for section in (self.correctness, self.peers, self.ablation, self.growth,
-                        self.streams, self.limits, self.tuning, self.reproduce):
+                        self.streams, self.archives, self.limits, self.tuning,
+                        self.reproduce):
             try:
                 section()
             except (KeyError, IndexError, TypeError, ValueError) as e:

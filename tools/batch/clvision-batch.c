@@ -290,6 +290,42 @@ dispatch (Options * o)
   return status;
 }
 
+/* One line per device: "P:D KIND NAME (PLATFORM)". */
+static int
+list_devices (void)
+{
+  static const struct
+  {
+    cl_device_type type;
+    const char *kind;
+  } kinds[] = {
+    {CL_DEVICE_TYPE_GPU, "gpu"}, {CL_DEVICE_TYPE_ACCELERATOR, "accelerator"},
+    {CL_DEVICE_TYPE_CPU, "cpu"},
+  };
+  char *all = clv_device_list_all ();
+  char **lines = g_strsplit (all, "; ", -1);
+  int status = *all ? 0 : 1;
+
+  if (status)
+    g_printerr ("clvision-batch: no OpenCL device\n");
+  for (char **l = lines; *l && **l; l++) {
+    const char *kind = "other";
+    char *index = g_strndup (*l, strcspn (*l, " "));
+
+    for (guint k = 0; k < G_N_ELEMENTS (kinds); k++) {
+      char **indices = clv_device_indices (kinds[k].type, NULL);
+      if (indices && g_strv_contains ((const char *const *) indices, index))
+        kind = kinds[k].kind;
+      g_strfreev (indices);
+    }
+    g_print ("%s %s%s\n", index, kind, *l + strlen (index));
+    g_free (index);
+  }
+  g_strfreev (lines);
+  g_free (all);
+  return status;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -320,10 +356,7 @@ main (int argc, char **argv)
   if (o.progress == NULL)
     o.progress = g_strdup ("auto");
   if (o.list_devices) {
-    char *list = clv_device_list_all ();
-    g_print ("%s\n", *list ? list : "no OpenCL device");
-    g_free (list);
-    status = 0;
+    status = list_devices ();
   } else if (o.slurm_task) {
     status = batch_slurm_task (o.slurm_task, (guint) o.submission);
   } else {
