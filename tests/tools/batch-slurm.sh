@@ -117,6 +117,11 @@ stat -c '%n %i %Y' $(cut -d' ' -f1 "$tmp/before") | cmp -s - "$tmp/before" \
 "$batch" --slurm --status -o "$tmp/slurm" > "$tmp/status" \
   || fail "--status after --resume: $(cat "$tmp/status")"
 grep -q "^20 files: 20 done" "$tmp/status" || fail "not all done: $(cat "$tmp/status")"
+status=0
+"$batch" --slurm -P "$tmp/archive/pipelines.ini" -o "$tmp/slurm" "$tmp/archive/scenes" \
+  2> "$tmp/again" || status=$?
+[ $status -eq 2 ] && grep -q "holds a Slurm batch already" "$tmp/again" \
+  || fail "a second --slurm into the same folder was not refused: $(cat "$tmp/again")"
 
 # Every output equals the local run's, and so do the summaries (without
 # their timing fields: seconds and device).

@@ -55,18 +55,13 @@ batch_progress_format (const BatchProgress * p, guint bar_width)
   char *done = format_bytes (p->bytes_finished);
 
   fraction = CLAMP (fraction, 0.0, 1.0);
+  /* What matters most first: a narrow terminal cuts the end. */
   if (bar_width)
     append_bar (s, fraction, bar_width);
-  g_string_append_printf (s, "%u/%u files", p->files_finished,
-      p->files_total);
+  g_string_append_printf (s, "%.0f%%, %u/%u files", 100.0 * fraction,
+      p->files_finished, p->files_total);
   if (p->files_failed)
     g_string_append_printf (s, " (%u failed)", p->files_failed);
-  g_string_append_printf (s, ", %u running, %" G_GUINT64_FORMAT " frames",
-      p->files_running, p->frames);
-  if (p->seconds > 0)
-    g_string_append_printf (s, " (%.0f/s)", p->frames / p->seconds);
-  g_string_append_printf (s, ", %s of %s, %.0f%%", done, total,
-      100.0 * fraction);
   if (done_now > 0 && p->seconds > 0 && fraction < 1.0) {
     double rate = done_now / p->seconds;
     char *eta = batch_format_duration ((p->bytes_total -
@@ -74,6 +69,11 @@ batch_progress_format (const BatchProgress * p, guint bar_width)
     g_string_append_printf (s, ", ETA %s", eta);
     g_free (eta);
   }
+  g_string_append_printf (s, ", %u running, %" G_GUINT64_FORMAT " frames",
+      p->files_running, p->frames);
+  if (p->seconds > 0)
+    g_string_append_printf (s, " (%.0f/s)", p->frames / p->seconds);
+  g_string_append_printf (s, ", %s of %s", done, total);
   g_free (total);
   g_free (done);
   return g_string_free (s, FALSE);

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
@@ -193,7 +194,11 @@ progress_tick (gpointer user_data)
   measure (run, &p);
   line = batch_progress_format (&p, run->bar ? BAR_WIDTH : 0);
   if (run->bar) {
-    fprintf (stderr, "\r\033[K%s", line);
+    struct winsize ws;
+    /* Cut to the terminal's width: a wrapped line would not be redrawn. */
+    int width = ioctl (STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
+        ? ws.ws_col - 1 : 79;
+    fprintf (stderr, "\r\033[K%.*s", width, line);
     run->bar_drawn = TRUE;
   } else {
     run_message (run, "%s", line);

@@ -96,6 +96,8 @@ task_states (BatchPlan * plan, guint k)
   GError *error = NULL;
   char *text;
 
+  if (s->job == NULL)           /* never submitted: no task ran */
+    return states;
   if ((text = slurm_command (sacct, &error))) {
     parse_task_states (text, s->job, NULL, states);
   } else if (strstr (error->message, "accounting storage is disabled")) {
@@ -177,6 +179,8 @@ sbatch_argv (BatchPlan * plan, guint k, const char *script)
   g_ptr_array_add (argv, g_strdup ("--parsable"));
   g_ptr_array_add (argv, g_strdup_printf ("--array=0-%u", s->tasks->len - 1));
   g_ptr_array_add (argv, g_strdup ("--job-name=clvision-batch"));
+  /* The tasks find the plugins, caches and settings of the submitter. */
+  g_ptr_array_add (argv, g_strdup ("--export=ALL"));
   g_ptr_array_add (argv, g_strdup_printf ("--output=%s/task-%%a.out", dir));
   if (plan->partition)
     g_ptr_array_add (argv, g_strdup_printf ("--partition=%s",

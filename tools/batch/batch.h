@@ -176,8 +176,8 @@ typedef struct
   double seconds;
 } BatchProgress;
 
-/* "12/20 files (1 failed), 3 running, 1234 frames (56 /s), 12.0 of 24.0 MB,
- * 50%, ETA 0:42", with a bar of `bar_width` characters first when not 0. */
+/* "50%, 12/20 files (1 failed), ETA 0:42, 3 running, 1234 frames (56/s),
+ * 12.0 MB of 24.0 MB", after a bar of `bar_width` characters when not 0. */
 char *batch_progress_format (const BatchProgress * p, guint bar_width);
 char *batch_format_duration (double seconds);
 
