@@ -10,7 +10,7 @@
 # carried runtime and cascades).  Runs, each timed from start to exit, the
 # frames counted in the JSON Lines written:
 #   batch-1gpu-jN   clvision-batch on the first GPU, -j N (N in JOBS)
-#   batch-all-jN    clvision-batch on every GPU, -j N per GPU
+#   batch-all-jN    clvision-batch on every GPU, -j N per GPU (N in ALL_JOBS)
 #   procs-all-kK    K clvision-batch processes per GPU, each on its GPU with
 #                   its share of the files (worker processes, against the
 #                   pipelines-in-one-process above)
@@ -20,9 +20,9 @@
 # and the ratios: the best run on every GPU over the best on one, and
 # clvision-batch on one GPU over the best hand-written gst-launch.
 # Environment: VIDEO (tests/data/cache/franck.webm), COPIES (64), JOBS
-# ("8 16 32"), PROCS ("1 4"), JOBS_PROCS (16: pipelines per GPU, shared by
-# its processes), LAUNCH_P ("16 32 64"), PIPELINE (the detection part,
-# "decodebin ! vjfacedetect").  On a machine without a GPU its first device
+# ("8 16 32"), ALL_JOBS ("8 16"), PROCS ("1"), JOBS_PROCS (16: pipelines
+# per GPU, shared by its processes), LAUNCH_P ("16 64"), PIPELINE (the
+# detection part, "decodebin ! vjfacedetect").  Nine runs by default.  On a machine without a GPU its first device
 # stands for the GPUs (a plumbing check).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -119,13 +119,15 @@ ln "$video" "$work/warm.webm" 2>/dev/null || cp "$video" "$work/warm.webm"
 
 for j in ${JOBS:-8 16 32}; do
   run "batch-1gpu-j$j" 1 "$j" batch_run "batch-1gpu-j$j" --devices "$one" -j "$j"
+done
+for j in ${ALL_JOBS:-8 16}; do
   run "batch-all-j$j" "$gpus" "$j" batch_run "batch-all-j$j" --devices "$all" -j "$j"
 done
-for k in ${PROCS:-1 4}; do
+for k in ${PROCS:-1}; do
   run "procs-all-k$k" "$gpus" "$k" procs_run "procs-all-k$k" "$k"
 done
 run launch-one 1 "$copies" launch_one
-for p in ${LAUNCH_P:-16 32 64}; do
+for p in ${LAUNCH_P:-16 64}; do
   run "launch-p$p" 1 "$p" launch_p "$p"
 done
 
