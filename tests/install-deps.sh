@@ -21,6 +21,7 @@ CLV_PACKAGES=(
   # real test data and the OpenCV oracle
   opencv-data python3-skimage python3-numpy facedetect
   python3-scipy  # the tracking tests' IDF1 (linear_sum_assignment)
+  python3-jsonschema  # roiexport schema=gva against DL Streamer's schema
   libgstrtspserver-1.0-dev gstreamer1.0-rtsp  # clvurisrc's RTSP server
   libopencv-dev libopencv-contrib-dev
   # the benchmark report: plots, GStreamer's facedetect as a CPU peer

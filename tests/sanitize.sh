@@ -40,13 +40,13 @@ export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # No GLib slice allocator, so every block is visible to ASan.
 export G_SLICE=always-malloc
-# The oracle (OpenCV itself) is not ours, and the example-*, track-* and
-# redact-* tests are scripts running uninstrumented programs
+# The oracle (OpenCV itself) is not ours, and the example-*, track-*,
+# redact-* and export-* tests are scripts running uninstrumented programs
 # (gst-launch-1.0, mosquitto_sub), which cannot load an ASan-built plugin;
 # everything else runs (or the tests named on the command line).
 tests="$*"
 [ -n "$tests" ] || tests=$(meson test -C "$build" --list 2>/dev/null \
-  | grep -v -E '^(oracle|example|track|redact)-' | grep -v '^ninja')
+  | grep -v -E '^(oracle|example|track|redact|export)-' | grep -v '^ninja')
 # shellcheck disable=SC2086
 meson test -C "$build" --print-errorlogs --num-processes 1 \
   --timeout-multiplier 4 $tests

@@ -13,7 +13,9 @@
  * Every face ROI meta gains a parameter structure named `recognition`:
  * `label` (string: the label's name from the model, its number if it has
  * none, "unknown" past `threshold`), `label_id` (int, -1 when unknown),
- * `distance` (double, to the nearest training face) and `confidence`
+ * `distance` (double, to the nearest training face), `model_name` (the
+ * model file's name without its extension, or the training folder's) and
+ * `confidence`
  * (double 0..1: 1 − distance / distance to the nearest face of another
  * label; 0 when unknown, 1 with a single label).  The video passes
  * untouched; frames without face ROIs are not looked at.
@@ -67,6 +69,7 @@
 #endif
 
 #include <float.h>
+#include <string.h>
 
 #include "clv-track.h"
 #include "gsteigenrecognise.h"
@@ -141,6 +144,7 @@ struct _GstEigenRecognise
 
   /* streaming */
   ClvEigenModel *model;
+  gchar *model_name;            /* the model file's or folder's name */
   ClvEigenRecogniser *rec;      /* without batching (EIG_BATCH=0) */
   ClvBatchService *service;     /* the device's shared batches */
   GQuark face_quark;
@@ -232,6 +236,22 @@ done:
   return model;
 }
 
+/* "faces" for faces.yml or a training folder faces/. */
+static gchar *
+model_name (GstEigenRecognise * self)
+{
+  gchar *base, *dot;
+
+  GST_OBJECT_LOCK (self);
+  base = g_path_get_basename (self->train_dir ? self->train_dir :
+      self->model_path ? self->model_path : "eigenfaces");
+  GST_OBJECT_UNLOCK (self);
+  dot = strrchr (base, '.');
+  if (dot != NULL && dot != base)
+    *dot = '\0';
+  return base;
+}
+
 static gboolean
 gst_eigen_recognise_start (GstBaseTransform * trans)
 {
@@ -243,6 +263,8 @@ gst_eigen_recognise_start (GstBaseTransform * trans)
       (trans))
     return FALSE;
   self->model = obtain_model (self, &error);
+  g_free (self->model_name);
+  self->model_name = model_name (self);
   if (self->model == NULL)
     goto no_model;
   dev = gst_clv_filter_get_device (GST_CLV_FILTER (self));
@@ -376,10 +398,15 @@ attach_result (GstEigenRecognise * self, const Face * f, const gchar * label,
     .distance = f->match.distance,.confidence = f->match.confidence
   };
 
+  GstStructure *s;
+
   gst_clv_roi_meta_set_recognition (f->roi, &rec);
+  s = gst_video_region_of_interest_meta_get_param (f->roi,
+      GST_CLV_RECOGNITION_NAME);
+  /* What makes it a classification for DL Streamer's tools. */
+  gst_structure_set (s, "model_name", G_TYPE_STRING, self->model_name, NULL);
   if (vote)
-    gst_structure_set (gst_video_region_of_interest_meta_get_param (f->roi,
-            GST_CLV_RECOGNITION_NAME), "votes", G_TYPE_UINT, vote->votes,
+    gst_structure_set (s, "votes", G_TYPE_UINT, vote->votes,
         "recognitions", G_TYPE_UINT, vote->total, NULL);
 }
 
@@ -632,6 +659,7 @@ gst_eigen_recognise_finalize (GObject * object)
 
   g_free (self->model_path);
   g_free (self->train_dir);
+  g_free (self->model_name);
   g_array_unref (self->faces);
   clv_track_votes_free (self->votes);
   G_OBJECT_CLASS (gst_eigen_recognise_parent_class)->finalize (object);

@@ -113,6 +113,8 @@
 #include <gst/clvision/clvision.h>
 
 #include "gstroiexport.h"
+#include "gstroiexportgva.h"
+#include "gstroiexportjson.h"
 #include "gstroiexportmqtt.h"
 
 /* Shared with gstroiexportmqtt.c. */
@@ -135,6 +137,9 @@ GST_DEBUG_CATEGORY (gst_roi_export_debug);
 #define DEFAULT_SPOOL_MAX_BYTES (64 * 1024 * 1024)
 #define MIN_SPOOL_MAX_BYTES 4096
 #define DEFAULT_ON_LOSS GST_ROI_EXPORT_ON_LOSS_WARN
+#define DEFAULT_SCHEMA GST_ROI_EXPORT_SCHEMA_CLVISION
+#define DEFAULT_ADD_EMPTY_RESULTS FALSE
+#define DEFAULT_TAGS NULL
 
 enum
 {
@@ -155,6 +160,9 @@ enum
   PROP_SPOOL_MAX_BYTES,
   PROP_ON_LOSS,
   PROP_DROPPED,
+  PROP_SCHEMA,
+  PROP_ADD_EMPTY_RESULTS,
+  PROP_TAGS,
 };
 
 struct _GstRoiExport
@@ -165,6 +173,9 @@ struct _GstRoiExport
   gchar *location;
   gchar *source_name;
   gboolean skip_empty;
+  GstRoiExportSchema schema;
+  gboolean add_empty_results;
+  gchar *tags;
   gchar *mqtt_broker, *mqtt_topic, *mqtt_client_id, *mqtt_username,
       *mqtt_password, *mqtt_ca_file;
   gint mqtt_qos;
@@ -182,6 +193,7 @@ struct _GstRoiExport
   gboolean fd_is_stdout;
   off_t file_size;              /* bytes of whole records in the file */
   gchar *stream_id;
+  JsonNode *tags_node;          /* `tags` parsed at start */
   gint width, height;
   guint64 frame_number;
   guint64 seq;                  /* the next record's sequence number */
@@ -198,6 +210,24 @@ G_DEFINE_TYPE_WITH_CODE (GstRoiExport, gst_roi_export,
         "roiexport", 0, "ROI metas to JSON"));
 GST_ELEMENT_REGISTER_DEFINE (roiexport, "roiexport", GST_RANK_NONE,
     GST_TYPE_ROI_EXPORT);
+
+GType
+gst_roi_export_schema_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_ROI_EXPORT_SCHEMA_CLVISION, "clvision's records (rois, box, seq)",
+        "clvision"},
+    {GST_ROI_EXPORT_SCHEMA_GVA, "DL Streamer gvametaconvert's records "
+          "(objects, bounding_box)", "gva"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstRoiExportSchema", values));
+  return type;
+}
 
 GType
 gst_roi_export_on_loss_get_type (void)
@@ -224,22 +254,6 @@ add_double (JsonBuilder * b, const gchar * member, gdouble v)
     json_builder_add_double_value (b, v);
   else
     json_builder_add_null_value (b);
-}
-
-/* Strings in GstStructures are meant to be UTF-8 but nothing enforces it;
- * JSON must be. */
-static void
-add_string_value (JsonBuilder * b, const gchar * s)
-{
-  if (s == NULL) {
-    json_builder_add_null_value (b);
-  } else if (g_utf8_validate (s, -1, NULL)) {
-    json_builder_add_string_value (b, s);
-  } else {
-    gchar *valid = g_utf8_make_valid (s, -1);
-    json_builder_add_string_value (b, valid);
-    g_free (valid);
-  }
 }
 
 static void
@@ -306,7 +320,7 @@ add_value (JsonBuilder * b, const GValue * v)
       return;
     }
     case G_TYPE_STRING:
-      add_string_value (b, g_value_get_string (v));
+      roi_export_json_add_string (b, g_value_get_string (v));
       return;
     default:
       break;
@@ -328,7 +342,7 @@ add_value (JsonBuilder * b, const GValue * v)
     json_builder_end_array (b);
   } else {
     gchar *str = gst_value_serialize (v);
-    add_string_value (b, str);
+    roi_export_json_add_string (b, str);
     g_free (str);
   }
 }
@@ -354,7 +368,7 @@ add_detection (JsonBuilder * b, const GstClvDetection * det)
 {
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "label");
-  add_string_value (b, det->label);
+  roi_export_json_add_string (b, det->label);
   json_builder_set_member_name (b, "label_id");
   json_builder_add_int_value (b, det->label_id);
   add_double (b, "confidence", det->confidence);
@@ -368,7 +382,7 @@ add_recognition (JsonBuilder * b, const GstClvRecognition * rec)
 {
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "label");
-  add_string_value (b, rec->label);
+  roi_export_json_add_string (b, rec->label);
   json_builder_set_member_name (b, "label_id");
   json_builder_add_int_value (b, rec->label_id);
   add_double (b, "distance", rec->distance);
@@ -461,7 +475,7 @@ add_roi (JsonBuilder * b, GstVideoRegionOfInterestMeta * roi, gint width,
   json_builder_set_member_name (b, "parent_id");
   json_builder_add_int_value (b, roi->parent_id);
   json_builder_set_member_name (b, "roi_type");
-  add_string_value (b, g_quark_to_string (roi->roi_type));
+  roi_export_json_add_string (b, g_quark_to_string (roi->roi_type));
 
   json_builder_set_member_name (b, "box");
   json_builder_begin_object (b);
@@ -491,30 +505,6 @@ add_roi (JsonBuilder * b, GstVideoRegionOfInterestMeta * roi, gint width,
   json_builder_end_object (b);
 }
 
-/* json-glib 1.6 (Debian 12) leaves U+001F unescaped in strings, which
- * strict parsers refuse.  The compact generator puts no whitespace between
- * tokens, so a byte below 0x20 in its output is inside a string, where
- * \u00XX is its escape (UTF-8 sequences have no such bytes). */
-static gchar *
-escape_control_bytes (gchar * json)
-{
-  GString *out;
-
-  if (strpbrk (json, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c"
-          "\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b"
-          "\x1c\x1d\x1e\x1f") == NULL)
-    return json;
-  out = g_string_sized_new (strlen (json) + 16);
-  for (const gchar * c = json; *c != '\0'; c++) {
-    if ((guchar) * c < 0x20)
-      g_string_append_printf (out, "\\u%04x", (guchar) * c);
-    else
-      g_string_append_c (out, *c);
-  }
-  g_free (json);
-  return g_string_free (out, FALSE);
-}
-
 /* One frame's record, one line of JSON without the newline. */
 static gchar *
 gst_roi_export_build_record (GstRoiExport * self, GstBuffer * buf,
@@ -522,8 +512,6 @@ gst_roi_export_build_record (GstRoiExport * self, GstBuffer * buf,
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   JsonBuilder *b = json_builder_new ();
-  JsonGenerator *gen;
-  JsonNode *root;
   GstClockTime running_time = GST_CLOCK_TIME_NONE;
   GstMeta *meta;
   gpointer state = NULL;
@@ -542,9 +530,9 @@ gst_roi_export_build_record (GstRoiExport * self, GstBuffer * buf,
   add_clock_time (b, "duration", GST_BUFFER_DURATION (buf));
   add_clock_time (b, "running_time", running_time);
   json_builder_set_member_name (b, "stream_id");
-  add_string_value (b, self->stream_id);
+  roi_export_json_add_string (b, self->stream_id);
   json_builder_set_member_name (b, "source");
-  add_string_value (b, source);
+  roi_export_json_add_string (b, source);
   json_builder_set_member_name (b, "width");
   json_builder_add_int_value (b, self->width);
   json_builder_set_member_name (b, "height");
@@ -558,12 +546,7 @@ gst_roi_export_build_record (GstRoiExport * self, GstBuffer * buf,
   json_builder_end_array (b);
   json_builder_end_object (b);
 
-  root = json_builder_get_root (b);
-  gen = json_generator_new ();
-  json_generator_set_root (gen, root);
-  line = escape_control_bytes (json_generator_to_data (gen, NULL));
-  g_object_unref (gen);
-  json_node_unref (root);
+  line = roi_export_json_line (b);
   g_object_unref (b);
   return line;
 }
@@ -647,6 +630,38 @@ gst_roi_export_stop_mqtt (GstRoiExport * self, const gchar * when)
   g_free (spool_dir);
 }
 
+/* `tags`, a JSON object or unset, into self->tags_node. */
+static gboolean
+parse_tags (GstRoiExport * self)
+{
+  JsonParser *parser;
+  GError *error = NULL;
+  gchar *tags;
+  gboolean ok;
+
+  g_clear_pointer (&self->tags_node, json_node_unref);
+  GST_OBJECT_LOCK (self);
+  tags = g_strdup (self->tags);
+  GST_OBJECT_UNLOCK (self);
+  if (tags == NULL || tags[0] == '\0') {
+    g_free (tags);
+    return TRUE;
+  }
+  parser = json_parser_new ();
+  ok = json_parser_load_from_data (parser, tags, -1, &error)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser));
+  if (ok)
+    self->tags_node = json_node_copy (json_parser_get_root (parser));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("tags must be a JSON object, e.g. {\"camera\":\"door\"}, not %s%s%s",
+            tags, error ? ": " : "", error ? error->message : ""), (NULL));
+  g_clear_error (&error);
+  g_object_unref (parser);
+  g_free (tags);
+  return ok;
+}
+
 static gboolean
 gst_roi_export_start (GstBaseTransform * trans)
 {
@@ -663,6 +678,8 @@ gst_roi_export_start (GstBaseTransform * trans)
   location = g_strdup (self->location);
   self->dropped = 0;
   GST_OBJECT_UNLOCK (self);
+  if (!parse_tags (self))
+    goto bad_tags;
   self->mqtt_restart = FALSE;
   if (!gst_roi_export_start_mqtt (self, &error))
     goto bad_mqtt;
@@ -689,6 +706,11 @@ gst_roi_export_start (GstBaseTransform * trans)
   return TRUE;
 
   /* ERRORS */
+bad_tags:
+  {
+    g_free (location);
+    return FALSE;
+  }
 bad_mqtt:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", error->message),
@@ -826,17 +848,20 @@ static GstFlowReturn
 gst_roi_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstRoiExport *self = GST_ROI_EXPORT (trans);
-  gboolean skip_empty;
+  gboolean skip_empty, add_empty, gva;
   gchar *source, *line;
   GError *error = NULL;
 
   GST_OBJECT_LOCK (self);
   skip_empty = self->skip_empty;
-  source = g_strdup (self->source_name != NULL ? self->source_name :
+  add_empty = self->add_empty_results;
+  gva = self->schema == GST_ROI_EXPORT_SCHEMA_GVA;
+  /* DL Streamer writes a source only when one is given. */
+  source = g_strdup (self->source_name != NULL || gva ? self->source_name :
       GST_OBJECT_NAME (self));
   GST_OBJECT_UNLOCK (self);
 
-  if (skip_empty && gst_buffer_get_meta (buf,
+  if ((gva ? !add_empty : skip_empty) && gst_buffer_get_meta (buf,
           GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) == NULL) {
     self->frame_number++;
     g_free (source);
@@ -848,7 +873,9 @@ gst_roi_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     if (!gst_roi_export_start_mqtt (self, &error))
       goto bad_mqtt;
   }
-  line = gst_roi_export_build_record (self, buf, source);
+  line = gva ? roi_export_gva_record (buf, &trans->segment, self->width,
+      self->height, source, self->tags_node, add_empty) :
+      gst_roi_export_build_record (self, buf, source);
   self->frame_number++;
   g_free (source);
 
@@ -941,6 +968,16 @@ gst_roi_export_set_property (GObject * object, guint prop_id,
     case PROP_ON_LOSS:
       self->on_loss = g_value_get_enum (value);
       break;
+    case PROP_SCHEMA:
+      self->schema = g_value_get_enum (value);
+      break;
+    case PROP_ADD_EMPTY_RESULTS:
+      self->add_empty_results = g_value_get_boolean (value);
+      break;
+    case PROP_TAGS:
+      g_free (self->tags);
+      self->tags = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -998,6 +1035,15 @@ gst_roi_export_get_property (GObject * object, guint prop_id,
     case PROP_ON_LOSS:
       g_value_set_enum (value, self->on_loss);
       break;
+    case PROP_SCHEMA:
+      g_value_set_enum (value, self->schema);
+      break;
+    case PROP_ADD_EMPTY_RESULTS:
+      g_value_set_boolean (value, self->add_empty_results);
+      break;
+    case PROP_TAGS:
+      g_value_set_string (value, self->tags);
+      break;
     case PROP_DROPPED:
       g_value_set_uint64 (value, self->dropped + (self->mqtt != NULL ?
               roi_export_mqtt_get_dropped (self->mqtt) : 0));
@@ -1016,6 +1062,8 @@ gst_roi_export_finalize (GObject * object)
 
   g_free (self->location);
   g_free (self->source_name);
+  g_free (self->tags);
+  g_clear_pointer (&self->tags_node, json_node_unref);
   g_free (self->stream_id);
   g_free (self->mqtt_broker);
   g_free (self->mqtt_topic);
@@ -1209,6 +1257,38 @@ gst_roi_export_class_init (GstRoiExportClass * klass)
           DEFAULT_SOURCE_NAME, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   /**
+   * GstRoiExport:schema:
+   *
+   * `clvision`, the records described above, or `gva`, those of Intel DL
+   * Streamer's gvametaconvert (json format), so that its consumers read
+   * ours unchanged: `objects` (each with `x`, `y`, `w`, `h`, `region_id`,
+   * `parent_id`, `id` the tracking identifier, `roi_type`, `detection`
+   * with the normalised `bounding_box`, `confidence`, `label_id`, `label`,
+   * and every classification, such as eigenrecognise's `recognition`, as
+   * `label`, `label_id`, `confidence`, `model`), `resolution`, `source`
+   * (only when #GstRoiExport:source-name is set), `tags` and `timestamp`
+   * (the stream time in nanoseconds), members in name order as DL Streamer
+   * writes them.  Frames without objects give no record unless
+   * #GstRoiExport:add-empty-results is set (skip-empty is for the
+   * clvision schema).
+   */
+  g_object_class_install_property (gobject_class, PROP_SCHEMA,
+      g_param_spec_enum ("schema", "Schema",
+          "The records' format: clvision, or gva (DL Streamer "
+          "gvametaconvert's)", GST_TYPE_ROI_EXPORT_SCHEMA, DEFAULT_SCHEMA,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_ADD_EMPTY_RESULTS,
+      g_param_spec_boolean ("add-empty-results", "Add empty results",
+          "schema=gva: also give a record for frames without objects",
+          DEFAULT_ADD_EMPTY_RESULTS, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_TAGS,
+      g_param_spec_string ("tags", "Tags",
+          "schema=gva: a JSON object every record carries as its tags",
+          DEFAULT_TAGS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
    * GstRoiExport:skip-empty:
    *
    * Gives no record for frames without any ROI meta.
@@ -1229,6 +1309,7 @@ gst_roi_export_class_init (GstRoiExportClass * klass)
       "recognition results as JSON", "clvision developers");
 
   gst_type_mark_as_plugin_api (GST_TYPE_ROI_EXPORT_ON_LOSS, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_ROI_EXPORT_SCHEMA, 0);
   trans_class->passthrough_on_same_caps = TRUE;
   trans_class->start = gst_roi_export_start;
   trans_class->stop = gst_roi_export_stop;
@@ -1248,6 +1329,8 @@ gst_roi_export_init (GstRoiExport * self)
   self->flush_timeout = DEFAULT_FLUSH_TIMEOUT;
   self->spool_max_bytes = DEFAULT_SPOOL_MAX_BYTES;
   self->on_loss = DEFAULT_ON_LOSS;
+  self->schema = DEFAULT_SCHEMA;
+  self->add_empty_results = DEFAULT_ADD_EMPTY_RESULTS;
   self->fd = -1;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -15,6 +15,16 @@ typedef enum
 #define GST_TYPE_ROI_EXPORT_ON_LOSS (gst_roi_export_on_loss_get_type ())
 GType gst_roi_export_on_loss_get_type (void);
 
+/* The records' format. */
+typedef enum
+{
+  GST_ROI_EXPORT_SCHEMA_CLVISION,
+  GST_ROI_EXPORT_SCHEMA_GVA,
+} GstRoiExportSchema;
+
+#define GST_TYPE_ROI_EXPORT_SCHEMA (gst_roi_export_schema_get_type ())
+GType gst_roi_export_schema_get_type (void);
+
 #define GST_TYPE_ROI_EXPORT (gst_roi_export_get_type ())
 G_DECLARE_FINAL_TYPE (GstRoiExport, gst_roi_export, GST, ROI_EXPORT,
     GstBaseTransform);

@@ -336,6 +336,51 @@ GST_START_TEST (test_tracking)
 
 GST_END_TEST;
 
+/* schema=gva: DL Streamer's record, byte for byte: members in name order,
+ * the tracking identifier as `id`, the recognition as a classification,
+ * the stream time; a frame without objects gives none, unless
+ * add-empty-results. */
+GST_START_TEST (test_gva_record)
+{
+  gchar *path = temp_path ("out.jsonl");
+  GstHarness *h = harness_for_file (path, "name=gva schema=gva "
+      "source-name=door tags={\"site\":\"lab\"}");
+  GstBuffer *buf = frame_new (3);
+  GstVideoRegionOfInterestMeta *roi = add_face (buf, 16, 12, 32, 24, "ada",
+      2);
+  const GstClvTracking t = {.id = 7,.age = 3 };
+  GstElement *e;
+  gchar *contents;
+
+  roi->id = 5;
+  gst_clv_roi_meta_set_tracking (roi, &t);
+  gst_structure_set (gst_video_region_of_interest_meta_get_param (roi,
+          "recognition"), "model_name", G_TYPE_STRING, "faces", NULL);
+  push_passthrough (h, buf);
+  push_passthrough (h, frame_new (4));
+  e = gst_bin_get_by_name (GST_BIN (h->element), "gva");
+  g_object_set (e, "add-empty-results", TRUE, NULL);
+  gst_object_unref (e);
+  push_passthrough (h, frame_new (5));
+  fail_unless (g_file_get_contents (path, &contents, NULL, NULL));
+  fail_unless_equals_string (contents,
+      "{\"objects\":[{\"detection\":{\"bounding_box\":{\"x_max\":0.75,"
+      "\"x_min\":0.25,\"y_max\":0.75,\"y_min\":0.25},"
+      "\"confidence\":0.75,\"label\":\"face\",\"label_id\":0},\"h\":24,"
+      "\"id\":7,\"parent_id\":0,\"recognition\":{\"confidence\":0.5,"
+      "\"label\":\"ada\",\"label_id\":2,\"model\":{\"name\":\"faces\"}},"
+      "\"region_id\":5,\"roi_type\":\"face\",\"w\":32,\"x\":16,\"y\":12}],"
+      "\"resolution\":{\"height\":48,\"width\":64},\"source\":\"door\","
+      "\"tags\":{\"site\":\"lab\"},\"timestamp\":100000000}\n"
+      "{\"resolution\":{\"height\":48,\"width\":64},\"source\":\"door\","
+      "\"tags\":{\"site\":\"lab\"},\"timestamp\":166666666}\n");
+  g_free (contents);
+  gst_harness_teardown (h);
+  remove_temp (path);
+}
+
+GST_END_TEST;
+
 /* Names that need escaping come back byte for byte through json-glib's
  * parser and through Python's strict one (no NaN, control characters
  * escaped); invalid UTF-8 becomes U+FFFD rather than invalid JSON. */
@@ -1573,6 +1618,7 @@ roiexport_suite (void)
   tcase_add_test (tc, test_record_fields);
   tcase_add_test (tc, test_generic_params);
   tcase_add_test (tc, test_tracking);
+  tcase_add_test (tc, test_gva_record);
   tcase_add_test (tc, test_labels_round_trip);
   tcase_add_test (tc, test_one_record_per_frame);
   tcase_add_test (tc, test_skip_empty);
