@@ -120,20 +120,24 @@ clv_event_waits_in_driver (ClvDevice * dev)
   return clv_device_analysers (dev) <= 1;
 }
 
-cl_int
-clv_event_flush_queue (cl_event event, cl_command_queue except)
+gboolean
+clv_event_flush_queue (cl_event event, cl_command_queue except,
+    GError ** error)
 {
   cl_command_queue queue = NULL;
-  cl_int st = clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof (queue),
-      &queue, NULL);
 
-  if (st == CL_SUCCESS && queue && queue != except)
-    st = clFlush (queue);
-  return st;
+  CLV_CHECK (clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof (queue),
+          &queue, NULL), error, fail);
+  if (queue && queue != except)
+    CLV_CHECK (clFlush (queue), error, fail);
+  return TRUE;
+
+fail:
+  return FALSE;
 }
 
-cl_int
-clv_event_wait (ClvDevice * dev, cl_event event)
+gboolean
+clv_event_wait (ClvDevice * dev, cl_event event, GError ** error)
 {
   cl_int st, status = CL_QUEUED;
 
@@ -141,18 +145,29 @@ clv_event_wait (ClvDevice * dev, cl_event event)
     /* NVIDIA's returns CL_SUCCESS for a failed event too: the status
      * below tells. */
     st = clWaitForEvents (1, &event);
-    if (st == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-      st = CL_SUCCESS;
-  } else {
-    st = clv_event_flush_queue (event, NULL);
+    if (st != CL_SUCCESS
+        && st != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+      clv_set_cl_error (error, st, "clWaitForEvents (1, &event)", __FILE__,
+          __LINE__);
+      return FALSE;
+    }
+  } else if (!clv_event_flush_queue (event, NULL, error)) {
+    return FALSE;
   }
-  while (st == CL_SUCCESS) {
-    st = clGetEventInfo (event, CL_EVENT_COMMAND_EXECUTION_STATUS,
-        sizeof (status), &status, NULL);
-    if (st == CL_SUCCESS && status <= CL_COMPLETE)
-      return status < 0 ? status : CL_SUCCESS;
-    if (st == CL_SUCCESS)
-      g_usleep (EVENT_POLL_US);
+  for (;;) {
+    CLV_CHECK (clGetEventInfo (event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+            sizeof (status), &status, NULL), error, fail);
+    if (status <= CL_COMPLETE)
+      break;
+    g_usleep (EVENT_POLL_US);
   }
-  return st;
+  if (status < 0)
+    goto command_failed;
+  return TRUE;
+
+command_failed:
+  clv_set_cl_error (error, status, "the command the event stands for "
+      "(its execution status)", __FILE__, __LINE__);
+fail:
+  return FALSE;
 }

@@ -37,17 +37,19 @@ double clv_spans_busy_fraction (ClvSpan * spans, guint n,
 CLV_API
 gboolean clv_event_waits_in_driver (ClvDevice * dev);
 /* Submits the queue of `event` unless it is `except`: a wait for a
- * command not yet submitted would never end. */
+ * command not yet submitted would never end.  FALSE with `error` naming
+ * the failed call. */
 CLV_API
-cl_int clv_event_flush_queue (cl_event event, cl_command_queue except);
+gboolean clv_event_flush_queue (cl_event event, cl_command_queue except,
+    GError ** error);
 
 /* Waits until `event` is complete, as clWaitForEvents() does, but with
  * several analysers on `dev` (clv_device_analysers()) outside the driver:
- * the event's queue is flushed and its status polled.  CL_SUCCESS, the
- * event's negative status when its command failed, or the error of an
- * OpenCL call. */
+ * the event's queue is flushed and its status polled.  FALSE with `error`
+ * naming the failed call, or saying that the event's command failed (its
+ * negative status is the error's). */
 CLV_API
-cl_int clv_event_wait (ClvDevice * dev, cl_event event);
+gboolean clv_event_wait (ClvDevice * dev, cl_event event, GError ** error);
 /* Seconds a finished event spent executing (needs the profiling queue). */
 CLV_API
 double clv_event_seconds (cl_event event);

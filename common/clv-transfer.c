@@ -170,17 +170,17 @@ clv_stager_new_for_pinned (ClvDevice * dev, cl_mem buffer, void *data,
 }
 
 /* Waits until stage k is no longer read by a DMA. */
-static cl_int
-stage_wait_free (ClvStager * stager, guint k)
+static gboolean
+stage_wait_free (ClvStager * stager, guint k, GError ** error)
 {
   cl_event ev = g_steal_pointer (&stager->busy[k]);
-  cl_int st;
+  gboolean ok;
 
   if (ev == NULL)
-    return CL_SUCCESS;
-  st = clv_event_wait (stager->dev, ev);
+    return TRUE;
+  ok = clv_event_wait (stager->dev, ev, error);
   clReleaseEvent (ev);
-  return st;
+  return ok;
 }
 
 void
@@ -192,7 +192,7 @@ clv_stager_free (ClvStager * stager)
     PinnedStage *s = &stager->stage[k];
 
     /* A failed DMA is past caring. */
-    stage_wait_free (stager, k);
+    stage_wait_free (stager, k, NULL);
     if (!stager->borrowed)
       clv_pinned_free (stager->dev, s->buffer, s->data);
   }
@@ -210,7 +210,8 @@ stager_take (ClvStager * stager, gsize size, cl_event ** busy,
 
   stager->next = (k + 1) % stager->n_stages;
   *busy = &stager->busy[k];
-  CLV_CHECK (stage_wait_free (stager, k), error, fail);
+  if (!stage_wait_free (stager, k, error))
+    return NULL;
   if (s->size >= size)
     return s;
   if (stager->borrowed)
@@ -226,7 +227,6 @@ too_large:
   g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "A staged upload of %"
       G_GSIZE_FORMAT " bytes through %" G_GSIZE_FORMAT " bytes of pinned "
       "memory", size, s->size);
-fail:
   return NULL;
 }
 
@@ -240,7 +240,9 @@ upload_staged (ClvStager * stager, cl_command_queue queue, gboolean wait,
 {
   StagedUpload up = { 0 };
   const gsize n_chunks = (size + STAGE_CHUNK - 1) / STAGE_CHUNK;
-  cl_int waited = CL_SUCCESS;
+  cl_int marked = CL_SUCCESS;
+  GError *wait_error = NULL;
+  gboolean ok;
   cl_event *busy;
   PinnedStage *stage = stager_take (stager, size, &busy, error);
 
@@ -258,33 +260,32 @@ upload_staged (ClvStager * stager, cl_command_queue queue, gboolean wait,
    * memory must be idle before anyone writes it again. */
   wait |= up.status != CL_SUCCESS;
   if (!wait) {
-    waited = clEnqueueMarkerWithWaitList (queue, 0, NULL, busy);
-    wait = waited != CL_SUCCESS;
+    marked = clEnqueueMarkerWithWaitList (queue, 0, NULL, busy);
+    wait = marked != CL_SUCCESS;
   }
   for (gsize i = 0; i < n_chunks; i++)
     if (up.events[i]) {
-      if (wait) {
-        const cl_int w = clv_event_wait (stager->dev, up.events[i]);
-        if (waited == CL_SUCCESS)
-          waited = w;
-      }
+      if (wait)
+        clv_event_wait (stager->dev, up.events[i], wait_error ? NULL :
+            &wait_error);
       clReleaseEvent (up.events[i]);
     }
   g_free (up.events);
-  if (up.status != CL_SUCCESS) {
-    /* The workers cannot fill a GError; the failed call is named here. */
+  ok = up.status == CL_SUCCESS && marked == CL_SUCCESS && wait_error == NULL;
+  /* The workers cannot fill a GError; the failed call is named here. */
+  if (up.status != CL_SUCCESS)
     clv_set_cl_error (error, up.status,
         "clEnqueueWriteBuffer (a chunk of a staged upload)", __FILE__,
         __LINE__);
-    return FALSE;
-  }
-  CLV_CHECK (waited, error, fail);
-  if (done && *busy)
-    *done = clRetainEvent (*busy) == CL_SUCCESS ? *busy : NULL;
-  return TRUE;
-
-fail:
-  return FALSE;
+  else if (marked != CL_SUCCESS)
+    clv_set_cl_error (error, marked, "clEnqueueMarkerWithWaitList (queue, "
+        "0, NULL, busy)", __FILE__, __LINE__);
+  else if (wait_error != NULL)
+    g_propagate_error (error, g_steal_pointer (&wait_error));
+  else if (done && *busy && clRetainEvent (*busy) == CL_SUCCESS)
+    *done = *busy;
+  g_clear_error (&wait_error);
+  return ok;
 }
 
 /* ---- Uploads and downloads ----------------------------------------------- */
@@ -298,7 +299,7 @@ upload_direct (ClvDevice * dev, cl_command_queue queue, gboolean pinned,
     GError ** error)
 {
   cl_event ev = NULL;
-  cl_int waited;
+  gboolean waited;
 
   if (!pinned && done == NULL) {
     CLV_CHECK (clEnqueueWriteBuffer (queue, dst, CL_TRUE, offset, size, src,
@@ -311,10 +312,9 @@ upload_direct (ClvDevice * dev, cl_command_queue queue, gboolean pinned,
     *done = ev;
     return TRUE;
   }
-  waited = clv_event_wait (dev, ev);
+  waited = clv_event_wait (dev, ev, error);
   clReleaseEvent (ev);
-  CLV_CHECK (waited, error, fail);
-  return TRUE;
+  return waited;
 
 fail:
   return FALSE;
@@ -388,19 +388,18 @@ clv_read_buffer_after (ClvDevice * dev, cl_command_queue queue,
 {
   const gboolean alone = clv_event_waits_in_driver (dev);
   cl_event ev = NULL;
-  cl_int waited;
+  gboolean waited;
 
-  if (after)
-    CLV_CHECK (clv_event_flush_queue (after, queue), error, fail);
+  if (after && !clv_event_flush_queue (after, queue, error))
+    return FALSE;
   CLV_CHECK (clEnqueueReadBuffer (queue, mem, alone, offset, size, dst,
           after ? 1 : 0, after ? &after : NULL, alone ? NULL : &ev), error,
       fail);
   if (alone)
     return TRUE;
-  waited = clv_event_wait (dev, ev);
+  waited = clv_event_wait (dev, ev, error);
   clReleaseEvent (ev);
-  CLV_CHECK (waited, error, fail);
-  return TRUE;
+  return waited;
 
 fail:
   return FALSE;

@@ -52,15 +52,17 @@ GstCaps *gst_clv_caps_prefer_opencl (GstCaps * caps);
 
 /* A pool of `device` configured for `caps` with video metas, holding
  * buffers of at least *size bytes; *size is set to the pool's.  NULL if
- * `caps` can't be pooled. */
+ * `caps` can't be pooled.  A frame it cannot allocate is an error of
+ * `owner` (nullable; held weakly), whoever asked for the frame. */
 GST_CLVISION_PRIVATE_API
 GstBufferPool *gst_clv_buffer_pool_new_for_caps (GstClvDevice * device,
-    GstCaps * caps, guint * size, guint min, guint max);
+    GstCaps * caps, guint * size, guint min, guint max, GstElement * owner);
 
 /* For propose_allocation: adds the video meta and, if the query needs a
- * pool and has none yet, a pool of `device` for the query's caps. */
+ * pool and has none yet, a pool of `device` for the query's caps, owned by
+ * `owner`. */
 GST_CLVISION_PRIVATE_API
 gboolean gst_clv_buffer_pool_propose (GstClvDevice * device,
-    GstQuery * query);
+    GstQuery * query, GstElement * owner);
 
 G_END_DECLS

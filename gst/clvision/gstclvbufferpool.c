@@ -33,6 +33,9 @@ struct _GstClvBufferPool
   GstBufferPool parent;
 
   GstClvDevice *device;
+  /* The element that made the pool, which an allocation failure is an
+   * error of (whoever allocates from the pool). */
+  GWeakRef owner;
 
   /* configuration, set before the pool is active */
   GstVideoInfo info;
@@ -86,10 +89,12 @@ gst_clv_buffer_pool_get_device (GstClvBufferPool * pool)
 
 GstBufferPool *
 gst_clv_buffer_pool_new_for_caps (GstClvDevice * device, GstCaps * caps,
-    guint * size, guint min, guint max)
+    guint * size, guint min, guint max, GstElement * owner)
 {
   GstBufferPool *pool = gst_clv_buffer_pool_new (device);
   GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  g_weak_ref_set (&GST_CLV_BUFFER_POOL (pool)->owner, owner);
 
   gst_buffer_pool_config_set_params (config, caps, *size, min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
@@ -105,7 +110,8 @@ gst_clv_buffer_pool_new_for_caps (GstClvDevice * device, GstCaps * caps,
 }
 
 gboolean
-gst_clv_buffer_pool_propose (GstClvDevice * device, GstQuery * query)
+gst_clv_buffer_pool_propose (GstClvDevice * device, GstQuery * query,
+    GstElement * owner)
 {
   GstCaps *caps;
   gboolean need_pool;
@@ -121,7 +127,7 @@ gst_clv_buffer_pool_propose (GstClvDevice * device, GstQuery * query)
   if (!need_pool || gst_query_get_n_allocation_pools (query) > 0)
     return TRUE;
   size = GST_VIDEO_INFO_SIZE (&info);
-  pool = gst_clv_buffer_pool_new_for_caps (device, caps, &size, 0, 0);
+  pool = gst_clv_buffer_pool_new_for_caps (device, caps, &size, 0, 0, owner);
   if (pool == NULL)
     return FALSE;
   gst_query_add_allocation_pool (query, pool, size, 0, 0);
@@ -225,7 +231,15 @@ gst_clv_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   /* ERRORS */
 no_memory:
   {
+    GstElement *owner = g_weak_ref_get (&self->owner);
+
     GST_ERROR_OBJECT (self, "%s", error->message);
+    if (owner != NULL) {
+      GST_ELEMENT_ERROR (owner, RESOURCE, NO_SPACE_LEFT,
+          ("Cannot allocate a frame on the device: %s", error->message),
+          ("in %" GST_PTR_FORMAT, self));
+      gst_object_unref (owner);
+    }
     g_clear_error (&error);
     return GST_FLOW_ERROR;
   }
@@ -252,6 +266,7 @@ gst_clv_buffer_pool_finalize (GObject * object)
   GstClvBufferPool *self = GST_CLV_BUFFER_POOL (object);
 
   gst_clear_object (&self->device);
+  g_weak_ref_clear (&self->owner);
   G_OBJECT_CLASS (gst_clv_buffer_pool_parent_class)->finalize (object);
 }
 
@@ -271,4 +286,5 @@ gst_clv_buffer_pool_class_init (GstClvBufferPoolClass * klass)
 static void
 gst_clv_buffer_pool_init (GstClvBufferPool * self)
 {
+  g_weak_ref_init (&self->owner, NULL);
 }

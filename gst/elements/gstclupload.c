@@ -53,7 +53,7 @@ gst_cl_upload_propose_allocation (GstBaseTransform * trans,
     return FALSE;
   if (decide_query == NULL || dev == NULL)
     return TRUE;
-  return gst_clv_buffer_pool_propose (dev, query);
+  return gst_clv_buffer_pool_propose (dev, query, GST_ELEMENT (trans));
 }
 
 static GstFlowReturn

@@ -590,7 +590,8 @@ gst_clv_filter_propose_allocation (GstBaseTransform * trans,
     if (priv->device == NULL || caps == NULL || caps_have_opencl (caps)
         || gst_query_get_n_allocation_pools (query) > 0)
       return answered;
-    return gst_clv_buffer_pool_propose (priv->device, query);
+    return gst_clv_buffer_pool_propose (priv->device, query,
+        GST_ELEMENT (trans));
   }
   if (!answered)
     return FALSE;
@@ -600,7 +601,8 @@ gst_clv_filter_propose_allocation (GstBaseTransform * trans,
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
     return TRUE;
   }
-  return gst_clv_buffer_pool_propose (priv->device, query);
+  return gst_clv_buffer_pool_propose (priv->device, query,
+      GST_ELEMENT (trans));
 }
 
 /* For memory:OpenCL output, only a pool of our own context will do. */
@@ -630,7 +632,7 @@ gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       size = GST_VIDEO_INFO_SIZE (&info);
       if (klass->process != NULL)
         pool = gst_clv_buffer_pool_new_for_caps (priv->device, caps,
-            &size, 0, 0);
+            &size, 0, 0, GST_ELEMENT (trans));
       else if (gst_clv_caps_is_raster (caps))
         pool = gst_buffer_pool_new ();
       else
@@ -667,7 +669,7 @@ gst_clv_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   }
   if (pool == NULL)
     pool = gst_clv_buffer_pool_new_for_caps (priv->device, caps, &size, min,
-        max);
+        max, GST_ELEMENT (trans));
   if (pool == NULL)
     return FALSE;
 
@@ -941,8 +943,9 @@ gst_clv_filter_analyse_frame (GstClvFilter * filter, GstBuffer * buf,
   ret = func (filter, buf, slot->copy, &info, data);
   if (uploaded) {
     /* Done by now unless the analysis failed: the frame's memory must not
-     * go back to its pool while the DMA reads it. */
-    clv_event_wait (dev, uploaded);
+     * go back to its pool while the DMA reads it.  A failed wait has
+     * nothing left to say: the analysis's own error does. */
+    clv_event_wait (dev, uploaded, NULL);
     clReleaseEvent (uploaded);
   }
   return ret;

@@ -861,11 +861,15 @@ late_event_wait (ClvDevice * dev, LateEvent * late, cl_int status)
   late->status = status;
   late->flag = 0;
   t = g_thread_new ("late", complete_late, late);
-  st = clv_event_wait (dev, late->ev);
-  if (status == CL_COMPLETE)
-    g_assert_cmpint (st, ==, CL_SUCCESS);
-  else
-    g_assert_cmpint (st, <, 0);
+  if (status == CL_COMPLETE) {
+    g_assert_true (clv_event_wait (dev, late->ev, NULL));
+  } else {
+    GError *error = NULL;
+    g_assert_false (clv_event_wait (dev, late->ev, &error));
+    g_assert_nonnull (strstr (error->message, "the command the event stands "
+            "for"));
+    g_error_free (error);
+  }
   g_assert_cmpint (g_atomic_int_get (&late->flag), ==, 1);
   g_thread_join (t);
   clReleaseEvent (late->ev);
