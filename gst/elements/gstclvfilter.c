@@ -317,7 +317,9 @@ gst_clv_filter_start (GstBaseTransform * trans)
   g_free (spec);
   if (!ok)
     goto no_device;
-  priv->runtime = gst_clv_device_get_runtime (priv->device);
+  /* A reference of its own: the device's load ("auto") counts the
+   * elements using it, also those sharing one handle. */
+  priv->runtime = clv_device_ref (gst_clv_device_get_runtime (priv->device));
   priv->upload_pinned = (gint) CLAMP (clv_tune_int ("UPLOAD_PINNED", -1), -1,
       1);
   priv->counted = GST_CLV_FILTER_GET_CLASS (trans)->analyse != NULL;
@@ -358,7 +360,7 @@ gst_clv_filter_stop (GstBaseTransform * trans)
     clv_device_analysers_add (priv->runtime, -1);
   priv->counted = FALSE;
   gst_caps_replace (&priv->refused, NULL);
-  priv->runtime = NULL;
+  g_clear_pointer (&priv->runtime, clv_device_unref);
   GST_OBJECT_LOCK (trans);
   dev = g_steal_pointer (&priv->device);
   GST_OBJECT_UNLOCK (trans);
@@ -1016,8 +1018,9 @@ gst_clv_filter_class_init (GstClvFilterClass * klass)
    *
    * The OpenCL device: "auto" (of the best kind present, GPU, else
    * accelerator, else CPU, the one least used by this process, so that
-   * pipelines spread over several GPUs; the elements of one pipeline share
-   * the device of its `gst.opencl.context`; the environment variable
+   * pipelines and the branches of one pipeline spread over several GPUs;
+   * an element takes the device of its peers in the same branch, or of
+   * the `memory:OpenCL` it receives; the environment variable
    * CLVISION_DEVICE overrides it), "first" (the first device of that kind),
    * "P:D" (platform and device index, as `clinfo -l` lists them) or a
    * case-insensitive part of the platform or device name ("nvidia",

@@ -4,7 +4,7 @@
  *   bench-streams --image FILE [--sizes 640x480,1920x1080] [--streams 1,4,16]
  *                 [--frames 150] [--devices auto,first] [--batching on,off]
  *                 [--in-flight 0,1] [--video | --convert] [--live FPS]
- *                 [--out FILE.json]
+ *                 [--after ELEMENTS] [--out FILE.json]
  *
  * For each frame size and stream count N, runs N pipelines at once
  *   filesrc ! decodebin ! videoconvert ! videoscale ! GRAY8 WxH !
@@ -39,7 +39,9 @@
  * push one pageable buffer over and over.  With --live FPS imagefreeze is
  * a live source of FPS frames/s, as a camera is: frames come no faster than
  * that, so the latency is what a camera's frames see (none waits for
- * vjfacedetect to take it). */
+ * vjfacedetect to take it).  --after puts ELEMENTS (a gst-launch
+ * description, e.g. roitrack) between vjfacedetect and the sink, to
+ * measure what they cost the streams. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +103,8 @@ wait_state (Stream * s)
 
 /* --live: frames/s of a live imagefreeze, 0: as fast as it can. */
 static gint live_fps;
+/* --after: elements after vjfacedetect, NULL: none. */
+static gchar *after;
 
 /* What comes between filesrc and the GRAY8 caps before vjfacedetect. */
 static gchar *
@@ -135,8 +139,8 @@ stream_start (Stream * s, const char *image, gboolean video,
   gchar *cut = stream_source (video, convert, w, h, frames);
   gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! %s ! "
       "video/x-raw,format=GRAY8,width=%d,height=%d ! vjfacedetect name=vj "
-      "device=%s in-flight=%d ! fakesink sync=false", loc, cut, w, h, device,
-      in_flight);
+      "device=%s in-flight=%d ! %s%sfakesink sync=false", loc, cut, w, h,
+      device, in_flight, after ? after : "", after ? " ! " : "");
   GError *error = NULL;
   GstElement *vj;
   GstPad *pad;
@@ -347,6 +351,8 @@ main (int argc, char **argv)
           "source of FPS frames/s", "FPS"},
     {"convert", 0, 0, G_OPTION_ARG_NONE, &convert, "Convert every frame of "
           "the picture from I420 into vjfacedetect's pool", NULL},
+    {"after", 0, 0, G_OPTION_ARG_STRING, &after, "Elements between "
+          "vjfacedetect and the sink", "ELEMENTS"},
     {"out", 0, 0, G_OPTION_ARG_FILENAME, &out, "JSON results", "FILE"},
     {NULL}
   };
@@ -374,6 +380,7 @@ main (int argc, char **argv)
     g_error ("bench-streams: %s", error->message);
   bench_json_begin (json, dev, command);
   clv_device_unref (dev);
+  g_string_append_printf (json, ",\n  \"after\": \"%s\"", after ? after : "");
   g_string_append_printf (json, ",\n  \"image\": \"%s\",\n  \"video\": %s,"
       "\n  \"convert\": %s,\n  \"live_fps\": %d,\n  "
       "\"frames_per_stream\": %d,\n  \"pipeline\": \"filesrc ! %s ! GRAY8 "

@@ -6,7 +6,7 @@
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
 #                          [vj-registers] [crowded] [recognise] [streams]
-#                          [streams-video] [batch]
+#                          [streams-video] [batch] [spread] [track-streams]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
@@ -104,6 +104,14 @@ for step in "$@"; do
       # clvision-batch over 64 copies of franck.webm on one GPU and on every
       # GPU, against hand-written gst-launch-1.0 runs (batch-scale.json).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst tests/bench/batch-scale.sh $b "$out" ;;
+    spread)
+      # One gst-launch-1.0 of 16 branches, device=first against
+      # device=auto (spread-branches.json; two GPUs: speedup >= 1.9).
+      GST_PLUGIN_PATH_1_0=$PWD/$b/gst tests/bench/spread-branches.sh $b "$out" ;;
+    track-streams)
+      # 64 streams of 640x480 with and without roitrack
+      # (track-streams.json; loss <= 0.03).
+      GST_PLUGIN_PATH_1_0=$PWD/$b/gst tests/bench/track-streams.sh $b "$out" ;;
     recognise)
       # The demo's held-out recognition, whole videos (tests/data/cache).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst CLV_BUILD_DIR=$b \

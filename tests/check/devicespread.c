@@ -151,6 +151,138 @@ GST_START_TEST (test_one_pipeline_one_device)
 
 GST_END_TEST;
 
+/* The device index of the filter `name` of `pipe`, asked with a context
+ * query as a peer would. */
+static guint
+element_device (GstElement * pipe, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
+  GstPad *pad = gst_element_get_static_pad (e, "src");
+  GstQuery *query = gst_query_new_context (GST_CLV_CONTEXT_TYPE);
+  GstContext *context;
+  GstClvDevice *dev;
+  guint index;
+
+  fail_unless (gst_pad_query (pad, query), "%s answers no context", name);
+  gst_query_parse_context (query, &context);
+  dev = gst_clv_context_get_device (context);
+  fail_unless (dev != NULL);
+  index = gst_clv_device_get_device_index (dev);
+  gst_object_unref (dev);
+  gst_query_unref (query);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+  return index;
+}
+
+/* Starts one pipeline of the branches `desc` (each fed one GRAY8 frame by
+ * its own source), PAUSED; returns it and, in *devices, how many devices
+ * the last context its elements announced holds. */
+static GstElement *
+start_branches (const gchar * desc, guint * devices)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+
+  fail_unless (pipe != NULL, "cannot build %s", desc);
+  gst_element_set_state (pipe, GST_STATE_PAUSED);
+  fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL,
+          GST_CLOCK_TIME_NONE), GST_STATE_CHANGE_SUCCESS);
+  *devices = 0;
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_HAVE_CONTEXT))) {
+    GstContext *context;
+    const GValue *array;
+
+    gst_message_parse_have_context (msg, &context);
+    array = gst_structure_get_value (gst_context_get_structure (context),
+        "devices");
+    fail_unless (array != NULL, "a context without its devices");
+    *devices = gst_value_array_get_size (array);
+    gst_context_unref (context);
+    gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  return pipe;
+}
+
+#define BRANCH(name, props) "videotestsrc num-buffers=1 ! " \
+  "video/x-raw,format=GRAY8,width=64,height=64 ! sarquantize name=" name \
+  " " props " ! fakesink "
+
+/* device=auto: the branches of one pipeline (no peer of ours between
+ * them) take the two devices in turn, and the pipeline's context holds
+ * both. */
+GST_START_TEST (test_branches_spread)
+{
+  guint on[2] = { 0, 0 }, devices;
+  GstElement *pipe = start_branches (BRANCH ("a", "") BRANCH ("b", "")
+      BRANCH ("c", "") BRANCH ("d", ""), &devices);
+
+  for (const gchar * n = "abcd"; *n; n++)
+    on[element_device (pipe, (gchar[]) { *n, '\0' })]++;
+  fail_unless_equals_int (on[0], 2);
+  fail_unless_equals_int (on[1], 2);
+  fail_unless_equals_int (devices, 2);
+  stop_pipeline (pipe);
+}
+
+GST_END_TEST;
+
+/* The elements of one branch, a memory:OpenCL chain, share one device; the
+ * next branch takes the other; device=first and an explicit device keep
+ * to theirs. */
+GST_START_TEST (test_chain_and_explicit_in_branches)
+{
+  GstElement *pipe;
+  guint devices, chain;
+
+  pipe = start_branches ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=64,height=64 ! clupload name=up ! "
+      "sarquantize name=q1 ! sarquantize name=q2 coef=10 ! "
+      "cldownload name=down ! fakesink " BRANCH ("other", ""), &devices);
+  chain = element_device (pipe, "q1");
+  fail_unless_equals_int (element_device (pipe, "up"), chain);
+  fail_unless_equals_int (element_device (pipe, "q2"), chain);
+  fail_unless_equals_int (element_device (pipe, "down"), chain);
+  fail_unless_equals_int (element_device (pipe, "other"), 1 - chain);
+  stop_pipeline (pipe);
+
+  pipe = start_branches (BRANCH ("a", "device=first")
+      BRANCH ("b", "device=first") BRANCH ("c", "device=0:1")
+      BRANCH ("d", "device=0:1"), &devices);
+  fail_unless_equals_int (element_device (pipe, "a"), 0);
+  fail_unless_equals_int (element_device (pipe, "b"), 0);
+  fail_unless_equals_int (element_device (pipe, "c"), 1);
+  fail_unless_equals_int (element_device (pipe, "d"), 1);
+  fail_unless_equals_int (devices, 2);
+  stop_pipeline (pipe);
+}
+
+GST_END_TEST;
+
+/* A device the application gives the pipeline is where every auto branch
+ * runs. */
+GST_START_TEST (test_application_context_wins)
+{
+  GstElement *pipe = gst_parse_launch (BRANCH ("a", "") BRANCH ("b", ""),
+      NULL);
+  GstClvDevice *dev = gst_clv_device_new ("0:1", NULL);
+  GstContext *context = gst_clv_context_new (dev);
+
+  gst_element_set_context (pipe, context);
+  gst_element_set_state (pipe, GST_STATE_PAUSED);
+  fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL,
+          GST_CLOCK_TIME_NONE), GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (element_device (pipe, "a"), 1);
+  fail_unless_equals_int (element_device (pipe, "b"), 1);
+  stop_pipeline (pipe);
+  gst_context_unref (context);
+  gst_object_unref (dev);
+}
+
+GST_END_TEST;
+
 static Suite *
 devicespread_suite (void)
 {
@@ -163,6 +295,9 @@ devicespread_suite (void)
   tcase_add_test (tc, test_auto_goes_to_least_used);
   tcase_add_test (tc, test_explicit_and_first_win);
   tcase_add_test (tc, test_one_pipeline_one_device);
+  tcase_add_test (tc, test_branches_spread);
+  tcase_add_test (tc, test_chain_and_explicit_in_branches);
+  tcase_add_test (tc, test_application_context_wins);
   return s;
 }
 

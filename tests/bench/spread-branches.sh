@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# One gst-launch-1.0 of BRANCHES (16) independent branches
+#   filesrc ! pngdec ! videoconvert ! GRAY8 ! imagefreeze num-buffers=450 !
+#   vjfacedetect device=D post-messages=false ! fakesink sync=false
+# on a real photograph at 1920x1280 (tests/data/cache/astronaut.png,
+# scaled), with device=first (every branch on the first GPU) and
+# device=auto (the branches spread over the GPUs), alternately, RUNS times
+# each (3) after one warm-up run; the best of each counts.  Frames/s is
+# BRANCHES x 450 over the gst-launch-1.0 run's wall time.  Writes
+# OUT_DIR/spread-branches.json:
+#   {"branches", "frames", "runs": [{"device", "seconds", "fps",
+#    "devices": {name: branches}}...], "fps_first", "fps_auto", "speedup"}
+# The target on two GPUs: speedup >= 1.9.
+#   tests/bench/spread-branches.sh BUILD_DIR OUT_DIR
+set -euo pipefail
+build=${1:?"the build directory"} out=${2:?"the output directory"}
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+mkdir -p "$out"
+export GST_PLUGIN_PATH_1_0=${GST_PLUGIN_PATH_1_0:-$PWD/$build/gst}
+branches=${BRANCHES:-16} frames=${FRAMES:-450} runs=${RUNS:-3}
+photo=$out/photo-1920x1280.png
+gst-launch-1.0 -q filesrc location=tests/data/cache/astronaut.png ! pngdec ! \
+  videoconvert ! videoscale ! video/x-raw,width=1920,height=1280 ! pngenc ! \
+  filesink location="$photo"
+
+# One run: DEVICE; prints "seconds" and leaves the devices' log in LOG.
+run () {
+  local device=$1 log=$2 desc="" start end
+  for _ in $(seq "$branches"); do
+    desc+=" filesrc location=$photo ! pngdec ! videoconvert ! "
+    desc+="video/x-raw,format=GRAY8 ! imagefreeze num-buffers=$frames ! "
+    desc+="vjfacedetect device=$device post-messages=false ! fakesink sync=false"
+  done
+  start=$(date +%s.%N)
+  # shellcheck disable=SC2086
+  GST_DEBUG=clvcontext:5 GST_DEBUG_NO_COLOR=1 gst-launch-1.0 -q $desc 2> "$log"
+  end=$(date +%s.%N)
+  python3 -c "print($end - $start)"
+}
+run auto "$out/spread-warmup.log" > /dev/null
+results=()
+for r in $(seq "$runs"); do
+  for device in first auto; do
+    log=$out/spread-$device-$r.log
+    s=$(run $device "$log")
+    results+=("$device $s $log")
+  done
+done
+python3 - "$out/spread-branches.json" "$branches" "$frames" "${results[@]}" <<'PY'
+import collections, json, re, sys
+out, branches, frames = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+runs = []
+for item in sys.argv[4:]:
+    device, seconds, log = item.split(" ")
+    used = collections.Counter()
+    for line in open(log, errors="replace"):
+        m = re.search(r"(?:opened OpenCL device|using the pipeline's OpenCL "
+                      r"device|using shared OpenCL device) (.*?)(?:, the pipeline|$)",
+                      line.rstrip())
+        if m and "vjfacedetect" in line:
+            used[m.group(1)] += 1
+    runs.append({"device": device, "seconds": float(seconds),
+                 "fps": branches * frames / float(seconds),
+                 "devices": dict(used)})
+best = {d: max(r["fps"] for r in runs if r["device"] == d)
+        for d in ("first", "auto")}
+res = {"branches": branches, "frames": frames, "runs": runs,
+       "fps_first": best["first"], "fps_auto": best["auto"],
+       "speedup": best["auto"] / best["first"]}
+json.dump(res, open(out, "w"), indent=2)
+print(json.dumps(res, indent=2))
+PY
