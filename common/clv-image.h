@@ -61,21 +61,24 @@ clv_image_set (guint8 * data, const ClvImage * im, int x, int y, guint v)
 }
 
 /* What a pixel of a SAR image holds (its size is the image's bpp):
- * unsigned integers, Float32, and complex pairs (real part first). */
+ * unsigned integers, Float32, and complex pairs (real part first).  The
+ * integer types are numbered by their size, the bytes per pixel that the
+ * integer paths have always been given.  Kernels get the number as
+ * -DSAMPLE. */
 typedef enum
 {
-  CLV_SAMPLE_U8,
-  CLV_SAMPLE_U16,
-  CLV_SAMPLE_F32,
-  CLV_SAMPLE_CI16,
-  CLV_SAMPLE_CF32,
+  CLV_SAMPLE_U8 = 1,
+  CLV_SAMPLE_U16 = 2,
+  CLV_SAMPLE_F32 = 3,
+  CLV_SAMPLE_CI16 = 4,
+  CLV_SAMPLE_CF32 = 5,
 } ClvSample;
 
 /* Bytes of one sample. */
 static inline int
 clv_sample_size (ClvSample sample)
 {
-  static const int sizes[] = { 1, 2, 4, 4, 8 };
+  static const int sizes[] = { 0, 1, 2, 4, 4, 8 };
   return sizes[sample];
 }
 

@@ -35,6 +35,47 @@ clv_multilook_ref (const guint8 * src, const ClvImage * si, guint8 * dst,
     }
 }
 
+/* Whether `v` is the no-data value (NaN matches NaN). */
+static gboolean
+is_nodata (double v, const ClvNodata * nodata)
+{
+  return nodata && (v == nodata->value || (isnan (nodata->value)
+          && isnan (v)));
+}
+
+void
+clv_multilook_ref_float (const guint8 * src, const ClvImage * si,
+    ClvSample sample, guint8 * dst, const ClvImage * di, int rl, int al,
+    ClvMultilookDomain domain, const ClvNodata * nodata)
+{
+  const gboolean complex = clv_sample_is_complex (sample);
+  /* Complex samples are detected to powers, not squared again. */
+  const gboolean square = domain == CLV_MULTILOOK_AMPLITUDE && !complex;
+
+  for (int oy = 0; oy < di->height; oy++)
+    for (int ox = 0; ox < di->width; ox++) {
+      double s = 0;
+      int n = 0;
+
+      for (int j = 0; j < al; j++)
+        for (int i = 0; i < rl; i++) {
+          double re, im;
+
+          clv_image_get_complex (src, si, sample, ox * rl + i, oy * al + j,
+              &re, &im);
+          const double v = complex ? re * re + im * im : re;
+
+          if (complex || !is_nodata (re, nodata)) {
+            s += square ? v * v : v;
+            n++;
+          }
+        }
+      *clv_image_f32 (dst, di, ox, oy) = n == 0 ? (float) nodata->value :
+          domain == CLV_MULTILOOK_AMPLITUDE ? (float) sqrt (s / n) :
+          (float) (s / n);
+    }
+}
+
 struct _ClvMultilook
 {
   ClvDevice *dev;
@@ -55,10 +96,13 @@ default_out_x (int bpp, int rl)
 }
 
 ClvMultilook *
-clv_multilook_new (ClvDevice * dev, int bpp, int rl, int al,
-    ClvMultilookDomain domain, int out_width, int out_height, GError ** error)
+clv_multilook_new (ClvDevice * dev, ClvSample sample, int rl, int al,
+    ClvMultilookDomain domain, const ClvNodata * nodata, int out_width,
+    int out_height, GError ** error)
 {
   ClvMultilook *ml = g_new0 (ClvMultilook, 1);
+  const int bpp = clv_sample_size (sample);
+  char nodata_opt[48] = "";
   cl_program prog = NULL;
   const gboolean gpu = dev->simd_width > 1;
   size_t wg;
@@ -81,10 +125,15 @@ clv_multilook_new (ClvDevice * dev, int bpp, int rl, int al,
   ml->split = (int) CLAMP (clv_device_tune_int (dev, "SAR_ML_SPLIT",
           ml->split), 1, (gint64) wg);
   ml->local_x = MAX (wg / ml->split, 1);
-  opts = g_strdup_printf ("-DPIX_BYTES=%d -DRL=%d -DAL=%d -DAMPLITUDE=%d "
-      "-DOUT_X=%d -DVW=%d -DSPLIT=%d -DLX=%zu", bpp, rl, al,
-      domain == CLV_MULTILOOK_AMPLITUDE, ml->out_x, rl * ml->out_x, ml->split,
-      ml->local_x);
+  /* Exact as a hexadecimal float literal. */
+  if (sample == CLV_SAMPLE_F32 && nodata)
+    g_snprintf (nodata_opt, sizeof (nodata_opt), isnan (nodata->value) ?
+        "-DNODATA=NAN" : "-DNODATA=%af", (float) nodata->value);
+  opts = g_strdup_printf ("-DSAMPLE=%d -DRL=%d -DAL=%d -DAMPLITUDE=%d "
+      "-DOUT_X=%d -DVW=%d -DSPLIT=%d -DLX=%zu -DHAVE_FP64=%d%s%s", sample, rl,
+      al, domain == CLV_MULTILOOK_AMPLITUDE, ml->out_x, rl * ml->out_x,
+      ml->split, ml->local_x, dev->has_fp64, nodata_opt[0] ? " " : "",
+      nodata_opt);
   prog = clv_device_get_program (dev, "sar_multilook", opts, error);
   g_free (opts);
   if (prog == NULL)
@@ -95,9 +144,10 @@ clv_multilook_new (ClvDevice * dev, int bpp, int rl, int al,
   clReleaseProgram (prog);
   if (ml->kernel_aligned == NULL)
     goto fail;
-  /* Vector loads exist for 2, 4, 8 and 16 pixels. */
-  if ((rl * ml->out_x) == 2 || (rl * ml->out_x) == 4 || (rl * ml->out_x) == 8
-      || (rl * ml->out_x) == 16)
+  /* Vector loads exist for 2, 4, 8 and 16 real pixels. */
+  if (!clv_sample_is_complex (sample) && ((rl * ml->out_x) == 2
+          || (rl * ml->out_x) == 4 || (rl * ml->out_x) == 8
+          || (rl * ml->out_x) == 16))
     ml->vector_bytes = rl * ml->out_x * bpp;
   return ml;
 

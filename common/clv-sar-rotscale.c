@@ -91,21 +91,22 @@ clv_rotscale_inverse_affine (const ClvRotscaleGeometry * g, double m[6])
 
 /* Pixel (x, y) as a float, or the background outside the image. */
 static inline float
-fetch (const guint8 * src, const ClvImage * si, int x, int y, float bg)
+fetch (const guint8 * src, const ClvImage * si, ClvSample sample, int x,
+    int y, float bg)
 {
-  const float v = clv_image_get (src, si, CLAMP (x, 0, si->width - 1),
-      CLAMP (y, 0, si->height - 1));
+  const float v = clv_image_get_real (src, si, sample, CLAMP (x, 0,
+          si->width - 1), CLAMP (y, 0, si->height - 1));
   return (guint) x < (guint) si->width && (guint) y < (guint) si->height ?
       v : bg;
 }
 
-void
-clv_rotscale_ref (const guint8 * src, const ClvImage * si, guint8 * dst,
-    const ClvImage * di, const ClvRotscaleGeometry * g,
-    ClvInterpolation interp, guint background)
+/* Both references: integers rounded to nearest, Float32 as interpolated. */
+static void
+rotscale_ref (const guint8 * src, const ClvImage * si, ClvSample sample,
+    guint8 * dst, const ClvImage * di, const ClvRotscaleGeometry * g,
+    ClvInterpolation interp, float bg)
 {
-  const float maxval = si->bpp == 1 ? 255.0f : 65535.0f;
-  const float bg = MIN (background, (guint) maxval);
+  const float maxval = sample == CLV_SAMPLE_U8 ? 255.0f : 65535.0f;
   /* Far-outside samples are clamped so that float->int stays defined. */
   const float xmax = si->width + 1.0f, ymax = si->height + 1.0f;
 
@@ -120,36 +121,60 @@ clv_rotscale_ref (const guint8 * src, const ClvImage * si, guint8 * dst,
       float v;
 
       if (interp == CLV_INTERP_NEAREST) {
-        v = fetch (src, si, (int) floorf (xs + 0.5f), (int) floorf (ys + 0.5f),
-            bg);
+        v = fetch (src, si, sample, (int) floorf (xs + 0.5f),
+            (int) floorf (ys + 0.5f), bg);
       } else {
         const float x0 = floorf (xs), y0 = floorf (ys);
         const float fx = xs - x0, fy = ys - y0;
         const float gx = 1.0f - fx, gy = 1.0f - fy;
         const int ix = (int) x0, iy = (int) y0;
         const float w[4] = { gx * gy, fx * gy, gx * fy, fx * fy };
-        const float q[4] = { fetch (src, si, ix, iy, bg),
-          fetch (src, si, ix + 1, iy, bg), fetch (src, si, ix, iy + 1, bg),
-          fetch (src, si, ix + 1, iy + 1, bg)
+        const float q[4] = { fetch (src, si, sample, ix, iy, bg),
+          fetch (src, si, sample, ix + 1, iy, bg),
+          fetch (src, si, sample, ix, iy + 1, bg),
+          fetch (src, si, sample, ix + 1, iy + 1, bg)
         };
-        v = roundf (fminf (fmaf (w[3], q[3], fmaf (w[2], q[2], fmaf (w[1],
-                        q[1], w[0] * q[0]))), maxval));
+        v = fmaf (w[3], q[3], fmaf (w[2], q[2], fmaf (w[1], q[1],
+                    w[0] * q[0])));
+        if (sample != CLV_SAMPLE_F32)
+          v = roundf (fminf (v, maxval));
       }
-      clv_image_set (dst, di, xo, yo, (guint) v);
+      if (sample == CLV_SAMPLE_F32)
+        *clv_image_f32 (dst, di, xo, yo) = v;
+      else
+        clv_image_set (dst, di, xo, yo, (guint) v);
     }
   }
+}
+
+void
+clv_rotscale_ref (const guint8 * src, const ClvImage * si, guint8 * dst,
+    const ClvImage * di, const ClvRotscaleGeometry * g,
+    ClvInterpolation interp, guint background)
+{
+  rotscale_ref (src, si, si->bpp == 1 ? CLV_SAMPLE_U8 : CLV_SAMPLE_U16, dst,
+      di, g, interp, MIN (background, si->bpp == 1 ? 255u : 65535u));
+}
+
+void
+clv_rotscale_ref_float (const guint8 * src, const ClvImage * si,
+    guint8 * dst, const ClvImage * di, const ClvRotscaleGeometry * g,
+    ClvInterpolation interp, float background)
+{
+  rotscale_ref (src, si, CLV_SAMPLE_F32, dst, di, g, interp, background);
 }
 
 struct _ClvRotscale
 {
   ClvDevice *dev;
+  ClvSample sample;
   cl_kernel kernel;
   size_t local[2];
   int per_item;                 /* output pixels per work-item along x */
 };
 
 ClvRotscale *
-clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
+clv_rotscale_new (ClvDevice * dev, ClvSample sample, ClvInterpolation interp,
     GError ** error)
 {
   ClvRotscale *rs = g_new0 (ClvRotscale, 1);
@@ -158,6 +183,7 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
   char *opts;
 
   rs->dev = clv_device_ref (dev);
+  rs->sample = sample;
   /* 2-D tiles: a rotated tile still reads a compact input area.  On GPUs
    * 4 pixels per work-item in 16x16 groups, the fastest shape of the H100
    * sweeps: bilinear 57.7 against 59.6 us in 8x32,
@@ -172,7 +198,7 @@ clv_rotscale_new (ClvDevice * dev, int bpp, ClvInterpolation interp,
       || rs->local[1] > 4096
       || rs->local[0] * rs->local[1] > dev->max_work_group_size)
     goto bad_tuning;
-  opts = g_strdup_printf ("-DPIX_BYTES=%d -DBILINEAR=%d -DRS_X=%d", bpp,
+  opts = g_strdup_printf ("-DSAMPLE=%d -DBILINEAR=%d -DRS_X=%d", sample,
       interp == CLV_INTERP_BILINEAR, rs->per_item);
   prog = clv_device_get_program (dev, "sar_rotscale", opts, error);
   g_free (opts);
@@ -197,14 +223,15 @@ fail:
 gboolean
 clv_rotscale_enqueue (ClvRotscale * rs, cl_mem src, const ClvImage * si,
     cl_mem dst, const ClvImage * di, const ClvRotscaleGeometry * g,
-    guint background, cl_event * event, GError ** error)
+    double background, cl_event * event, GError ** error)
 {
   const cl_uint a[4] = { si->offset / si->bpp, si->stride / si->bpp,
     di->offset / di->bpp, di->stride / di->bpp
   };
   const cl_int iw = si->width, ih = si->height, ow = di->width,
       oh = di->height;
-  const cl_float bg = MIN (background, si->bpp == 1 ? 255u : 65535u);
+  const cl_float bg = rs->sample == CLV_SAMPLE_F32 ? (float) background :
+      MIN (background, rs->sample == CLV_SAMPLE_U8 ? 255 : 65535);
   const cl_float xmax = iw + 1.0f, ymax = ih + 1.0f;
   const size_t global[2] = {
     clv_round_up ((ow + rs->per_item - 1) / rs->per_item, rs->local[0]),

@@ -26,12 +26,30 @@ void clv_multilook_ref (const guint8 * src, const ClvImage * src_im,
     guint8 * dst, const ClvImage * dst_im, int range_looks, int azimuth_looks,
     ClvMultilookDomain domain);
 
+/* A no-data value (NaN matches NaN). */
+typedef struct
+{
+  double value;
+} ClvNodata;
+
+/* The same for Float32 and complex samples, into Float32: the block sums
+ * in double, the mean (or its root) rounded once.  Float32 pixels equal
+ * to `nodata` (nullable) are left out, as GDAL's average does; a block of
+ * them only gives `nodata`.  Complex samples are detected first, |z|^2,
+ * so their mean is the intensity, or with CLV_MULTILOOK_AMPLITUDE its
+ * root. */
+void clv_multilook_ref_float (const guint8 * src, const ClvImage * src_im,
+    ClvSample sample, guint8 * dst, const ClvImage * dst_im, int range_looks,
+    int azimuth_looks, ClvMultilookDomain domain, const ClvNodata * nodata);
+
 typedef struct _ClvMultilook ClvMultilook;
 
-/* The output size lets the launch shape give the device enough work-items. */
-ClvMultilook *clv_multilook_new (ClvDevice * dev, int bpp, int range_looks,
-    int azimuth_looks, ClvMultilookDomain domain, int out_width,
-    int out_height, GError ** error);
+/* The output size lets the launch shape give the device enough work-items.
+ * Integers give the same format out, the others Float32. */
+ClvMultilook *clv_multilook_new (ClvDevice * dev, ClvSample sample,
+    int range_looks, int azimuth_looks, ClvMultilookDomain domain,
+    const ClvNodata * nodata, int out_width, int out_height,
+    GError ** error);
 /* Enqueues the kernel; `event` (nullable) receives its event. */
 gboolean clv_multilook_enqueue (ClvMultilook * ml, cl_mem src,
     const ClvImage * src_im, cl_mem dst, const ClvImage * dst_im,
@@ -83,14 +101,19 @@ void clv_rotscale_inverse_affine (const ClvRotscaleGeometry * g,
 void clv_rotscale_ref (const guint8 * src, const ClvImage * src_im,
     guint8 * dst, const ClvImage * dst_im, const ClvRotscaleGeometry * g,
     ClvInterpolation interp, guint background);
+/* The same on Float32, the interpolated value stored as it is. */
+void clv_rotscale_ref_float (const guint8 * src, const ClvImage * src_im,
+    guint8 * dst, const ClvImage * dst_im, const ClvRotscaleGeometry * g,
+    ClvInterpolation interp, float background);
 
 typedef struct _ClvRotscale ClvRotscale;
 
-ClvRotscale *clv_rotscale_new (ClvDevice * dev, int bpp,
+/* U8, U16 (out the same, rounded) or F32. */
+ClvRotscale *clv_rotscale_new (ClvDevice * dev, ClvSample sample,
     ClvInterpolation interp, GError ** error);
 gboolean clv_rotscale_enqueue (ClvRotscale * rs, cl_mem src,
     const ClvImage * src_im, cl_mem dst, const ClvImage * dst_im,
-    const ClvRotscaleGeometry * g, guint background, cl_event * event,
+    const ClvRotscaleGeometry * g, double background, cl_event * event,
     GError ** error);
 void clv_rotscale_free (ClvRotscale * rs);
 
@@ -204,6 +227,24 @@ gboolean clv_speckle_enqueue (ClvSpeckle * sp, cl_mem src,
     const ClvImage * si, cl_mem dst, const ClvImage * di, cl_event * event,
     GError ** error);
 void clv_speckle_free (ClvSpeckle * sp);
+
+/* The same quantization of Float32: sums in double (where the device has
+ * it), k = (float) ((float) coef * T), rinv = (float) (1 / R), cinv
+ * likewise, a sum <= 0 giving 0; pixels that are no data or not finite
+ * count as 0 and give 0.  Device and reference sum in other orders, so a
+ * rounded value may differ by one level in rare pixels. */
+void clv_quantize_ref_float (const guint8 * src, const ClvImage * src_im,
+    guint8 * dst, const ClvImage * dst_im, double coef,
+    const ClvNodata * nodata);
+
+typedef struct _ClvQuantizeFloat ClvQuantizeFloat;
+
+ClvQuantizeFloat *clv_quantize_float_new (ClvDevice * dev,
+    const ClvNodata * nodata, GError ** error);
+gboolean clv_quantize_float_enqueue (ClvQuantizeFloat * q, cl_mem src,
+    const ClvImage * src_im, cl_mem dst, const ClvImage * dst_im, double coef,
+    GError ** error);
+void clv_quantize_float_free (ClvQuantizeFloat * q);
 
 /* sarmultilook `looks` (intensity) ! sarrotscale `angle` `scale` (bilinear,
  * background 0, the multilooked size) ! sarquantize `coef` by the C

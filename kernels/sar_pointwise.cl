@@ -2,8 +2,8 @@
 /* SAR maps of one pixel to one pixel, Float32 out: detection of complex
  * samples (intensity |z|^2, amplitude |z|, phase arg z) and decibels.
  *
- * Build macros: SAMPLE (0 uchar, 1 ushort, 2 float, 3 CInt16 as short2,
- * 4 CFloat32 as float2), HAVE_FP64 (1: evaluate in double and round once,
+ * Build macros: SAMPLE (ClvSample: 1 uchar, 2 ushort, 3 float, 4 CInt16
+ * as short2, 5 CFloat32 as float2), HAVE_FP64 (1: evaluate in double and round once,
  * as the C references and OTB's double-precision expressions do).
  * Detection: DETECT (0 intensity, 1 amplitude, 2 phase).  Decibels: DB_K
  * (10 for intensity, 20 for amplitude), and the kernel arguments floor_db,
@@ -20,19 +20,19 @@ typedef double real_t;
 typedef float real_t;
 #endif
 
-#if SAMPLE == 0
+#if SAMPLE == 1
 typedef uchar sample_t;
-#elif SAMPLE == 1
-typedef ushort sample_t;
 #elif SAMPLE == 2
-typedef float sample_t;
+typedef ushort sample_t;
 #elif SAMPLE == 3
+typedef float sample_t;
+#elif SAMPLE == 4
 typedef short2 sample_t;
 #else
 typedef float2 sample_t;
 #endif
 
-#if SAMPLE >= 3
+#if SAMPLE >= 4
 #define RE(s) ((real_t) (s).x)
 #define IM(s) ((real_t) (s).y)
 #else

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR rotation and scaling (see common/clv-sar.h for the map).
  *
- * Build macros: PIX_BYTES (1 or 2), BILINEAR (0: nearest, 1: bilinear),
+ * Build macros: SAMPLE (ClvSample: 1 uchar, 2 ushort, 3 float; integers
+ * round to nearest, Float32 is stored as interpolated), BILINEAR (0:
+ * nearest, 1: bilinear),
  * RS_X (output pixels per work-item along a row, the work-group width
  * apart).
  * Everything that does not depend on the pixel (sin/cos, 1/scale, centres,
@@ -27,12 +29,15 @@
  * chain.) */
 #pragma OPENCL FP_CONTRACT OFF
 
-#if PIX_BYTES == 1
+#if SAMPLE == 1
 typedef uchar pix_t;
-#define MAXVAL 255.0f
-#else
+#define STORE(v) ((pix_t) round (fmin ((v), 255.0f)))
+#elif SAMPLE == 2
 typedef ushort pix_t;
-#define MAXVAL 65535.0f
+#define STORE(v) ((pix_t) round (fmin ((v), 65535.0f)))
+#else
+typedef float pix_t;
+#define STORE(v) (v)
 #endif
 
 /* One output pixel (xs, ys already clamped): bilinear from the two source
@@ -66,8 +71,8 @@ sample (const __global pix_t * src, const uint stride, const int w,
       in_y0 && in_x1 ? (float) r0[cx1] : bg,
       in_y1 && in_x0 ? (float) r1[cx0] : bg,
       in_y1 && in_x1 ? (float) r1[cx1] : bg);
-  return (pix_t) round (fmin (fma (wt.w, q.w, fma (wt.z, q.z, fma (wt.y, q.y,
-                  wt.x * q.x))), MAXVAL));
+  return STORE (fma (wt.w, q.w, fma (wt.z, q.z, fma (wt.y, q.y,
+              wt.x * q.x))));
 #else
   const int ix = (int) floor (xs + 0.5f), iy = (int) floor (ys + 0.5f);
   if (inside)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR speckle filters (the rules: common/clv-sar-speckle-ref.c).
  *
- * Build macros: SAMPLE (0 uchar, 1 ushort, 2 float), FILTER (0 Lee,
+ * Build macros: SAMPLE (ClvSample: 1 uchar, 2 ushort, 3 float), FILTER (0 Lee,
  * 1 Frost, 2 Gamma-MAP, 3 Kuan, 4 refined Lee, 5 boxcar, 6 median), R (the
  * radius), LOOKS and DERAMP (double literals), LX x LY (the work-group, one
  * output pixel per work-item), HAVE_FP64 (window statistics in double, as
@@ -24,9 +24,9 @@ typedef double real_t;
 typedef float real_t;
 #endif
 
-#if SAMPLE == 0
+#if SAMPLE == 1
 typedef uchar sample_t;
-#elif SAMPLE == 1
+#elif SAMPLE == 2
 typedef ushort sample_t;
 #else
 typedef float sample_t;

@@ -236,8 +236,8 @@ measure_multilook (Workload * w, double *seconds, GByteArray * output,
     clv_multilook_out_size (w->size, w->size, looks[l], looks[l], &ow, &oh);
     r = sar_run (w, ow, oh, 2, error);
     if (r.out)
-      r.ml = clv_multilook_new (w->dev, 2, looks[l], looks[l],
-          CLV_MULTILOOK_INTENSITY, ow, oh, error);
+      r.ml = clv_multilook_new (w->dev, CLV_SAMPLE_U16, looks[l], looks[l],
+          CLV_MULTILOOK_INTENSITY, NULL, ow, oh, error);
     ok = time_sar (&r, multilook_once, &s, output, error);
     *seconds += s;
   }

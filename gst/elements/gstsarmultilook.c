@@ -10,11 +10,16 @@
  * Zhang and Li, "Parallel Optimization Strategy of Airborne SAR Imaging
  * Algorithm Based on ARM GPU");
  * `amplitude` averages their squares and takes the root, the power-domain
- * mean ESA SNAP uses.  Results are rounded to nearest (halves up), in the
- * input format.  A frame smaller than one block fails negotiation with a
- * message that says so.
- * ROI metas are scaled with the image; the georeferencing meta
- * (GstClvGeoMeta) gets the looks' pixel size, from the same origin.
+ * mean ESA SNAP uses.  GRAY8 and GRAY16_LE results are rounded to nearest
+ * (halves up), in the input format.  Float32 is averaged in double
+ * precision and rounded once (equal to `gdal_translate -r average`),
+ * pixels equal to the caps' no-data value left out as GDAL does; complex
+ * samples (CInt16, CFloat32) are detected first: the output is the Float32
+ * mean of |z|², the intensity (with `input-domain=amplitude`, its root).
+ * A frame smaller than one block fails negotiation with a message that says
+ * so.  ROI metas are scaled with the image; the georeferencing meta
+ * (GstClvGeoMeta) gets the looks' pixel size, from the same origin, and its
+ * ground control points' pixel and line are divided by the looks.
  *
  * ## Example launch line
  * |[
@@ -28,6 +33,10 @@
 #endif
 
 #include "gstsarmultilook.h"
+#include "gstsarcaps.h"
+
+#include <math.h>
+#include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_sar_multilook_debug);
 #define GST_CAT_DEFAULT gst_sar_multilook_debug
@@ -79,6 +88,17 @@ gst_sar_multilook_domain_get_type (void)
     g_once_init_leave (&type,
         g_enum_register_static ("GstSarMultilookDomain", values));
   return type;
+}
+
+static ClvMultilookDomain
+get_domain (GstSarMultilook * self)
+{
+  ClvMultilookDomain domain;
+
+  GST_OBJECT_LOCK (self);
+  domain = self->domain;
+  GST_OBJECT_UNLOCK (self);
+  return domain;
 }
 
 static void
@@ -156,26 +176,50 @@ gst_sar_multilook_transform_structure (GstClvFilter * filter,
   }
   gst_structure_take_value (s, "width", &nw);
   gst_structure_take_value (s, "height", &nh);
+  /* Float32 comes out of Float32 and of complex samples, whose no-data
+   * value z becomes |z|^2 (or |z|). */
+  if (gst_structure_has_name (s, GST_CLV_RASTER_MEDIA_TYPE)) {
+    const gchar *format = gst_structure_get_string (s, "format");
+    gdouble nodata;
+
+    if (down && format && strcmp (format, "Float32") != 0
+        && gst_structure_get_double (s, "nodata", &nodata))
+      gst_structure_set (s, "nodata", G_TYPE_DOUBLE, (gdouble) (float)
+          (get_domain (GST_SAR_MULTILOOK (filter)) ==
+              CLV_MULTILOOK_AMPLITUDE ? fabs (nodata) : nodata * nodata),
+          NULL);
+    if (down) {
+      gst_structure_set (s, "format", G_TYPE_STRING, "Float32", NULL);
+    } else {
+      GValue formats = G_VALUE_INIT;
+
+      g_value_init (&formats, GST_TYPE_LIST);
+      gst_value_deserialize (&formats, "{ Float32, CInt16, CFloat32 }");
+      gst_structure_take_value (s, "format", &formats);
+      gst_structure_remove_field (s, "nodata");
+    }
+  }
   /* Looks change the pixel shape; leave its ratio to the peers. */
   gst_structure_remove_field (s, "pixel-aspect-ratio");
   return TRUE;
 }
 
-/* The kernel for these looks and frames. */
+/* The kernel for these looks and the current frames. */
 static gboolean
-prepare_op (GstSarMultilook * self, const GstVideoInfo * in_info,
-    const GstVideoInfo * out_info, gint rl, gint al, GError ** error)
+prepare_op (GstSarMultilook * self, gint rl, gint al, GError ** error)
 {
-  ClvMultilookDomain domain;
+  GstClvFilter *filter = GST_CLV_FILTER (self);
+  const GstClvRasterInfo *in = gst_clv_filter_get_in_raster (filter);
+  const GstClvRasterInfo *out = gst_clv_filter_get_out_raster (filter);
+  const ClvNodata nodata = { in->nodata };
+  ClvSample sample;
 
-  GST_OBJECT_LOCK (self);
-  domain = self->domain;
-  GST_OBJECT_UNLOCK (self);
+  if (!gst_sar_sample_of (in, &sample))
+    g_return_val_if_reached (FALSE);
   g_clear_pointer (&self->op, clv_multilook_free);
-  self->op = clv_multilook_new (gst_clv_filter_get_device (GST_CLV_FILTER
-          (self)), GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0), rl, al, domain,
-      GST_VIDEO_INFO_WIDTH (out_info), GST_VIDEO_INFO_HEIGHT (out_info),
-      error);
+  self->op = clv_multilook_new (gst_clv_filter_get_device (filter), sample,
+      rl, al, get_domain (self), in->has_nodata ? &nodata : NULL, out->width,
+      out->height, error);
   self->cur_rl = rl;
   self->cur_al = al;
   return self->op != NULL;
@@ -186,20 +230,22 @@ gst_sar_multilook_set_info (GstClvFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstSarMultilook *self = GST_SAR_MULTILOOK (filter);
+  const GstClvRasterInfo *in = gst_clv_filter_get_in_raster (filter);
+  const GstClvRasterInfo *out = gst_clv_filter_get_out_raster (filter);
+  /* Integers keep their format; the others give Float32. */
+  const GstClvRasterFormat out_format = in->format <=
+      GST_CLV_RASTER_FORMAT_UINT16 ? in->format :
+      GST_CLV_RASTER_FORMAT_FLOAT32;
   gint rl, al, ow, oh;
   GError *error = NULL;
 
   get_looks (self, &rl, &al);
-  if (GST_VIDEO_INFO_WIDTH (in_info) < rl
-      || GST_VIDEO_INFO_HEIGHT (in_info) < al)
+  if (in->width < rl || in->height < al)
     goto too_small;
-  clv_multilook_out_size (GST_VIDEO_INFO_WIDTH (in_info),
-      GST_VIDEO_INFO_HEIGHT (in_info), rl, al, &ow, &oh);
-  if (ow != GST_VIDEO_INFO_WIDTH (out_info)
-      || oh != GST_VIDEO_INFO_HEIGHT (out_info)
-      || GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info))
+  clv_multilook_out_size (in->width, in->height, rl, al, &ow, &oh);
+  if (ow != out->width || oh != out->height || out->format != out_format)
     goto wrong_output;
-  if (!prepare_op (self, in_info, out_info, rl, al, &error))
+  if (!prepare_op (self, rl, al, &error))
     goto no_kernel;
   return TRUE;
 
@@ -209,7 +255,7 @@ too_small:
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("The %dx%d frame is smaller than one %dx%d look block; lower "
             "range-looks/azimuth-looks or feed larger frames",
-            GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
+            in->width, in->height,
             rl, al), (NULL));
     return FALSE;
   }
@@ -217,8 +263,7 @@ wrong_output:
   {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Output caps %" GST_PTR_FORMAT " do not match %dx%d input with "
-            "%dx%d looks", outcaps, GST_VIDEO_INFO_WIDTH (in_info),
-            GST_VIDEO_INFO_HEIGHT (in_info), rl, al), (NULL));
+            "%dx%d looks", outcaps, in->width, in->height, rl, al), (NULL));
     return FALSE;
   }
 no_kernel:
@@ -235,15 +280,13 @@ static void
 get_frame_looks (GstSarMultilook * self, gint * rl, gint * al)
 {
   GstClvFilter *filter = GST_CLV_FILTER (self);
-  const GstVideoInfo *in_info = gst_clv_filter_get_in_info (filter);
-  const GstVideoInfo *out_info = gst_clv_filter_get_out_info (filter);
+  const GstClvRasterInfo *in = gst_clv_filter_get_in_raster (filter);
+  const GstClvRasterInfo *out = gst_clv_filter_get_out_raster (filter);
   gint ow, oh;
 
   get_looks (self, rl, al);
-  clv_multilook_out_size (GST_VIDEO_INFO_WIDTH (in_info),
-      GST_VIDEO_INFO_HEIGHT (in_info), *rl, *al, &ow, &oh);
-  if (ow != GST_VIDEO_INFO_WIDTH (out_info)
-      || oh != GST_VIDEO_INFO_HEIGHT (out_info)) {
+  clv_multilook_out_size (in->width, in->height, *rl, *al, &ow, &oh);
+  if (ow != out->width || oh != out->height) {
     *rl = self->cur_rl;
     *al = self->cur_al;
   }
@@ -259,8 +302,7 @@ gst_sar_multilook_process (GstClvFilter * filter, cl_mem in,
 
   get_frame_looks (self, &rl, &al);
   if ((rl != self->cur_rl || al != self->cur_al)
-      && !prepare_op (self, gst_clv_filter_get_in_info (filter),
-          gst_clv_filter_get_out_info (filter), rl, al, error))
+      && !prepare_op (self, rl, al, error))
     return FALSE;
   return clv_multilook_enqueue (self->op, in, in_im, out, out_im, NULL, error);
 }
@@ -403,8 +445,10 @@ gst_sar_multilook_class_init (GstSarMultilookClass * klass)
       "Filter/Effect/Video/Scaler",
       "Averages range x azimuth looks of a SAR image on an OpenCL device",
       "clvision developers");
-  gst_clv_filter_class_add_pad_templates (filter_class,
-      "{ GRAY8, GRAY16_LE }", "{ GRAY8, GRAY16_LE }");
+  gst_clv_filter_class_add_raster_pad_templates (filter_class,
+      "{ GRAY8, GRAY16_LE }", "format = (string) { Float32, CInt16, "
+      "CFloat32 }, bands = (int) 1", "{ GRAY8, GRAY16_LE }",
+      "format = (string) Float32, bands = (int) 1");
 
   trans_class->stop = gst_sar_multilook_stop;
   trans_class->transform_meta = gst_sar_multilook_transform_meta;

@@ -7,11 +7,13 @@
  * normalising each pixel by the means of its row and column:
  * F(x,y) = clamp(round(I(x,y) coef M / (Rmean(y) Cmean(x))), 0, 255),
  * where M is the mean of the whole frame.  A pixel whose row or column
- * is all zero becomes 0; a flat image maps every pixel to `coef`.  The
- * arithmetic is exact integer sums, then single precision with correctly
- * rounded reciprocals, so every device gives the same bytes.  The output
- * has the input's size; ROI metas and the georeferencing meta pass
- * unchanged.
+ * is all zero becomes 0; a flat image maps every pixel to `coef`.  For
+ * GRAY8 and GRAY16_LE the arithmetic is exact integer sums, then single
+ * precision with correctly rounded reciprocals, so every device gives the
+ * same bytes.  Float32 is summed in double precision (where the device has
+ * it); its pixels that are not finite or equal to the caps' no-data value
+ * count as 0 and become 0.  The output has the input's size; ROI metas and
+ * the georeferencing meta pass unchanged.
  *
  * ## Example launch line
  * |[
@@ -49,7 +51,8 @@ struct _GstSarQuantize
   gdouble coef;
 
   /* streaming */
-  ClvQuantize *op;
+  ClvQuantize *op;              /* integers */
+  ClvQuantizeFloat *float_op;   /* Float32 */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstSarQuantize, gst_sar_quantize,
@@ -58,23 +61,12 @@ G_DEFINE_TYPE_WITH_CODE (GstSarQuantize, gst_sar_quantize,
 GST_ELEMENT_REGISTER_DEFINE (sarquantize, "sarquantize", GST_RANK_NONE,
     GST_TYPE_SAR_QUANTIZE);
 
-static gboolean
-gst_sar_quantize_transform_structure (GstClvFilter * filter,
-    GstPadDirection direction, GstStructure * s)
+static GstCaps *
+gst_sar_quantize_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
-  if (direction == GST_PAD_SINK) {
-    gst_structure_set (s, "format", G_TYPE_STRING, "GRAY8", NULL);
-  } else {
-    GValue formats = G_VALUE_INIT, v = G_VALUE_INIT;
-    g_value_init (&formats, GST_TYPE_LIST);
-    g_value_init (&v, G_TYPE_STRING);
-    g_value_set_static_string (&v, "GRAY8");
-    gst_value_list_append_value (&formats, &v);
-    g_value_set_static_string (&v, "GRAY16_LE");
-    gst_value_list_append_and_take_value (&formats, &v);
-    gst_structure_take_value (s, "format", &formats);
-  }
-  return TRUE;
+  return gst_sar_transform_caps_same_size (trans, direction, caps, filter,
+      NULL);
 }
 
 static gboolean
@@ -82,16 +74,24 @@ gst_sar_quantize_set_info (GstClvFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstSarQuantize *self = GST_SAR_QUANTIZE (filter);
+  const GstClvRasterInfo *in = gst_clv_filter_get_in_raster (filter);
+  const GstClvRasterInfo *out = gst_clv_filter_get_out_raster (filter);
+  ClvDevice *dev = gst_clv_filter_get_device (filter);
+  const ClvNodata nodata = { in->nodata };
   GError *error = NULL;
 
-  if (GST_VIDEO_INFO_WIDTH (in_info) != GST_VIDEO_INFO_WIDTH (out_info)
-      || GST_VIDEO_INFO_HEIGHT (in_info) != GST_VIDEO_INFO_HEIGHT (out_info)
-      || GST_VIDEO_INFO_FORMAT (out_info) != GST_VIDEO_FORMAT_GRAY8)
+  if (in->width != out->width || in->height != out->height
+      || out->format != GST_CLV_RASTER_FORMAT_BYTE)
     goto wrong_output;
   g_clear_pointer (&self->op, clv_quantize_free);
-  self->op = clv_quantize_new (gst_clv_filter_get_device (filter),
-      GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0), &error);
-  if (self->op == NULL)
+  g_clear_pointer (&self->float_op, clv_quantize_float_free);
+  if (in->format == GST_CLV_RASTER_FORMAT_FLOAT32)
+    self->float_op = clv_quantize_float_new (dev, in->has_nodata ? &nodata :
+        NULL, &error);
+  else
+    self->op = clv_quantize_new (dev, in->format ==
+        GST_CLV_RASTER_FORMAT_BYTE ? 1 : 2, &error);
+  if (self->op == NULL && self->float_op == NULL)
     goto no_kernel;
   return TRUE;
 
@@ -100,8 +100,7 @@ wrong_output:
   {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Output caps %" GST_PTR_FORMAT " are not GRAY8 of the input's "
-            "%dx%d size", outcaps, GST_VIDEO_INFO_WIDTH (in_info),
-            GST_VIDEO_INFO_HEIGHT (in_info)), (NULL));
+            "%dx%d size", outcaps, in->width, in->height), (NULL));
     return FALSE;
   }
 no_kernel:
@@ -122,6 +121,9 @@ gst_sar_quantize_process (GstClvFilter * filter, cl_mem in,
   GST_OBJECT_LOCK (self);
   coef = self->coef;
   GST_OBJECT_UNLOCK (self);
+  if (self->float_op)
+    return clv_quantize_float_enqueue (self->float_op, in, in_im, out, out_im,
+        coef, error);
   return clv_quantize_enqueue (self->op, in, in_im, out, out_im, coef, NULL,
       error);
 }
@@ -132,6 +134,7 @@ gst_sar_quantize_stop (GstBaseTransform * trans)
   GstSarQuantize *self = GST_SAR_QUANTIZE (trans);
 
   g_clear_pointer (&self->op, clv_quantize_free);
+  g_clear_pointer (&self->float_op, clv_quantize_float_free);
   return GST_BASE_TRANSFORM_CLASS (gst_sar_quantize_parent_class)->stop
       (trans);
 }
@@ -205,13 +208,14 @@ gst_sar_quantize_class_init (GstSarQuantizeClass * klass)
       "Filter/Effect/Video",
       "Quantizes a SAR image to 8-bit levels normalised by its row and "
       "column means, on an OpenCL device", "clvision developers");
-  gst_clv_filter_class_add_pad_templates (filter_class,
-      "{ GRAY8, GRAY16_LE }", "GRAY8");
+  gst_clv_filter_class_add_raster_pad_templates (filter_class,
+      "{ GRAY8, GRAY16_LE }", "format = (string) Float32, bands = (int) 1",
+      "GRAY8", NULL);
 
+  trans_class->transform_caps = gst_sar_quantize_transform_caps;
   trans_class->stop = gst_sar_quantize_stop;
   trans_class->transform_meta = gst_sar_same_geometry_transform_meta;
   filter_class->set_info = gst_sar_quantize_set_info;
-  filter_class->transform_structure = gst_sar_quantize_transform_structure;
   filter_class->process = gst_sar_quantize_process;
 }
 

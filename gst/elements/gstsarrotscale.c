@@ -17,12 +17,15 @@
  * scale 1) reproduce the input exactly.  Bilinear weighs the four pixels
  * around the sample; a neighbour outside the input counts as `background`,
  * so the image blends into the background over one pixel at its border.
- * Results are rounded to nearest.  The output is `width` x `height` (0: the
- * input's size), in the input's format; every property can change while
+ * GRAY8 and GRAY16_LE results are rounded to nearest; Float32 is stored
+ * as interpolated, and takes the caps' no-data value, where it has one, as
+ * its background.  The output is `width` x `height` (0: the input's size),
+ * in the input's format; every property can change while
  * playing (`width` and `height` renegotiate the output caps).  ROI metas are mapped through the transform: the bounding
  * box of the four mapped corners, clipped to the frame; ROIs that end up
  * outside are dropped.  The georeferencing meta (GstClvGeoMeta) is
- * composed with the same transform: rotation, pixel size and origin.
+ * composed with the same transform: rotation, pixel size and origin; its
+ * ground control points move with their pixels.
  *
  * ## Example launch line
  * |[
@@ -39,6 +42,7 @@
 #include <math.h>
 
 #include "gstsarrotscale.h"
+#include "gstsarcaps.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_sar_rotscale_debug);
 #define GST_CAT_DEFAULT gst_sar_rotscale_debug
@@ -77,7 +81,7 @@ struct _GstSarRotscale
 
   /* streaming */
   ClvRotscale *op;
-  gint op_bpp;
+  ClvSample op_sample;
   ClvInterpolation op_interpolation;
   ClvRotscaleGeometry geometry; /* of the frame being processed */
 };
@@ -137,15 +141,21 @@ gst_sar_rotscale_transform_structure (GstClvFilter * filter,
 
 /* (Re)builds the kernel if the format or the interpolation changed. */
 static gboolean
-ensure_kernel (GstSarRotscale * self, gint bpp, ClvInterpolation interp,
+ensure_kernel (GstSarRotscale * self, ClvInterpolation interp,
     GError ** error)
 {
-  if (self->op && self->op_bpp == bpp && self->op_interpolation == interp)
+  ClvSample sample;
+
+  if (!gst_sar_sample_of (gst_clv_filter_get_in_raster (GST_CLV_FILTER
+              (self)), &sample))
+    g_return_val_if_reached (FALSE);
+  if (self->op && self->op_sample == sample
+      && self->op_interpolation == interp)
     return TRUE;
   g_clear_pointer (&self->op, clv_rotscale_free);
   self->op = clv_rotscale_new (gst_clv_filter_get_device (GST_CLV_FILTER
-          (self)), bpp, interp, error);
-  self->op_bpp = bpp;
+          (self)), sample, interp, error);
+  self->op_sample = sample;
   self->op_interpolation = interp;
   return self->op != NULL;
 }
@@ -155,22 +165,22 @@ gst_sar_rotscale_set_info (GstClvFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstSarRotscale *self = GST_SAR_ROTSCALE (filter);
+  const GstClvRasterInfo *in = gst_clv_filter_get_in_raster (filter);
+  const GstClvRasterInfo *out = gst_clv_filter_get_out_raster (filter);
   gint width, height;
   ClvInterpolation interp;
   GError *error = NULL;
 
   GST_OBJECT_LOCK (self);
-  width = self->width ? self->width : GST_VIDEO_INFO_WIDTH (in_info);
-  height = self->height ? self->height : GST_VIDEO_INFO_HEIGHT (in_info);
+  width = self->width ? self->width : in->width;
+  height = self->height ? self->height : in->height;
   interp = self->interpolation;
   GST_OBJECT_UNLOCK (self);
 
-  if (width != GST_VIDEO_INFO_WIDTH (out_info)
-      || height != GST_VIDEO_INFO_HEIGHT (out_info)
-      || GST_VIDEO_INFO_FORMAT (in_info) != GST_VIDEO_INFO_FORMAT (out_info))
+  if (width != out->width || height != out->height
+      || in->format != out->format)
     goto wrong_output;
-  if (!ensure_kernel (self, GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0), interp,
-          &error))
+  if (!ensure_kernel (self, interp, &error))
     goto no_kernel;
   return TRUE;
 
@@ -195,17 +205,16 @@ static void
 frame_geometry (GstSarRotscale * self, ClvRotscaleGeometry * g)
 {
   GstClvFilter *filter = GST_CLV_FILTER (self);
-  const GstVideoInfo *in_info = gst_clv_filter_get_in_info (filter);
-  const GstVideoInfo *out_info = gst_clv_filter_get_out_info (filter);
+  const GstClvRasterInfo *in = gst_clv_filter_get_in_raster (filter);
+  const GstClvRasterInfo *out = gst_clv_filter_get_out_raster (filter);
   gdouble angle, scale;
 
   GST_OBJECT_LOCK (self);
   angle = self->angle;
   scale = self->scale;
   GST_OBJECT_UNLOCK (self);
-  clv_rotscale_geometry_init (g, angle, scale, GST_VIDEO_INFO_WIDTH (in_info),
-      GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_WIDTH (out_info),
-      GST_VIDEO_INFO_HEIGHT (out_info));
+  clv_rotscale_geometry_init (g, angle, scale, in->width, in->height,
+      out->width, out->height);
 }
 
 static gboolean
@@ -214,15 +223,19 @@ gst_sar_rotscale_process (GstClvFilter * filter, cl_mem in,
     GError ** error)
 {
   GstSarRotscale *self = GST_SAR_ROTSCALE (filter);
+  const GstClvRasterInfo *raster = gst_clv_filter_get_in_raster (filter);
   ClvInterpolation interp;
-  guint background;
+  gdouble background;
 
   GST_OBJECT_LOCK (self);
   interp = self->interpolation;
   background = self->background;
   GST_OBJECT_UNLOCK (self);
+  /* Float32's background is its no-data value where it has one. */
+  if (raster->format == GST_CLV_RASTER_FORMAT_FLOAT32 && raster->has_nodata)
+    background = raster->nodata;
 
-  if (!ensure_kernel (self, in_im->bpp, interp, error))
+  if (!ensure_kernel (self, interp, error))
     return FALSE;
   /* Kept for map_point, which maps this frame's ROI metas. */
   frame_geometry (self, &self->geometry);
@@ -395,14 +408,16 @@ gst_sar_rotscale_class_init (GstSarRotscaleClass * klass)
   g_object_class_install_property (gobject_class, PROP_BACKGROUND,
       g_param_spec_uint ("background", "Background",
           "Value outside the input (GRAY8: 0-255, larger is 255; GRAY16: "
-          "0-65535)", 0, 65535, DEFAULT_BACKGROUND, flags));
+          "0-65535; Float32: this, or the no-data value)", 0, 65535,
+          DEFAULT_BACKGROUND, flags));
 
   gst_element_class_set_static_metadata (element_class,
       "SAR rotation and scaling", "Filter/Effect/Video",
       "Rotates and scales a SAR image on an OpenCL device",
       "clvision developers");
-  gst_clv_filter_class_add_pad_templates (filter_class,
-      "{ GRAY8, GRAY16_LE }", "{ GRAY8, GRAY16_LE }");
+  gst_clv_filter_class_add_raster_pad_templates (filter_class,
+      "{ GRAY8, GRAY16_LE }", "format = (string) Float32, bands = (int) 1",
+      "{ GRAY8, GRAY16_LE }", "format = (string) Float32, bands = (int) 1");
 
   trans_class->stop = gst_sar_rotscale_stop;
   filter_class->set_info = gst_sar_rotscale_set_info;

@@ -40,8 +40,8 @@ kernel_seconds (ClvDevice * dev, int size, int looks, const char *tune,
   ring = bench_ring_new (dev, host, si.stride * size, &ring_n);
   out = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, di.stride * oh, &error);
   bench_set_tuning (tune);
-  ml = clv_multilook_new (dev, 2, looks, looks, CLV_MULTILOOK_INTENSITY,
-      ow, oh, &error);
+  ml = clv_multilook_new (dev, CLV_SAMPLE_U16, looks, looks,
+      CLV_MULTILOOK_INTENSITY, NULL, ow, oh, &error);
   bench_set_tuning (NULL);
   if (ml == NULL || out == NULL)
     g_error ("bench: %s", error->message);

@@ -46,6 +46,12 @@ guint16 *read_band (const gchar * path, int *w, int *h, double gt[6]);
  * ramp, so that the low byte matters too. */
 gchar *make_ers_tiff (GDALDataType type, int *w, int *h);
 
+/* gdal_translate -r average of `in` (w x h) by looks rl x al over the whole
+ * blocks (as sarmultilook drops partial ones), into reference.tif of the
+ * test's directory (g_free the path). */
+gchar *gdal_translate_average (const gchar * in, int w, int h, int rl,
+    int al);
+
 /* Runs `description` to EOS; on an error, returns its message (g_free it)
  * and NULL on success.  `keep` (nullable) receives the stopped pipeline,
  * `messages` (nullable) its element and warning messages, in order. */

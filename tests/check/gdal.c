@@ -28,28 +28,6 @@ file_type (const gchar * path, gchar ** wkt)
   return t;
 }
 
-/* gdal_translate -r average over the whole looks of the scene (sarmultilook
- * drops partial blocks: -srcwin keeps the same pixels). */
-static gchar *
-gdal_translate_average (const gchar * in, int w, int h, int rl, int al)
-{
-  gchar *out = tmp_path ("reference.tif");
-  gchar *args = g_strdup_printf ("-r average -srcwin 0 0 %d %d -outsize %d "
-      "%d", (w / rl) * rl, (h / al) * al, w / rl, h / al);
-  gchar **argv = g_strsplit (args, " ", -1);
-  GDALTranslateOptions *opts = GDALTranslateOptionsNew (argv, NULL);
-  GDALDatasetH src = GDALOpen (in, GA_ReadOnly);
-  GDALDatasetH dst = GDALTranslate (out, src, opts, NULL);
-
-  fail_unless (dst != NULL, "gdal_translate: %s", CPLGetLastErrorMsg ());
-  GDALClose (dst);
-  GDALClose (src);
-  GDALTranslateOptionsFree (opts);
-  g_strfreev (argv);
-  g_free (args);
-  return out;
-}
-
 /* gdalsrc ! sarmultilook ! gdalsink, in system memory and memory:OpenCL,
  * equals gdal_translate -r average: pixels, type and geotransform. */
 static void

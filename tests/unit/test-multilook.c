@@ -34,7 +34,7 @@ check_case (ClvDevice * dev, const Case * c, int bpp, ClvMultilookDomain d)
   out = g_malloc0 (di.stride * oh);
   clv_multilook_ref (src, &si, ref, &di, c->rl, c->al, d);
 
-  ml = clv_multilook_new (dev, bpp, c->rl, c->al, d, ow, oh, &error);
+  ml = clv_multilook_new (dev, bpp, c->rl, c->al, d, NULL, ow, oh, &error);
   g_assert_no_error (error);
   in_mem = clv_buffer_new (dev, CL_MEM_READ_ONLY, si.stride * c->h, &error);
   g_assert_no_error (error);
@@ -91,6 +91,70 @@ test_kernel_launch_shapes (void)
   clv_device_unref (dev);
 }
 
+/* Float32 (with and without a no-data value) and complex samples: the
+ * device's Float32 output within one rounding of the C reference's (both
+ * sum in double, in other orders). */
+static void
+check_float_case (ClvDevice * dev, const Case * c, ClvSample sample,
+    ClvMultilookDomain d, const ClvNodata * nodata)
+{
+  ClvImage si, di;
+  guint8 *src = clv_test_random_samples (&si, c->w, c->h, sample,
+      c->w * 7 + c->h + sample);
+  guint8 *ref, *out;
+  int ow, oh;
+  cl_mem in_mem, out_mem;
+  GError *error = NULL;
+  ClvMultilook *ml;
+
+  clv_multilook_out_size (c->w, c->h, c->rl, c->al, &ow, &oh);
+  di = clv_image_make (ow, oh, 4, (gsize) ow * 4);
+  ref = g_malloc0 (di.stride * oh);
+  out = g_malloc0 (di.stride * oh);
+  clv_multilook_ref_float (src, &si, sample, ref, &di, c->rl, c->al, d,
+      nodata);
+  ml = clv_multilook_new (dev, sample, c->rl, c->al, d, nodata, ow, oh,
+      &error);
+  g_assert_no_error (error);
+  in_mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY,
+      src, si.stride * c->h, &error);
+  g_assert_no_error (error);
+  out_mem = clv_buffer_new (dev, CL_MEM_READ_WRITE, di.stride * oh, &error);
+  g_assert_no_error (error);
+  g_assert_true (clv_multilook_enqueue (ml, in_mem, &si, out_mem, &di, NULL,
+          &error));
+  g_assert_no_error (error);
+  clv_test_read_buffer (dev, out_mem, out, di.stride * oh);
+  clv_test_assert_floats_close (out, ref, &di, 1.2e-7, 0);
+
+  clReleaseMemObject (in_mem);
+  clReleaseMemObject (out_mem);
+  clv_multilook_free (ml);
+  g_free (src);
+  g_free (ref);
+  g_free (out);
+}
+
+static void
+test_float_kernel_matches_reference (void)
+{
+  ClvDevice *dev = clv_test_device ();
+  const ClvNodata zero = { 0 };
+  static const Case float_cases[] = {
+    {1, 1, 1, 1}, {7, 5, 2, 3}, {33, 17, 4, 4}, {130, 64, 16, 16},
+    {1023, 769, 4, 4}, {517, 300, 6, 6},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (float_cases); i++)
+    for (int d = CLV_MULTILOOK_INTENSITY; d <= CLV_MULTILOOK_AMPLITUDE; d++) {
+      check_float_case (dev, &float_cases[i], CLV_SAMPLE_F32, d, NULL);
+      check_float_case (dev, &float_cases[i], CLV_SAMPLE_F32, d, &zero);
+      check_float_case (dev, &float_cases[i], CLV_SAMPLE_CI16, d, NULL);
+      check_float_case (dev, &float_cases[i], CLV_SAMPLE_CF32, d, NULL);
+    }
+  clv_device_unref (dev);
+}
+
 /* Hand-computed blocks, including the rounding rules. */
 static void
 test_reference_known_values (void)
@@ -141,6 +205,8 @@ main (int argc, char **argv)
       test_reference_known_values);
   g_test_add_func ("/multilook/amplitude-16bit-extremes",
       test_amplitude_16bit_extremes);
+  g_test_add_func ("/multilook/kernel/float",
+      test_float_kernel_matches_reference);
   g_test_add_func ("/multilook/kernel/launch-shapes",
       test_kernel_launch_shapes);
   g_test_add_data_func ("/multilook/kernel/gray8-intensity", p8i,
