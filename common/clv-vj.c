@@ -799,6 +799,13 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
   ok = TRUE;
 fail:
   g_clear_pointer (&copied, clReleaseEvent);
+  /* Commands of a failed batch may still run, reading the host tables and
+   * writing the detector's buffers: they finish before a retry reuses
+   * them (what finish says adds nothing to the batch's own error). */
+  if (!ok) {
+    clFinish (d->copies);
+    clFinish (d->dev->queue);
+  }
   return ok;
 }
 

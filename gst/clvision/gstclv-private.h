@@ -39,6 +39,12 @@ GST_CLVISION_PRIVATE_API
 gboolean gst_clv_download (ClvDevice * dev, cl_mem src, gsize offset,
     void *dst, gsize size, GError ** error);
 
+/* Why the last map of `mem` (any memory) failed, if it is clvision
+ * memory and one did since the last call: a GstMemory map cannot say.
+ * Free with g_error_free. */
+GST_CLVISION_PRIVATE_API
+GError *gst_clv_memory_take_map_error (GstMemory * mem);
+
 /* `info` with the plane offsets and strides of `buf`'s GstVideoMeta, if it
  * has one. */
 GST_CLVISION_PRIVATE_API

@@ -48,6 +48,7 @@ struct _GstClvMemoryPrivate
   cl_mem buffer;                /* `mem.maxsize` bytes on the device */
   cl_mem host_buffer;           /* pinned host copy, made on the first CPU map */
   gpointer host_data;           /* where `host_buffer` is mapped */
+  GError *map_error;            /* why the last map failed, until taken */
 };
 
 /**
@@ -480,10 +481,26 @@ offset_map:
 failed:
   {
     GST_ERROR ("cannot map OpenCL memory: %s", error->message);
-    g_clear_error (&error);
+    g_clear_error (&priv->map_error);
+    priv->map_error = error;
     g_mutex_unlock (&priv->lock);
     return NULL;
   }
+}
+
+GError *
+gst_clv_memory_take_map_error (GstMemory * gmem)
+{
+  GstClvMemoryPrivate *priv;
+  GError *error;
+
+  if (!gst_is_clv_memory (gmem))
+    return NULL;
+  priv = ((GstClvMemory *) gmem)->priv;
+  g_mutex_lock (&priv->lock);
+  error = g_steal_pointer (&priv->map_error);
+  g_mutex_unlock (&priv->lock);
+  return error;
 }
 
 static void
@@ -581,6 +598,7 @@ gst_clv_allocator_free (GstAllocator * allocator, GstMemory * gmem)
 
   clv_pinned_free (priv->runtime, priv->host_buffer, priv->host_data);
   clReleaseMemObject (priv->buffer);
+  g_clear_error (&priv->map_error);
   g_mutex_clear (&priv->lock);
   gst_object_unref (mem->device);
   g_free (priv);

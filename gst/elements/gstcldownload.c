@@ -9,7 +9,9 @@
  * the elements after it map it on the CPU without further copies.  If the
  * buffer's layout differs from the caps' and downstream can't read video
  * metas, the frame is copied into a buffer laid out as the caps say.
- * Frames already in system memory pass through.
+ * Frames already in system memory pass through.  A frame larger than the
+ * device's largest buffer (`CL_DEVICE_MAX_MEM_ALLOC_SIZE`) fails at
+ * negotiation with a message that gives both sizes.
  *
  * ## Example launch line
  * |[
@@ -98,8 +100,8 @@ gst_cl_download_prepare_output_buffer (GstBaseTransform * trans,
   /* ERRORS */
 map_failed:
   {
-    GST_ELEMENT_ERROR (trans, RESOURCE, READ,
-        ("Could not download a buffer from the OpenCL device"), (NULL));
+    GST_CLV_FILTER_POST_MAP_ERROR (trans, inbuf, "Could not download a "
+        "buffer from the OpenCL device");
     return GST_FLOW_ERROR;
   }
 }
@@ -133,8 +135,9 @@ gst_cl_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   /* ERRORS */
 map_failed:
   {
-    GST_ELEMENT_ERROR (trans, RESOURCE, FAILED,
-        ("Could not copy a video frame"), (NULL));
+    /* The device side is the one whose map can fail for a reason. */
+    GST_CLV_FILTER_POST_MAP_ERROR (trans, inbuf, "Could not copy a video "
+        "frame");
     return GST_FLOW_ERROR;
   }
 }

@@ -10,6 +10,9 @@
  * from the pool clupload proposes upstream (their pinned host copy is
  * uploaded once, here).  The `device` property picks the OpenCL device; the
  * pipeline's elements share one context through `gst.opencl.context`.
+ * A frame larger than the device's largest buffer
+ * (`CL_DEVICE_MAX_MEM_ALLOC_SIZE`) fails at negotiation with a
+ * message that gives both sizes.
  *
  * ## Example launch line
  * |[
@@ -78,8 +81,8 @@ gst_cl_upload_prepare_output_buffer (GstBaseTransform * trans,
   /* ERRORS */
 map_failed:
   {
-    GST_ELEMENT_ERROR (trans, RESOURCE, WRITE,
-        ("Could not upload a buffer to the OpenCL device"), (NULL));
+    GST_CLV_FILTER_POST_MAP_ERROR (trans, inbuf, "Could not upload a buffer "
+        "to the OpenCL device");
     return GST_FLOW_ERROR;
   }
 }
@@ -126,8 +129,9 @@ not_device:
   }
 map_failed:
   {
-    GST_ELEMENT_ERROR (trans, RESOURCE, FAILED,
-        ("Could not map a video frame"), (NULL));
+    /* The device side is the one whose map can fail for a reason. */
+    GST_CLV_FILTER_POST_MAP_ERROR (trans, outbuf, "Could not map a video "
+        "frame");
     return GST_FLOW_ERROR;
   }
 failed:

@@ -63,8 +63,10 @@ typedef struct
   gint upload_pinned;
   gboolean counted;             /* in clv_device_analysers () */
   /* The input caps last refused, with an error: upstream offers them
-   * again at each try, and one cause gets one error. */
+   * again at each try, and one cause gets one error.  The same for the
+   * frame size a caps query last asked for beyond the templates. */
   GstCaps *refused;
+  gint too_large_w, too_large_h;
 } GstClvFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClvFilter, gst_clv_filter,
@@ -133,6 +135,26 @@ gst_clv_filter_new_frame_message (GstClvFilter * filter, const gchar * name,
       "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf), NULL);
 }
 
+gchar *
+gst_clv_filter_map_failure (GstBuffer * buf, const gchar * what)
+{
+  GError *error = NULL;
+  gchar *text;
+
+  for (guint i = 0; i < gst_buffer_n_memory (buf); i++) {
+    GError *e = gst_clv_memory_take_map_error (gst_buffer_peek_memory (buf,
+            i));
+    if (error == NULL)
+      error = e;
+    else if (e != NULL)
+      g_error_free (e);
+  }
+  text = error ? g_strdup_printf ("%s: %s", what, error->message) :
+      g_strdup (what);
+  g_clear_error (&error);
+  return text;
+}
+
 ClvLumaImage
 gst_clv_filter_luma_image (const GstVideoInfo * info)
 {
@@ -160,16 +182,29 @@ gst_clv_filter_class_add_pad_templates (GstClvFilterClass * klass,
       src_formats, NULL);
 }
 
-/* Caps of video `formats` and rasters of `raster_fields` (each nullable),
- * in one memory. */
+void
+gst_clv_filter_class_set_max_side (GstClvFilterClass * klass, gint max_side)
+{
+  klass->max_side = max_side;
+}
+
+static gint
+class_max_side (GstClvFilterClass * klass)
+{
+  return klass->max_side > 0 ? klass->max_side : G_MAXINT;
+}
+
+/* Caps of video `formats` (frames up to `max_side` a side) and rasters of
+ * `raster_fields` (each nullable), in one memory. */
 static GString *
 append_pad_caps (GString * str, const gchar * features,
-    const gchar * formats, const gchar * raster_fields)
+    const gchar * formats, gint max_side, const gchar * raster_fields)
 {
   if (formats)
     g_string_append_printf (str, "video/x-raw%s, format = (string) %s, "
-        "width = (int) [ 1, MAX ], height = (int) [ 1, MAX ], "
-        "framerate = (fraction) [ 0/1, MAX ]; ", features, formats);
+        "width = (int) [ 1, %d ], height = (int) [ 1, %d ], "
+        "framerate = (fraction) [ 0/1, MAX ]; ", features, formats, max_side,
+        max_side);
   if (raster_fields)
     g_string_append_printf (str, GST_CLV_RASTER_MEDIA_TYPE "%s, %s, "
         "width = (int) [ 1, MAX ], height = (int) [ 1, MAX ]; ", features,
@@ -193,8 +228,9 @@ gst_clv_filter_class_add_raster_pad_templates (GstClvFilterClass * klass,
 
     /* Device memory first: preferred when both peers can. */
     append_pad_caps (str, "(" GST_CAPS_FEATURE_MEMORY_OPENCL ")", formats[i],
+        class_max_side (klass), raster_fields[i]);
+    append_pad_caps (str, "", formats[i], class_max_side (klass),
         raster_fields[i]);
-    append_pad_caps (str, "", formats[i], raster_fields[i]);
     caps = gst_caps_from_string (str->str);
 
     gst_element_class_add_pad_template (element_class,
@@ -270,11 +306,50 @@ gst_clv_filter_set_context (GstElement * element, GstContext * context)
       context);
 }
 
+/* A caps query from upstream whose filter asks only for frames wider or
+ * taller than the templates allow is a negotiation that will fail with no
+ * other word than "not-negotiated": say why and what to change, once per
+ * size. */
+static void
+say_frame_too_large (GstBaseTransform * trans, GstQuery * query)
+{
+  GstClvFilterPrivate *priv = PRIV (trans);
+  const gint max_side = class_max_side (GST_CLV_FILTER_GET_CLASS (trans));
+  GstCaps *filter = NULL;
+  gint w = 0, h = 0;
+
+  gst_query_parse_caps (query, &filter);
+  if (filter == NULL || gst_caps_is_empty (filter)
+      || gst_caps_is_any (filter))
+    return;
+  for (guint i = 0; i < gst_caps_get_size (filter); i++) {
+    const GstStructure *s = gst_caps_get_structure (filter, i);
+
+    if (!gst_structure_get_int (s, "width", &w)
+        || !gst_structure_get_int (s, "height", &h)
+        || (w <= max_side && h <= max_side))
+      return;
+  }
+  if (w == priv->too_large_w && h == priv->too_large_h)
+    return;
+  priv->too_large_w = w;
+  priv->too_large_h = h;
+  GST_ELEMENT_ERROR (trans, STREAM, FORMAT, ("A %dx%d frame is larger than "
+          "%s takes (%d pixels a side at most): scale it down (videoscale) "
+          "or crop it", w, h, GST_ELEMENT_NAME (gst_element_get_factory
+              (GST_ELEMENT (trans))), max_side), ("caps %" GST_PTR_FORMAT,
+          filter));
+}
+
 static gboolean
 gst_clv_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
   GstCaps *caps;
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK
+      && GST_CLV_FILTER_GET_CLASS (trans)->max_side > 0)
+    say_frame_too_large (trans, query);
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
     /* Peers ask from their threads: hold the device while answering. */
@@ -831,11 +906,11 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (!side_map (filter, &in, inbuf, &priv->in_info, &priv->in_raster,
           GST_MAP_READ))
-    goto map_failed;
+    goto in_map_failed;
   if (!side_map (filter, &out, outbuf, &priv->out_info, &priv->out_raster,
           GST_MAP_WRITE)) {
     side_unmap (&in, inbuf);
-    goto map_failed;
+    goto out_map_failed;
   }
   if (!in.on_device) {
     const gsize n = image_bytes (&in.im);
@@ -873,10 +948,16 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return GST_FLOW_OK;
 
   /* ERRORS */
-map_failed:
+in_map_failed:
   {
-    GST_ELEMENT_ERROR (trans, RESOURCE, FAILED,
-        ("Could not map a video frame"), (NULL));
+    GST_CLV_FILTER_POST_MAP_ERROR (trans, inbuf, "Could not map an input "
+        "frame");
+    return GST_FLOW_ERROR;
+  }
+out_map_failed:
+  {
+    GST_CLV_FILTER_POST_MAP_ERROR (trans, outbuf, "Could not map an output "
+        "frame");
     return GST_FLOW_ERROR;
   }
 failed:
@@ -965,8 +1046,7 @@ too_short:
   }
 map_failed:
   {
-    GST_ELEMENT_ERROR (trans, RESOURCE, FAILED, ("Could not map a buffer"),
-        (NULL));
+    GST_CLV_FILTER_POST_MAP_ERROR (trans, buf, "Could not map a buffer");
     return GST_FLOW_ERROR;
   }
 failed:

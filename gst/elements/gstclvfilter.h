@@ -70,6 +70,9 @@ struct _GstClvFilterClass
    * caps are the same on both pads. */
   gboolean (*transform_structure) (GstClvFilter * filter,
       GstPadDirection direction, GstStructure * s);
+
+  /*< private >*/
+  gint max_side;                /* the widest and tallest video frame */
 };
 
 /* Frames an analyser may have in flight at once, each with its own device
@@ -125,6 +128,13 @@ gsize gst_clv_filter_layout_bytes (const GstVideoInfo * info);
 GstStructure *gst_clv_filter_new_frame_message (GstClvFilter * filter,
     const gchar * name, GstBuffer * buf);
 
+/* The largest width and height of the video frames the element takes, for
+ * its pad templates (call it before adding them): a frame beyond fails at
+ * negotiation with an error that says so.  Unset: no limit of its own
+ * (the device's largest buffer applies to every element). */
+void gst_clv_filter_class_set_max_side (GstClvFilterClass * klass,
+    gint max_side);
+
 /* Adds "sink" and "src" always-pad templates for video/x-raw with these
  * formats (a GstCaps format list, e.g. "{ GRAY8, GRAY16_LE }"), in
  * memory:OpenCL and in system memory. */
@@ -136,6 +146,20 @@ void gst_clv_filter_class_add_pad_templates (GstClvFilterClass * klass,
 void gst_clv_filter_class_add_raster_pad_templates (GstClvFilterClass *
     klass, const gchar * sink_formats, const gchar * sink_raster_fields,
     const gchar * src_formats, const gchar * src_raster_fields);
+
+/* Why a map of `buf` failed, as "`what`: REASON" (REASON: the error a
+ * clvision memory of it kept, since a GstMemory map cannot say), or `what`
+ * alone.  Free with g_free. */
+gchar *gst_clv_filter_map_failure (GstBuffer * buf, const gchar * what);
+
+/* Posts the failed map of `buf` as an element error of `element`. */
+#define GST_CLV_FILTER_POST_MAP_ERROR(element, buf, what)                \
+  G_STMT_START {                                                        \
+    gchar *clv_map_failure_ = gst_clv_filter_map_failure ((buf), (what)); \
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, ("%s",                \
+            clv_map_failure_), (NULL));                                 \
+    g_free (clv_map_failure_);                                          \
+  } G_STMT_END
 
 /* Logs `error` to the caller's debug category and posts it as an element
  * error; consumes `error`. */

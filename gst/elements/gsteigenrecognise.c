@@ -33,6 +33,9 @@
  * ignores.  A missing or malformed model file, or none at all, fails the
  * start with a message naming the file, the key and what was expected.
  * Results equal OpenCV's: the same labels, distances within 1e-3.
+ * Frames up to 4,194,304 pixels a side (the crop tables' limit) and the
+ * device's largest buffer are taken; larger ones fail at negotiation with
+ * a message that says so.
  *
  * The eigenrecognise elements of a process that use one device and a model
  * of the same contents share one recognition service: the faces of frames
@@ -794,6 +797,9 @@ gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
       "Eigenface recognition", "Filter/Analyzer/Video",
       "Names the faces of face ROI metas by Eigenfaces on an OpenCL device",
       "clvision developers");
+  /* The crop tables hold a source column or row shifted by 9 bits in an
+   * int. */
+  gst_clv_filter_class_set_max_side (filter_class, 1 << 22);
   gst_clv_filter_class_add_pad_templates (filter_class, FORMATS, FORMATS);
 
   trans_class->start = gst_eigen_recognise_start;

@@ -49,7 +49,9 @@
  * A font-desc whose family fontconfig does not know, or with a size of 0 or
  * above 256, is a RESOURCE/SETTINGS error when the element starts (or at the
  * next frame with ROIs when set while playing), instead of Pango's silent
- * fallback to another font.
+ * fallback to another font.  A frame larger than the device's largest
+ * buffer (`CL_DEVICE_MAX_MEM_ALLOC_SIZE`) fails at negotiation with a
+ * message that gives both sizes.
  *
  * ## Example launch lines
  * |[
@@ -677,8 +679,10 @@ too_short:
   }
 map_failed:
   {
-    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-        "Could not map an OpenCL frame for writing");
+    gchar *why = gst_clv_filter_map_failure (buf, "Could not map an OpenCL "
+        "frame for writing");
+    g_set_error_literal (error, CLV_ERROR, CLV_ERROR_INVALID, why);
+    g_free (why);
     return FALSE;
   }
 }

@@ -1012,6 +1012,7 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
       "Finds faces with an OpenCV Haar cascade on an OpenCL device, as "
       "OpenCV's detectMultiScale does, and attaches them as ROI metas",
       "clvision developers");
+  gst_clv_filter_class_set_max_side (filter_class, CLV_VJ_MAX_SIDE);
   gst_clv_filter_class_add_pad_templates (filter_class, FORMATS, FORMATS);
 
   trans_class->start = gst_vj_face_detect_start;
