@@ -3,6 +3,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstsarcaps.h"
 
 gboolean
@@ -102,4 +104,48 @@ gst_sar_same_geometry_transform_meta (GstBaseTransform * trans,
   if (meta->info->api == GST_CLV_GEO_META_API_TYPE)
     return TRUE;
   return filter_class->transform_meta (trans, outbuf, meta, inbuf);
+}
+
+/* Bytes per pixel of a structure's fixed format, or 0. */
+static guint64
+structure_pixel_bytes (const GstStructure * s)
+{
+  const gchar *format = gst_structure_get_string (s, "format");
+  gint bands = 1;
+
+  if (format == NULL)
+    return 0;
+  if (!gst_structure_has_name (s, GST_CLV_RASTER_MEDIA_TYPE))
+    return strcmp (format, "GRAY8") == 0 ? 1 :
+        strcmp (format, "GRAY16_LE") == 0 ? 2 : 0;
+  gst_structure_get_int (s, "bands", &bands);
+  return (guint64) gst_clv_raster_format_sample_size
+      (gst_clv_raster_format_from_string (format)) * bands;
+}
+
+gboolean
+gst_sar_check_output_size (GstClvFilter * filter, const GstStructure * s,
+    gint w, gint h, const gchar * advice, guint64 * said)
+{
+  /* GstVideoInfo describes no frame of 4 GiB or more. */
+  const guint64 frame_limit = G_MAXUINT32;
+  const guint64 bytes = (guint64) w * h * structure_pixel_bytes (s);
+  const guint64 key = (guint64) w << 32 | (guint) h;
+  ClvDevice *dev = gst_clv_filter_get_device (filter);
+  const guint64 limit = dev ? MIN (dev->max_mem_alloc_size, frame_limit) :
+      frame_limit;
+
+  if (bytes <= limit)
+    return TRUE;
+  /* Links are made in NULL, before there is a bus to tell. */
+  if (GST_STATE (filter) >= GST_STATE_READY && *said != key) {
+    *said = key;
+    GST_ELEMENT_ERROR (filter, CORE, NEGOTIATION, ("A %dx%d output frame "
+            "of %s needs %" G_GUINT64_FORMAT " bytes, more than %s "
+            "(%" G_GUINT64_FORMAT " bytes): %s", w, h,
+            gst_structure_get_string (s, "format"), bytes,
+            dev && limit < frame_limit ? "the device's largest buffer" :
+            "one frame holds", limit, advice), ("caps %" GST_PTR_FORMAT, s));
+  }
+  return FALSE;
 }

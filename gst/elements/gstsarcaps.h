@@ -29,6 +29,15 @@ GstCaps *gst_sar_transform_caps_same_size (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter,
     GstSarMapNodata map_nodata);
 
+/* Whether an output frame of `w` x `h` pixels laid out as `s` (a fixed
+ * format; other structures pass) fits in one buffer of the element's
+ * device, and in a GStreamer frame (under 4 GiB).  If not, posts once for
+ * that size what is too large and `advice`, what to change; *said keeps
+ * the size last said. */
+gboolean gst_sar_check_output_size (GstClvFilter * filter,
+    const GstStructure * s, gint w, gint h, const gchar * advice,
+    guint64 * said);
+
 /* transform_meta of the elements that keep a frame's geometry: the
  * georeferencing goes across as it is, other metas as GstClvFilter
  * decides. */

@@ -66,6 +66,7 @@ struct _GstSarMultilook
   /* streaming */
   ClvMultilook *op;
   gint cur_rl, cur_al;          /* the looks the current caps were made with */
+  guint64 small_said;           /* the frame size last said too small */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstSarMultilook, gst_sar_multilook,
@@ -204,6 +205,54 @@ gst_sar_multilook_transform_structure (GstClvFilter * filter,
   return TRUE;
 }
 
+static void
+post_too_small (GstSarMultilook * self, gint w, gint h, gint rl, gint al)
+{
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("The %dx%d frame is smaller "
+          "than one %dx%d look block; lower range-looks/azimuth-looks or "
+          "feed larger frames", w, h, rl, al), (NULL));
+}
+
+/* A caps query from upstream that asks only for frames smaller than one
+ * look block is a negotiation that would fail with no other word than
+ * "not-negotiated" (the source and transform_caps need a block): say why
+ * and what to change, once per size. */
+static void
+say_frame_too_small (GstSarMultilook * self, GstQuery * query)
+{
+  GstCaps *filter = NULL;
+  gint rl, al, w = 0, h = 0;
+
+  get_looks (self, &rl, &al);
+  gst_query_parse_caps (query, &filter);
+  if (filter == NULL || gst_caps_is_empty (filter)
+      || gst_caps_is_any (filter))
+    return;
+  for (guint i = 0; i < gst_caps_get_size (filter); i++) {
+    const GstStructure *st = gst_caps_get_structure (filter, i);
+
+    if (!gst_structure_get_int (st, "width", &w)
+        || !gst_structure_get_int (st, "height", &h)
+        || (w >= rl && h >= al))
+      return;
+  }
+  if (self->small_said == ((guint64) w << 32 | (guint) h))
+    return;
+  self->small_said = (guint64) w << 32 | (guint) h;
+  post_too_small (self, w, h, rl, al);
+}
+
+static gboolean
+gst_sar_multilook_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS && direction == GST_PAD_SINK
+      && GST_STATE (trans) >= GST_STATE_READY)
+    say_frame_too_small (GST_SAR_MULTILOOK (trans), query);
+  return GST_BASE_TRANSFORM_CLASS (gst_sar_multilook_parent_class)->query
+      (trans, direction, query);
+}
+
 /* The kernel for these looks and the current frames. */
 static gboolean
 prepare_op (GstSarMultilook * self, gint rl, gint al, GError ** error)
@@ -252,11 +301,7 @@ gst_sar_multilook_set_info (GstClvFilter * filter, GstCaps * incaps,
   /* ERRORS */
 too_small:
   {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("The %dx%d frame is smaller than one %dx%d look block; lower "
-            "range-looks/azimuth-looks or feed larger frames",
-            in->width, in->height,
-            rl, al), (NULL));
+    post_too_small (self, in->width, in->height, rl, al);
     return FALSE;
   }
 wrong_output:
@@ -451,6 +496,7 @@ gst_sar_multilook_class_init (GstSarMultilookClass * klass)
       "format = (string) Float32, bands = (int) 1");
 
   trans_class->stop = gst_sar_multilook_stop;
+  trans_class->query = gst_sar_multilook_query;
   trans_class->transform_meta = gst_sar_multilook_transform_meta;
   filter_class->set_info = gst_sar_multilook_set_info;
   filter_class->transform_structure = gst_sar_multilook_transform_structure;

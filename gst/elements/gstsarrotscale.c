@@ -84,6 +84,7 @@ struct _GstSarRotscale
   ClvSample op_sample;
   ClvInterpolation op_interpolation;
   ClvRotscaleGeometry geometry; /* of the frame being processed */
+  guint64 size_said;            /* the output size last refused */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstSarRotscale, gst_sar_rotscale,
@@ -130,13 +131,21 @@ gst_sar_rotscale_transform_structure (GstClvFilter * filter,
   GstSarRotscale *self = GST_SAR_ROTSCALE (filter);
   gint width, height;
 
+  gint out_w, out_h;
+
   GST_OBJECT_LOCK (self);
   width = self->width;
   height = self->height;
   GST_OBJECT_UNLOCK (self);
   set_dimension (s, "width", width, direction == GST_PAD_SINK);
   set_dimension (s, "height", height, direction == GST_PAD_SINK);
-  return TRUE;
+  /* An output too large to hold fails here, saying so, rather than as a
+   * bare not-negotiated. */
+  return direction != GST_PAD_SINK
+      || !gst_structure_get_int (s, "width", &out_w)
+      || !gst_structure_get_int (s, "height", &out_h)
+      || gst_sar_check_output_size (filter, s, out_w, out_h, "lower "
+      "sarrotscale's width and height", &self->size_said);
 }
 
 /* (Re)builds the kernel if the format or the interpolation changed. */

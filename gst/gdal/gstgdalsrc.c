@@ -234,6 +234,20 @@ read_nodata (GstGdalSrc * self)
   self->info.nodata = v;
 }
 
+/* Whether GStreamer can describe a frame holding `info`: GstVideoInfo
+ * takes no frame of 4 GiB or more, nor a row of more than G_MAXINT bytes. */
+static gboolean
+frame_describable (const GstClvRasterInfo * info)
+{
+  GstCaps *caps = gst_gdal_frame_caps (info);
+  GstVideoInfo layout;
+  gboolean ok = gst_clv_raster_info_size (info) > 0
+      && gst_clv_frame_layout_from_caps (&layout, caps);
+
+  gst_caps_unref (caps);
+  return ok;
+}
+
 /* The frame of the open dataset: its type, bands and size.  FALSE after
  * posting the error. */
 static gboolean
@@ -263,7 +277,7 @@ describe_frame (GstGdalSrc * self)
     goto unsupported_type;
   gst_clv_raster_info_init (&self->info, format, width, height, bands);
   read_nodata (self);
-  if (gst_clv_raster_info_size (&self->info) == 0)
+  if (!frame_describable (&self->info))
     goto too_large;
   GST_INFO_OBJECT (self, "%dx%d, %d band(s) of %s, %d band(s) read as %s",
       width, height, bands, GDALGetDataTypeName (type), self->n_bands,
@@ -282,9 +296,12 @@ unsupported_type:
 too_large:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("The %dx%d raster of %d band(s) is too large for one frame (a row "
-            "has more than %d bytes)", width, height, bands, G_MAXINT),
-        (NULL));
+        ("The %dx%d raster of %d band(s) of %s needs %" G_GUINT64_FORMAT
+            " bytes, more than one frame holds (under 4 GiB): read one band "
+            "(band=N) or a part of it (gdal_translate -srcwin, a VRT)",
+            width, height, bands, GDALGetDataTypeName (type),
+            (guint64) width * height * bands *
+            gst_clv_raster_format_sample_size (format)), (NULL));
     return FALSE;
   }
 }

@@ -365,6 +365,100 @@ GST_START_TEST (test_gcps_through_multilook)
 
 GST_END_TEST;
 
+/* Errors of `element` (named det) when `caps` come to it after linking, as
+ * when a stream changes size: its own, which *det_error receives, and
+ * asserts that anything else is GStreamer's echo. */
+static guint
+late_caps_errors (const gchar * element, const gchar * caps,
+    GError ** det_error)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! capsfilter "
+      "name=late ! %s name=det ! fakesink", element);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstElement *late = gst_bin_get_by_name (GST_BIN (pipe), "late");
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+  guint n = 0;
+
+  gst_util_set_object_arg (G_OBJECT (late), "caps", caps);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while ((msg = gst_bus_timed_pop_filtered (bus, n ? GST_SECOND / 5 :
+              60 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS))) {
+    GError *err = NULL;
+
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s passed", caps);
+    gst_message_parse_error (msg, &err, NULL);
+    if (g_strcmp0 (GST_MESSAGE_SRC_NAME (msg), "det") == 0 && n++ == 0)
+      *det_error = g_error_copy (err);
+    else
+      fail_unless_equals_string (err->message, "Internal data stream error.");
+    g_error_free (err);
+    gst_message_unref (msg);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (late);
+  gst_object_unref (pipe);
+  g_free (desc);
+  return n;
+}
+
+/* Frames beyond a SAR element's limits fail at negotiation, once, saying
+ * what is too large or small and what to change: a frame smaller than
+ * sarmultilook's look block, a sarrotscale output or a sarspeckle output
+ * beyond the device's largest buffer (POCL_MEMORY_LIMIT=1: 256 MiB). */
+GST_START_TEST (test_limits_said_at_negotiation)
+{
+  const struct
+  {
+    const char *element, *caps, *says, *change;
+  } cases[] = {
+    {"sarmultilook looks=64", "video/x-raw,format=GRAY8,width=10,height=10",
+        "The 10x10 frame is smaller than one 64x64 look block",
+        "lower range-looks/azimuth-looks"},
+    {"sarrotscale width=20000 height=20000",
+          "video/x-raw,format=GRAY16_LE,width=10,height=10",
+          "A 20000x20000 output frame of GRAY16_LE needs 800000000 bytes, "
+          "more than the device's largest buffer",
+        "lower sarrotscale's width and height"},
+    {"sarspeckle", "video/x-raw,format=GRAY16_LE,width=9000,height=9000",
+        "A 9000x9000 Float32 frame", "use smaller frames"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GError *err = NULL;
+
+    fail_unless_equals_int (late_caps_errors (cases[i].element,
+            cases[i].caps, &err), 1);
+    fail_unless (strstr (err->message, cases[i].says) != NULL, "%s",
+        err->message);
+    fail_unless (strstr (err->message, cases[i].change) != NULL, "%s",
+        err->message);
+    g_error_free (err);
+  }
+}
+
+GST_END_TEST;
+
+/* A raster larger than one frame can be (4 GiB) is refused when gdalsrc
+ * opens it, with one error (a VRT: nothing is read). */
+GST_START_TEST (test_raster_too_large_for_a_frame)
+{
+  gchar *vrt = tmp_path ("huge.vrt"), *desc;
+
+  fail_unless (g_file_set_contents (vrt, "<VRTDataset rasterXSize=\"70000\" "
+          "rasterYSize=\"70000\"><VRTRasterBand dataType=\"Float32\" "
+          "band=\"1\"/></VRTDataset>", -1, NULL));
+  desc = g_strdup_printf ("gdalsrc location=%s ! fakesink", vrt);
+  check_one_error (desc, "The 70000x70000 raster of 1 band(s) of Float32 "
+      "needs 19600000000 bytes, more than one frame holds (under 4 GiB): "
+      "read one band (band=N) or a part of it");
+  g_free (desc);
+  g_free (vrt);
+}
+
+GST_END_TEST;
+
 static Suite *
 gdal_sar_suite (void)
 {
@@ -378,6 +472,8 @@ gdal_sar_suite (void)
   tcase_add_test (tc, test_float_multilook_nodata);
   tcase_add_test (tc, test_float_chain_matches_references);
   tcase_add_test (tc, test_gcps_through_multilook);
+  tcase_add_test (tc, test_limits_said_at_negotiation);
+  tcase_add_test (tc, test_raster_too_large_for_a_frame);
   return s;
 }
 
