@@ -7,75 +7,80 @@
 #include <math.h>
 #include <string.h>
 
-#include "gstclvfilter.h"
-#include "gstclv-private.h"
+#include "gstclvfilter-private.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_clv_filter_debug);
+GST_DEBUG_CATEGORY (gst_clv_filter_debug);
 #define GST_CAT_DEFAULT gst_clv_filter_debug
 
 #define DEFAULT_DEVICE "auto"
+#define DEFAULT_IN_FLIGHT 0
+#define DEFAULT_UPLOAD GST_CLV_FILTER_UPLOAD_AUTO
 
 enum
 {
   PROP_0,
   PROP_DEVICE,
+  PROP_IN_FLIGHT,
+  PROP_UPLOAD,
 };
 
-/* Filters stage frames of at least this size through pinned memory on
- * devices with memory of their own: the driver's upload from pageable
- * memory copies one chunk at a time on one thread. */
+/* Frames in pageable memory go up through pinned memory of our own,
+ * copied there by several threads (CLV_TRANSFER_STAGED), or straight from
+ * where they are.  By default filters stage frames of at least this size
+ * on devices with memory of their own, since the driver's upload from
+ * pageable memory copies one chunk at a time on one thread; analysers
+ * stage while other analysers use the device, since the driver's pageable
+ * uploads run one after the other while the copies into our own run in
+ * every stream's thread at once (on an H200 16 and 64 streams of 1920x1280
+ * ran 18-22% faster that way and one stream 5-10% slower). */
 #define STAGED_UPLOAD_MIN ((gsize) 1 << 20)
 
-/* What one frame in flight needs to go up from system memory: its device
- * copy, grown as needed (sources that write into the pool we propose need
- * none), and the pinned stages that a staged upload goes through (a filter
- * returns once its frame is copied into one, so that the next frame is
- * copied into the other while the first one's DMA and kernels run).
- * Filters use slot 0; analysers one slot a frame in flight
- * (gst_clv_filter_analyse_frame). */
-typedef struct
+GType
+gst_clv_filter_upload_get_type (void)
 {
-  cl_mem copy;
-  gsize copy_size;
-  ClvStager *stager;
-} InputSlot;
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CLV_FILTER_UPLOAD_AUTO, "Staged where it was measured faster: "
+          "filters for frames of 1 MiB or more on devices with memory of "
+          "their own, analysers while other analysers use the device",
+        "auto"},
+    {GST_CLV_FILTER_UPLOAD_STAGED, "Copied by several threads into pinned "
+          "memory, a DMA per chunk", "staged"},
+    {GST_CLV_FILTER_UPLOAD_DIRECT, "By the OpenCL driver from where the "
+          "frame is", "direct"},
+    {0, NULL, NULL}
+  };
 
-typedef struct
-{
-  gchar *device_spec;           /* under the object lock */
-  GstClvDevice *device;         /* set under the object lock */
-  ClvDevice *runtime;           /* the device's, while started */
-  GstVideoInfo in_info;          /* the frames' memory layout */
-  GstVideoInfo out_info;
-  GstClvRasterInfo in_raster;    /* what they hold: see the header */
-  GstClvRasterInfo out_raster;
-  InputSlot in[GST_CLV_FILTER_MAX_IN_FLIGHT];
-  cl_mem out_stage;
-  gsize out_stage_size;
-  /* Frames in pageable memory go up through pinned memory of our own,
-   * copied there by several threads (CLV_TRANSFER_STAGED), or straight from
-   * where they are (UPLOAD_PINNED: 1 always, 0 never, -1 the default: see
-   * STAGED_UPLOAD_MIN for filters; analysers stage while other analysers use
-   * the device, since the driver's pageable uploads run one after the other
-   * while the copies into our own run in every stream's thread at once: on
-   * the H200 16 and 64 streams of 1920x1280 ran 18-22% faster that way and
-   * one stream 5-10% slower). */
-  gint upload_pinned;
-  gboolean counted;             /* in clv_device_analysers () */
-  /* The input caps last refused, with an error: upstream offers them
-   * again at each try, and one cause gets one error.  The same for the
-   * frame size a caps query last asked for beyond the templates. */
-  GstCaps *refused;
-  gint too_large_w, too_large_h;
-} GstClvFilterPrivate;
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstClvFilterUpload", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstClvFilter, gst_clv_filter,
     GST_TYPE_BASE_TRANSFORM, G_ADD_PRIVATE (GstClvFilter)
     GST_DEBUG_CATEGORY_INIT (gst_clv_filter_debug, "clvfilter", 0,
         "clvision OpenCL filter base class"));
 
-#define PRIV(f) ((GstClvFilterPrivate *) \
-    gst_clv_filter_get_instance_private (GST_CLV_FILTER (f)))
+#define PRIV(f) gst_clv_filter_priv (GST_CLV_FILTER (f))
+
+GstClvFilterPrivate *
+gst_clv_filter_priv (GstClvFilter * filter)
+{
+  return gst_clv_filter_get_instance_private (filter);
+}
+
+/* The slot of an analysis thread, plus one; 0 in other threads. */
+static GPrivate current_slot;
+
+guint
+gst_clv_filter_current_slot (void)
+{
+  const guint s = GPOINTER_TO_UINT (g_private_get (&current_slot));
+
+  return s ? s - 1 : 0;
+}
 
 ClvDevice *
 gst_clv_filter_get_device (GstClvFilter * filter)
@@ -256,6 +261,16 @@ gst_clv_filter_set_property (GObject * object, guint prop_id,
         priv->device_spec = g_strdup (DEFAULT_DEVICE);
       GST_OBJECT_UNLOCK (object);
       break;
+    case PROP_IN_FLIGHT:
+      GST_OBJECT_LOCK (object);
+      priv->in_flight = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    case PROP_UPLOAD:
+      GST_OBJECT_LOCK (object);
+      priv->upload = g_value_get_enum (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -272,6 +287,16 @@ gst_clv_filter_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_DEVICE:
       GST_OBJECT_LOCK (object);
       g_value_set_string (value, priv->device_spec);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    case PROP_IN_FLIGHT:
+      GST_OBJECT_LOCK (object);
+      g_value_set_uint (value, priv->in_flight);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    case PROP_UPLOAD:
+      GST_OBJECT_LOCK (object);
+      g_value_set_enum (value, priv->upload);
       GST_OBJECT_UNLOCK (object);
       break;
     default:
@@ -395,11 +420,13 @@ gst_clv_filter_start (GstBaseTransform * trans)
   /* A reference of its own: the device's load ("auto") counts the
    * elements using it, also those sharing one handle. */
   priv->runtime = clv_device_ref (gst_clv_device_get_runtime (priv->device));
-  priv->upload_pinned = (gint) CLAMP (clv_tune_int ("UPLOAD_PINNED", -1), -1,
-      1);
+  GST_OBJECT_LOCK (trans);
+  priv->upload_mode = priv->upload;
+  GST_OBJECT_UNLOCK (trans);
   priv->counted = GST_CLV_FILTER_GET_CLASS (trans)->analyse != NULL;
   if (priv->counted)
     clv_device_analysers_add (priv->runtime, 1);
+  gst_clv_filter_flight_start (GST_CLV_FILTER (trans));
   return TRUE;
 
   /* ERRORS */
@@ -411,15 +438,14 @@ no_device:
 }
 
 static void
-release_stages (GstClvFilterPrivate * priv)
+release_slots (GstClvFilterPrivate * priv)
 {
-  g_clear_pointer (&priv->out_stage, clReleaseMemObject);
-  priv->out_stage_size = 0;
-  for (guint i = 0; i < G_N_ELEMENTS (priv->in); i++) {
-    InputSlot *slot = &priv->in[i];
+  for (guint i = 0; i < G_N_ELEMENTS (priv->slots); i++) {
+    GstClvFilterSlot *slot = &priv->slots[i];
 
     g_clear_pointer (&slot->copy, clReleaseMemObject);
-    slot->copy_size = 0;
+    g_clear_pointer (&slot->out, clReleaseMemObject);
+    slot->copy_size = slot->out_size = 0;
     g_clear_pointer (&slot->stager, clv_stager_free);
   }
 }
@@ -430,7 +456,8 @@ gst_clv_filter_stop (GstBaseTransform * trans)
   GstClvFilterPrivate *priv = PRIV (trans);
   GstClvDevice *dev;
 
-  release_stages (priv);
+  gst_clv_filter_flight_stop (GST_CLV_FILTER (trans));
+  release_slots (priv);
   if (priv->counted)
     clv_device_analysers_add (priv->runtime, -1);
   priv->counted = FALSE;
@@ -775,13 +802,23 @@ ensure_buffer (ClvDevice * dev, cl_mem * mem, gsize * mem_size, gsize size,
 static gboolean
 filter_stages (GstClvFilterPrivate * priv, gsize n)
 {
-  return priv->upload_pinned > 0 || (priv->upload_pinned < 0
+  return priv->upload_mode == GST_CLV_FILTER_UPLOAD_STAGED
+      || (priv->upload_mode == GST_CLV_FILTER_UPLOAD_AUTO
       && !priv->runtime->host_unified_memory && n >= STAGED_UPLOAD_MIN);
+}
+
+/* Whether an analyser stages a frame from pageable memory, `alone` on the
+ * device or not. */
+static gboolean
+analyser_stages (GstClvFilterPrivate * priv, gboolean alone)
+{
+  return priv->upload_mode == GST_CLV_FILTER_UPLOAD_STAGED
+      || (priv->upload_mode == GST_CLV_FILTER_UPLOAD_AUTO && !alone);
 }
 
 /* How `slot` uploads a frame from pageable memory with `flags`. */
 static ClvStager *
-slot_stager (GstClvFilterPrivate * priv, InputSlot * slot,
+slot_stager (GstClvFilterPrivate * priv, GstClvFilterSlot * slot,
     ClvTransferFlags flags)
 {
   if (!(flags & CLV_TRANSFER_STAGED))
@@ -801,7 +838,8 @@ gst_clv_filter_upload_frame (GstClvFilter * filter,
       GST_VIDEO_FRAME_SIZE (frame)) ? CLV_TRANSFER_STAGED : 0;
 
   return gst_clv_upload_frame (priv->runtime, frame, dst, layout, flags,
-      slot_stager (priv, &priv->in[0], flags), error);
+      slot_stager (priv, &priv->slots[gst_clv_filter_current_slot ()], flags),
+      error);
 }
 
 /* Plane 0 of frames laid out as `info` says, holding `raster`: a raster's
@@ -901,8 +939,10 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (trans);
   GstClvFilterPrivate *priv = PRIV (trans);
   ClvDevice *dev = priv->runtime;
+  GstClvFilterSlot *slot = &priv->slots[gst_clv_filter_current_slot ()];
   Side in, out;
   GError *error = NULL;
+  gboolean ok;
 
   if (!side_map (filter, &in, inbuf, &priv->in_info, &priv->in_raster,
           GST_MAP_READ))
@@ -915,7 +955,6 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!in.on_device) {
     const gsize n = image_bytes (&in.im);
     const void *src = GST_VIDEO_FRAME_PLANE_DATA (&in.frame, 0);
-    InputSlot *slot = &priv->in[0];
     const ClvTransferFlags flags = filter_stages (priv, n) ?
         CLV_TRANSFER_STAGED : 0;
 
@@ -930,12 +969,15 @@ gst_clv_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     in.mem = slot->copy;
   }
   if (!out.on_device) {
-    if (!ensure_buffer (dev, &priv->out_stage, &priv->out_stage_size,
+    if (!ensure_buffer (dev, &slot->out, &slot->out_size,
             image_bytes (&out.im), CL_MEM_WRITE_ONLY, &error))
       goto failed;
-    out.mem = priv->out_stage;
+    out.mem = slot->out;
   }
-  if (!klass->process (filter, in.mem, &in.im, out.mem, &out.im, &error))
+  g_mutex_lock (&priv->process_lock);
+  ok = klass->process (filter, in.mem, &in.im, out.mem, &out.im, &error);
+  g_mutex_unlock (&priv->process_lock);
+  if (!ok)
     goto failed;
   if (!out.on_device && !gst_clv_download (dev, out.mem, 0,
           GST_VIDEO_FRAME_PLANE_DATA (&out.frame, 0), image_bytes (&out.im),
@@ -971,14 +1013,17 @@ failed:
   }
 }
 
-GstFlowReturn
-gst_clv_filter_analyse_frame (GstClvFilter * filter, GstBuffer * buf,
-    guint slot_index, GstClvFilterAnalyseFunc func, gpointer data)
+/* Puts `buf` on the device (or uses it there) through `slot`, and
+ * analyses it. */
+static GstFlowReturn
+analyse_frame (GstClvFilter * filter, GstBuffer * buf, guint slot_index,
+    gpointer data)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (filter);
+  GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (filter);
   GstClvFilterPrivate *priv = PRIV (trans);
   ClvDevice *dev = priv->runtime;
-  InputSlot *slot = &priv->in[slot_index];
+  GstClvFilterSlot *slot = &priv->slots[slot_index];
   GstVideoInfo info;
   GstMapInfo map;
   GError *error = NULL;
@@ -998,7 +1043,7 @@ gst_clv_filter_analyse_frame (GstClvFilter * filter, GstBuffer * buf,
     /* Device frames are analysed where they are. */
     if (!gst_buffer_map (buf, &map, GST_MAP_READ | GST_MAP_OPENCL))
       goto map_failed;
-    ret = func (filter, buf, (cl_mem) map.data, &info, data);
+    ret = klass->analyse (filter, buf, (cl_mem) map.data, &info, data);
     gst_buffer_unmap (buf, &map);
     return ret;
   }
@@ -1014,8 +1059,7 @@ gst_clv_filter_analyse_frame (GstClvFilter * filter, GstBuffer * buf,
    * queue the kernels. */
   alone = clv_device_analysers (dev) <= 1;
   flags = CLV_TRANSFER_UNORDERED | (clmem ? CLV_TRANSFER_PINNED :
-      (priv->upload_pinned > 0 || (priv->upload_pinned < 0 && !alone)) ?
-      CLV_TRANSFER_STAGED : 0);
+      analyser_stages (priv, alone) ? CLV_TRANSFER_STAGED : 0);
   if (!ensure_buffer (dev, &slot->copy, &slot->copy_size, map.size,
           CL_MEM_READ_ONLY, &error)
       || !gst_clv_upload (dev, slot->copy, 0, map.data, map.size, flags,
@@ -1023,7 +1067,7 @@ gst_clv_filter_analyse_frame (GstClvFilter * filter, GstBuffer * buf,
           &error))
     goto failed;
   gst_buffer_unmap (buf, &map);
-  ret = func (filter, buf, slot->copy, &info, data);
+  ret = klass->analyse (filter, buf, slot->copy, &info, data);
   if (uploaded) {
     /* Done by now unless the analysis failed: the frame's memory must not
      * go back to its pool while the DMA reads it.  A failed wait has
@@ -1057,18 +1101,65 @@ failed:
   }
 }
 
-static GstFlowReturn
-call_analyse (GstClvFilter * filter, GstBuffer * buf, cl_mem frame,
-    const GstVideoInfo * info, gpointer data)
-{
-  return GST_CLV_FILTER_GET_CLASS (filter)->analyse (filter, buf, frame, info);
-}
-
+/* An analyser's frame in the streaming thread: prepared, analysed if it
+ * needs to be, and finished. */
 static GstFlowReturn
 gst_clv_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
-  return gst_clv_filter_analyse_frame (GST_CLV_FILTER (trans), buf, 0,
-      call_analyse, NULL);
+  GstClvFilter *filter = GST_CLV_FILTER (trans);
+  GstClvFilterClass *klass = GST_CLV_FILTER_GET_CLASS (filter);
+  gpointer data = NULL;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (klass->prepare_frame == NULL || klass->prepare_frame (filter, buf,
+          &data))
+    ret = analyse_frame (filter, buf, 0, data);
+  if (ret == GST_FLOW_OK && klass->finish_frame)
+    klass->finish_frame (filter, buf, data);
+  if (data && klass->free_frame_data)
+    klass->free_frame_data (data);
+  return ret;
+}
+
+GstFlowReturn
+gst_clv_filter_run_frame (GstClvFilter * filter, GstClvFilterFrame * f,
+    guint slot)
+{
+  GstBaseTransformClass *klass = GST_BASE_TRANSFORM_GET_CLASS (filter);
+  GstFlowReturn ret;
+
+  if (GST_CLV_FILTER_GET_CLASS (filter)->analyse)
+    return analyse_frame (filter, f->out, slot, f->data);
+  /* The element's own transform, as it would run in the streaming thread,
+   * with the slot of this thread. */
+  g_private_set (&current_slot, GUINT_TO_POINTER (slot + 1));
+  ret = f->in ? klass->transform (GST_BASE_TRANSFORM (filter), f->in, f->out)
+      : klass->transform_ip (GST_BASE_TRANSFORM (filter), f->out);
+  g_private_set (&current_slot, NULL);
+  return ret;
+}
+
+static gboolean
+gst_clv_filter_post_message (GstElement * element, GstMessage * msg)
+{
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    gst_clv_filter_flight_error_posted (GST_CLV_FILTER (element));
+  return GST_ELEMENT_CLASS (gst_clv_filter_parent_class)->post_message
+      (element, msg);
+}
+
+static GstFlowReturn
+gst_clv_filter_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstFlowReturn ret;
+
+  if (gst_clv_filter_flight_take (GST_CLV_FILTER (trans), &ret)) {
+    *outbuf = NULL;
+    return ret;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_clv_filter_parent_class)->
+      generate_output (trans, outbuf);
 }
 
 static void
@@ -1076,9 +1167,11 @@ gst_clv_filter_finalize (GObject * object)
 {
   GstClvFilterPrivate *priv = PRIV (object);
 
-  release_stages (priv);
+  release_slots (priv);
   gst_clear_object (&priv->device);
   g_free (priv->device_spec);
+  g_mutex_clear (&priv->process_lock);
+  gst_clv_filter_flight_clear (GST_CLV_FILTER (object));
   G_OBJECT_CLASS (gst_clv_filter_parent_class)->finalize (object);
 }
 
@@ -1114,7 +1207,46 @@ gst_clv_filter_class_init (GstClvFilterClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  /**
+   * GstClvFilter:in-flight:
+   *
+   * How many frames the element works on at once.  With more than one,
+   * the streaming thread hands each frame over and goes on to the next,
+   * so that the next frames' uploads and kernels overlap the current
+   * one's and the work upstream and downstream overlaps the device's;
+   * frames leave in order, each as soon as it and the ones before it are
+   * done (none waits for a later one), pushed by a task of the source
+   * pad.  1 works on each frame in the streaming thread before passing it
+   * on.  0 lets the element choose (its description says how; 1 unless
+   * it says otherwise).
+   */
+  g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
+      g_param_spec_uint ("in-flight", "Frames in flight",
+          "How many frames are worked on at once (1: each in the streaming "
+          "thread before it is passed on; 0: the element's default)",
+          0, GST_CLV_FILTER_MAX_IN_FLIGHT, DEFAULT_IN_FLIGHT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstClvFilter:upload:
+   *
+   * How frames in pageable system memory (not written into a pool of the
+   * element) go up to the device: copied by several threads into pinned
+   * memory, a DMA per chunk as soon as it is copied ("staged"), or by the
+   * OpenCL driver from where they are ("direct").  "auto" stages where
+   * that was measured faster: filters for frames of 1 MiB or more on
+   * devices with memory of their own, analysers while other analysers use
+   * the device.  Read when the element starts.
+   */
+  g_object_class_install_property (gobject_class, PROP_UPLOAD,
+      g_param_spec_enum ("upload", "Upload",
+          "How frames in pageable memory go up to the device",
+          GST_TYPE_CLV_FILTER_UPLOAD, DEFAULT_UPLOAD,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   element_class->set_context = gst_clv_filter_set_context;
+  element_class->post_message = gst_clv_filter_post_message;
 
   trans_class->start = gst_clv_filter_start;
   trans_class->stop = gst_clv_filter_stop;
@@ -1127,12 +1259,21 @@ gst_clv_filter_class_init (GstClvFilterClass * klass)
   trans_class->transform = gst_clv_filter_transform;
   trans_class->transform_ip = gst_clv_filter_transform_ip;
   trans_class->transform_size = gst_clv_filter_transform_size;
+  trans_class->generate_output = gst_clv_filter_generate_output;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CLV_FILTER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CLV_FILTER_UPLOAD, 0);
 }
 
 static void
 gst_clv_filter_init (GstClvFilter * filter)
 {
-  PRIV (filter)->device_spec = g_strdup (DEFAULT_DEVICE);
+  GstClvFilterPrivate *priv = PRIV (filter);
+
+  priv->device_spec = g_strdup (DEFAULT_DEVICE);
+  priv->in_flight = DEFAULT_IN_FLIGHT;
+  priv->upload = DEFAULT_UPLOAD;
+  g_mutex_init (&priv->process_lock);
+  gst_clv_filter_flight_init (filter);
+  gst_clv_filter_flight_install_pad_functions (filter);
 }

@@ -15,7 +15,16 @@
  * buffer (system memory, or OpenCL memory of another context) is copied
  * through the host into a staging cl_mem.  For memory:OpenCL the base
  * proposes a GstClvBufferPool of its device upstream and uses only a pool of
- * its own context downstream; system memory stays plain system memory. */
+ * its own context downstream; system memory stays plain system memory.
+ *
+ * Frames in flight (the `in-flight` property, gstclvflight.c): with more
+ * than one, the streaming thread hands each frame over, the element's
+ * analysis threads run the subclass's transform / transform_ip / analyse
+ * on several frames at once (each thread with device copies of its own),
+ * and a task on the source pad pushes them in order.  The subclass's
+ * vfuncs must then be safe from several threads: a filter's process runs
+ * under one lock (its kernels share buffers), an analyser keeps what
+ * depends on the frames before for finish_frame. */
 #pragma once
 
 #include <gst/gst.h>
@@ -27,6 +36,22 @@
 #include <gst/clvision/clvision.h>
 
 G_BEGIN_DECLS
+
+/* How frames in pageable system memory go up to the device (the `upload`
+ * property). */
+typedef enum
+{
+  GST_CLV_FILTER_UPLOAD_AUTO,
+  GST_CLV_FILTER_UPLOAD_STAGED,
+  GST_CLV_FILTER_UPLOAD_DIRECT,
+} GstClvFilterUpload;
+
+#define GST_TYPE_CLV_FILTER_UPLOAD (gst_clv_filter_upload_get_type ())
+GType gst_clv_filter_upload_get_type (void);
+
+/* The most frames an element may have in flight (the `in-flight`
+ * property), each with its own device copies. */
+#define GST_CLV_FILTER_MAX_IN_FLIGHT 8
 
 #define GST_TYPE_CLV_FILTER (gst_clv_filter_get_type ())
 G_DECLARE_DERIVABLE_TYPE (GstClvFilter, gst_clv_filter, GST, CLV_FILTER,
@@ -51,14 +76,39 @@ struct _GstClvFilterClass
       const ClvImage * in_im, cl_mem out, const ClvImage * out_im,
       GError ** error);
 
-  /* In-place analysers: `frame` is the whole buffer on the device (all
-   * planes, laid out as `info` says: the buffer's video meta if it has
-   * one).  Metas go on `buf`.  Don't write to `frame`: it may be the
-   * buffer's own memory.  Every kernel reading `frame` must be done when
-   * it returns: the next frame's upload into the same staging buffer does
-   * not wait for the device queue. */
+  /* In-place analysers, in three steps per frame.
+   *
+   * prepare_frame: in the streaming thread, for every frame in order;
+   * *data (NULL at first) takes what the other two steps need of this
+   * frame, freed with free_frame_data.  FALSE: the frame is not analysed
+   * (not even uploaded), only finished.  NULL: every frame is analysed.
+   *
+   * analyse: `frame` is the whole buffer on the device (all planes, laid
+   * out as `info` says: the buffer's video meta if it has one).  With one
+   * frame in flight it runs in the streaming thread; with more, in the
+   * element's analysis threads, several frames at once, so it must not
+   * depend on the frames before: results go on `buf` or into `data`.
+   * Don't write to `frame`: it may be the buffer's own memory.  Every
+   * kernel reading `frame` must be done when it returns: the next frame's
+   * upload into the same device copy does not wait for the device queue.
+   *
+   * finish_frame: for every frame in order (analysed, or not after
+   * prepare_frame said so), just before it is pushed: what depends on the
+   * frames before (results reused between analysed frames, messages).
+   * NULL: nothing. */
+  gboolean (*prepare_frame) (GstClvFilter * filter, GstBuffer * buf,
+      gpointer * data);
   GstFlowReturn (*analyse) (GstClvFilter * filter, GstBuffer * buf,
-      cl_mem frame, const GstVideoInfo * info);
+      cl_mem frame, const GstVideoInfo * info, gpointer data);
+  void (*finish_frame) (GstClvFilter * filter, GstBuffer * buf,
+      gpointer data);
+  GDestroyNotify free_frame_data;
+
+  /* How many frames of `size` bytes may be in flight now, `requested`
+   * being the `in-flight` property (0: the element's default); called in
+   * the streaming thread for every frame.  NULL: `requested`, and 1 for 0. */
+  guint (*frames_in_flight) (GstClvFilter * filter, guint requested,
+      gsize size);
 
   /* Geometry for ROI metas: map a point from input to output frame
    * coordinates, where pixel i spans [i, i + 1).  NULL: same geometry. */
@@ -75,20 +125,9 @@ struct _GstClvFilterClass
   gint max_side;                /* the widest and tallest video frame */
 };
 
-/* Frames an analyser may have in flight at once, each with its own device
- * copy (gst_clv_filter_analyse_frame's `slot`). */
-#define GST_CLV_FILTER_MAX_IN_FLIGHT 8
-
-typedef GstFlowReturn (*GstClvFilterAnalyseFunc) (GstClvFilter * filter,
-    GstBuffer * buf, cl_mem frame, const GstVideoInfo * info, gpointer data);
-
-/* What an in-place analyser's transform_ip does with `buf`: puts it on the
- * device (or uses it there) and calls `func` with it, as `analyse` is
- * called.  Calls for frames in flight at once, from several threads, need
- * different slots (below GST_CLV_FILTER_MAX_IN_FLIGHT); the streaming
- * thread's transform_ip uses slot 0. */
-GstFlowReturn gst_clv_filter_analyse_frame (GstClvFilter * filter,
-    GstBuffer * buf, guint slot, GstClvFilterAnalyseFunc func, gpointer data);
+/* Other analysers of the element's device in the process: those of other
+ * elements, not counting the frames this one has in flight. */
+gint gst_clv_filter_other_analysers (GstClvFilter * filter);
 
 /* Fields subclasses may read while streaming: the device for common/'s
  * functions, and as a GstClvDevice for libgstclvision-1.0's. */

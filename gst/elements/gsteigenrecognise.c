@@ -151,7 +151,6 @@ struct _GstEigenRecognise
   ClvEigenRecogniser *rec;      /* without batching (EIG_BATCH=0) */
   ClvBatchService *service;     /* the device's shared batches */
   GQuark face_quark;
-  GArray *faces;                /* Face, of the current frame */
   ClvTrackVotes *votes;
   guint64 frame_count;
 };
@@ -309,12 +308,11 @@ gst_eigen_recognise_stop (GstBaseTransform * trans)
       (trans);
 }
 
-/* Lists the face ROIs of `buf` inside a width x height frame in
- * self->faces, each marked due for recognition or not; returns how many
- * are due. */
+/* Lists the face ROIs of `buf` inside a width x height frame in `faces`,
+ * each marked due for recognition or not; returns how many are due. */
 static guint
 plan_faces (GstEigenRecognise * self, GstBuffer * buf, gint width,
-    gint height)
+    gint height, GArray * faces)
 {
   gpointer state = NULL;
   GstMeta *meta;
@@ -325,7 +323,6 @@ plan_faces (GstEigenRecognise * self, GstBuffer * buf, gint width,
   per_track = self->per_track;
   interval = self->reclassify_interval;
   GST_OBJECT_UNLOCK (self);
-  g_array_set_size (self->faces, 0);
   self->frame_count++;
   while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
@@ -350,31 +347,27 @@ plan_faces (GstEigenRecognise * self, GstBuffer * buf, gint width,
           t.age, FIRST_RECOGNITIONS, interval) && !t.predicted;
     }
     due += f.due;
-    g_array_append_val (self->faces, f);
+    g_array_append_val (faces, f);
   }
   clv_track_votes_forget (self->votes, self->frame_count, FORGET_FRAMES);
   return due;
 }
 
-static void finish_frame (GstEigenRecognise * self, GstBuffer * buf);
-
-/* Frames without face ROIs are not uploaded at all, nor frames whose faces
- * are all named by their tracks' votes. */
-static GstFlowReturn
-gst_eigen_recognise_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+/* The faces of each frame (Face), planned in order.  Frames without face
+ * ROIs are not uploaded at all, nor frames whose faces are all named by
+ * their tracks' votes. */
+static gboolean
+gst_eigen_recognise_prepare_frame (GstClvFilter * filter, GstBuffer * buf,
+    gpointer * data)
 {
-  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (trans);
-  const GstVideoInfo *info =
-      gst_clv_filter_get_in_info (GST_CLV_FILTER (self));
+  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (filter);
+  const GstVideoInfo *info = gst_clv_filter_get_in_info (filter);
+  GArray *faces = g_array_new (FALSE, FALSE, sizeof (Face));
+  const guint due = plan_faces (self, buf, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), faces);
 
-  if (plan_faces (self, buf, GST_VIDEO_INFO_WIDTH (info),
-          GST_VIDEO_INFO_HEIGHT (info)) == 0) {
-    if (self->faces->len > 0)
-      finish_frame (self, buf);
-    return GST_FLOW_OK;
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_eigen_recognise_parent_class)->
-      transform_ip (trans, buf);
+  *data = faces;
+  return due > 0;
 }
 
 static const gchar *
@@ -447,18 +440,24 @@ post_faces (GstEigenRecognise * self, GstBuffer * buf, GValue * faces)
 /* Counts the recognitions of tracked faces, names them by their votes,
  * attaches every name and posts the message. */
 static void
-finish_frame (GstEigenRecognise * self, GstBuffer * buf)
+gst_eigen_recognise_finish_frame (GstClvFilter * filter, GstBuffer * buf,
+    gpointer data)
 {
-  GValue faces = G_VALUE_INIT;
+  GstEigenRecognise *self = GST_EIGEN_RECOGNISE (filter);
+  GArray *faces = data;
+  GValue list = G_VALUE_INIT;
   gboolean post;
 
+  /* Frames without faces get no message. */
+  if (faces->len == 0)
+    return;
   GST_OBJECT_LOCK (self);
   post = self->post_messages;
   GST_OBJECT_UNLOCK (self);
   if (post)
-    gst_value_list_init (&faces, self->faces->len);
-  for (guint i = 0; i < self->faces->len; i++) {
-    Face *f = &g_array_index (self->faces, Face, i);
+    gst_value_list_init (&list, faces->len);
+  for (guint i = 0; i < faces->len; i++) {
+    Face *f = &g_array_index (faces, Face, i);
     ClvTrackVote vote;
     gchar buf16[16];
     const gchar *label;
@@ -486,20 +485,21 @@ finish_frame (GstEigenRecognise * self, GstBuffer * buf)
       GValue v = G_VALUE_INIT;
       g_value_init (&v, GST_TYPE_STRUCTURE);
       g_value_take_boxed (&v, face_structure (f->roi, &f->match, label));
-      gst_value_list_append_and_take_value (&faces, &v);
+      gst_value_list_append_and_take_value (&list, &v);
     }
   }
   if (post)
-    post_faces (self, buf, &faces);
+    post_faces (self, buf, &list);
 }
 
-/* Recognises the faces due on this frame (self->faces, planned by
- * transform_ip), all in one batch. */
+/* Recognises the faces due on this frame (planned by prepare_frame), all
+ * in one batch. */
 static GstFlowReturn
 gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
-    cl_mem frame, const GstVideoInfo * info)
+    cl_mem frame, const GstVideoInfo * info, gpointer data)
 {
   GstEigenRecognise *self = GST_EIGEN_RECOGNISE (filter);
+  GArray *faces = data;
   GArray *rois = g_array_new (FALSE, FALSE, sizeof (ClvEigenRoi));
   const ClvLumaImage luma = gst_clv_filter_luma_image (info);
   ClvEigenMatch *matches;
@@ -514,8 +514,8 @@ gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
    * it does in OpenCV. */
   if (threshold >= G_MAXDOUBLE)
     threshold = self->model->threshold;
-  for (guint i = 0; i < self->faces->len; i++) {
-    const Face *f = &g_array_index (self->faces, Face, i);
+  for (guint i = 0; i < faces->len; i++) {
+    const Face *f = &g_array_index (faces, Face, i);
 
     if (f->due)
       g_array_append_val (rois, f->box);
@@ -528,15 +528,14 @@ gst_eigen_recognise_analyse (GstClvFilter * filter, GstBuffer * buf,
           &error))
     goto failed;
   GST_LOG_OBJECT (self, "%u faces, batch of %u frames", rois->len, batch);
-  for (guint i = 0, k = 0; i < self->faces->len; i++) {
-    Face *f = &g_array_index (self->faces, Face, i);
+  for (guint i = 0, k = 0; i < faces->len; i++) {
+    Face *f = &g_array_index (faces, Face, i);
 
     if (f->due) {
       f->match = matches[k++];
       f->named = TRUE;
     }
   }
-  finish_frame (self, buf);
   g_free (matches);
   g_array_unref (rois);
   return GST_FLOW_OK;
@@ -663,7 +662,6 @@ gst_eigen_recognise_finalize (GObject * object)
   g_free (self->model_path);
   g_free (self->train_dir);
   g_free (self->model_name);
-  g_array_unref (self->faces);
   clv_track_votes_free (self->votes);
   G_OBJECT_CLASS (gst_eigen_recognise_parent_class)->finalize (object);
 }
@@ -804,8 +802,10 @@ gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
 
   trans_class->start = gst_eigen_recognise_start;
   trans_class->stop = gst_eigen_recognise_stop;
-  trans_class->transform_ip = gst_eigen_recognise_transform_ip;
+  filter_class->prepare_frame = gst_eigen_recognise_prepare_frame;
   filter_class->analyse = gst_eigen_recognise_analyse;
+  filter_class->finish_frame = gst_eigen_recognise_finish_frame;
+  filter_class->free_frame_data = (GDestroyNotify) g_array_unref;
 }
 
 static void
@@ -822,6 +822,5 @@ gst_eigen_recognise_init (GstEigenRecognise * self)
   self->per_track = DEFAULT_PER_TRACK;
   self->reclassify_interval = DEFAULT_RECLASSIFY_INTERVAL;
   self->face_quark = g_quark_from_static_string ("face");
-  self->faces = g_array_new (FALSE, FALSE, sizeof (Face));
   self->votes = clv_track_votes_new ();
 }

@@ -149,7 +149,9 @@ struct _GstRoiOverlay
   gchar **label_filter;         /* NULL: every ROI */
   guint cells;
 
-  /* streaming */
+  /* streaming: one frame at a time under `draw_lock` (frames in flight
+   * are drawn in the element's threads) */
+  GMutex draw_lock;
   GHashTable *labels;           /* text -> LabelMask */
   GByteArray *masks;            /* the atlas */
   gchar *labels_font;           /* the font of the cached labels */
@@ -740,9 +742,8 @@ gst_roi_overlay_prepare_output_buffer (GstBaseTransform * trans,
 }
 
 static GstFlowReturn
-gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+draw_frame (GstRoiOverlay * self, GstBuffer * buf)
 {
-  GstRoiOverlay *self = GST_ROI_OVERLAY (trans);
   GArray *shapes;
   GError *error = NULL;
   Settings st;
@@ -801,6 +802,18 @@ failed:
     GST_CLV_FILTER_POST_ERROR (self, RESOURCE, FAILED, error);
     return GST_FLOW_ERROR;
   }
+}
+
+static GstFlowReturn
+gst_roi_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstRoiOverlay *self = GST_ROI_OVERLAY (trans);
+  GstFlowReturn ret;
+
+  g_mutex_lock (&self->draw_lock);
+  ret = draw_frame (self, buf);
+  g_mutex_unlock (&self->draw_lock);
+  return ret;
 }
 
 static gboolean
@@ -985,6 +998,7 @@ gst_roi_overlay_finalize (GObject * object)
   g_free (self->labels_font);
   g_free (self->font_desc);
   g_strfreev (self->label_filter);
+  g_mutex_clear (&self->draw_lock);
   G_OBJECT_CLASS (gst_roi_overlay_parent_class)->finalize (object);
 }
 
@@ -1118,6 +1132,7 @@ gst_roi_overlay_init (GstRoiOverlay * self)
   self->mode = DEFAULT_MODE;
   self->grow = DEFAULT_GROW;
   self->cells = DEFAULT_CELLS;
+  g_mutex_init (&self->draw_lock);
   self->labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       g_free);
   self->masks = g_byte_array_new ();

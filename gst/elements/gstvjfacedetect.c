@@ -41,6 +41,11 @@
  * loader's message (file, line, what is wrong); a missing default cascade
  * names Debian's `opencv-data` package.
  *
+ * With `in-flight` 0 (the default) two frames are in flight on a GPU for
+ * frames of 1 MiB or more while no other analyser uses the device, and one
+ * otherwise: other streams' frames keep the device busy already, smaller
+ * frames gained little, and on CPU devices the host is the device.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m filesrc \
@@ -72,8 +77,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_vj_face_detect_debug);
 #define DEFAULT_MAX_SIZE "0x0"
 #define DEFAULT_INTERVAL 1
 #define DEFAULT_POST_MESSAGES TRUE
-/* 0: see frames_in_flight () */
-#define DEFAULT_IN_FLIGHT 0
 /* In-flight 0 keeps two frames in flight from this size on (bytes). */
 #define AUTO_IN_FLIGHT_MIN_BYTES ((gsize) 1 << 20)
 
@@ -94,25 +97,7 @@ enum
   PROP_MAX_SIZE,
   PROP_INTERVAL,
   PROP_POST_MESSAGES,
-  PROP_IN_FLIGHT,
 };
-
-/* A frame between the streaming thread and its push. */
-typedef struct
-{
-  GstBuffer *buf;
-  gboolean analyse;             /* FALSE: it gets the faces before it */
-  GArray *faces;                /* its own, once analysed */
-  GstFlowReturn ret;
-  gboolean done;
-} Frame;
-
-typedef struct
-{
-  GstVjFaceDetect *self;
-  guint slot;                   /* its device copy in GstClvFilter */
-  GThread *thread;
-} Worker;
 
 struct _GstVjFaceDetect
 {
@@ -126,7 +111,6 @@ struct _GstVjFaceDetect
   gchar *max_size;
   guint interval;
   gboolean post_messages;
-  guint in_flight;
 
   /* streaming */
   ClvCascade *cascade;
@@ -135,25 +119,6 @@ struct _GstVjFaceDetect
   ClvVjDetector *checker;       /* with batching: checks frame sizes */
   GArray *faces;                /* ClvVjFace of the last analysed frame */
   guint64 frame_count;          /* frames since a restart, as they came */
-
-  /* Frames in flight (in-flight > 1): the streaming thread queues them and
-   * returns; the workers analyse them, and whichever thread finishes the
-   * oldest pushes it and the finished ones after it, so that they leave
-   * in order as soon as they can.  Under `lock`; `cond` tells of a frame
-   * finished, pushed or queued, and of flushing and stopping. */
-  GMutex lock;
-  GCond cond;
-  Worker workers[GST_CLV_FILTER_MAX_IN_FLIGHT];
-  guint n_workers;
-  gboolean in_flight_auto;      /* in-flight 0: see frames_in_flight () */
-  guint extra_analysers;        /* ours in clv_device_analysers (), beyond
-                                 * GstClvFilter's one */
-  GQueue frames;                /* Frame, in order, until pushed */
-  GQueue todo;                  /* Frame, not yet taken by a worker */
-  gboolean pushing;             /* a thread is pushing frames */
-  gboolean flushing;
-  gboolean stopping;
-  GstFlowReturn flow;           /* the last push's, or an analysis error */
 };
 
 G_DEFINE_TYPE_WITH_CODE (GstVjFaceDetect, gst_vj_face_detect,
@@ -193,180 +158,6 @@ get_params (GstVjFaceDetect * self, ClvVjParams * p, GError ** error)
   return ok;
 }
 
-static void
-frame_free (Frame * f)
-{
-  gst_clear_buffer (&f->buf);
-  g_clear_pointer (&f->faces, g_array_unref);
-  g_free (f);
-}
-
-static void finish_frame (GstVjFaceDetect * self, GstBuffer * buf,
-    const GstVideoInfo * info, gboolean reused);
-
-/* Pushes the finished frames at the head, in order, one thread at a time.
- * Frames after an analysis error and while flushing are dropped.  Called
- * and returns with the lock. */
-static void
-push_finished_locked (GstVjFaceDetect * self)
-{
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  Frame *f;
-
-  if (self->pushing)
-    return;
-  self->pushing = TRUE;
-  while ((f = g_queue_peek_head (&self->frames)) != NULL && f->done) {
-    GstFlowReturn ret = f->ret;
-
-    g_queue_pop_head (&self->frames);
-    if (ret == GST_FLOW_OK && !self->flushing
-        && self->flow != GST_FLOW_ERROR) {
-      g_mutex_unlock (&self->lock);
-      if (f->analyse) {
-        g_clear_pointer (&self->faces, g_array_unref);
-        self->faces = g_steal_pointer (&f->faces);
-      }
-      finish_frame (self, f->buf,
-          gst_clv_filter_get_in_info (GST_CLV_FILTER (self)), !f->analyse);
-      ret = gst_pad_push (trans->srcpad, g_steal_pointer (&f->buf));
-      g_mutex_lock (&self->lock);
-    }
-    if (ret != GST_FLOW_OK && self->flow == GST_FLOW_OK && !self->flushing)
-      self->flow = ret;
-    frame_free (f);
-    g_cond_broadcast (&self->cond);
-  }
-  self->pushing = FALSE;
-}
-
-static GstFlowReturn detect_faces (GstVjFaceDetect * self, cl_mem frame,
-    const GstVideoInfo * info, GArray ** faces);
-
-static GstFlowReturn
-detect_frame_faces (GstClvFilter * filter, GstBuffer * buf, cl_mem frame,
-    const GstVideoInfo * info, gpointer data)
-{
-  return detect_faces (GST_VJ_FACE_DETECT (filter), frame, info,
-      &((Frame *) data)->faces);
-}
-
-static gpointer
-worker_loop (gpointer data)
-{
-  Worker *w = data;
-  GstVjFaceDetect *self = w->self;
-  Frame *f;
-
-  g_mutex_lock (&self->lock);
-  for (;;) {
-    while (!self->stopping && g_queue_is_empty (&self->todo))
-      g_cond_wait (&self->cond, &self->lock);
-    if (self->stopping)
-      break;
-    f = g_queue_pop_head (&self->todo);
-    g_mutex_unlock (&self->lock);
-    f->ret = gst_clv_filter_analyse_frame (GST_CLV_FILTER (self), f->buf,
-        w->slot, detect_frame_faces, f);
-    g_mutex_lock (&self->lock);
-    f->done = TRUE;
-    push_finished_locked (self);
-  }
-  g_mutex_unlock (&self->lock);
-  return NULL;
-}
-
-/* Each frame in flight counts as an analyser of the device
- * (clv_device_analysers): like other streams' frames, they go up through
- * pinned stages and wait for the device outside the driver, so that one's
- * upload and waits do not hold up the other's kernels (the driver's do). */
-static void
-set_extra_analysers (GstVjFaceDetect * self, guint n)
-{
-  if (n == self->extra_analysers)
-    return;
-  clv_device_analysers_add (gst_clv_filter_get_device (GST_CLV_FILTER
-          (self)), (gint) n - (gint) self->extra_analysers);
-  self->extra_analysers = n;
-}
-
-/* Frames in flight need the shared service: a detector of its own serves
- * one frame at a time. */
-static void
-start_workers (GstVjFaceDetect * self)
-{
-  ClvDevice *dev = gst_clv_filter_get_device (GST_CLV_FILTER (self));
-  guint n;
-
-  GST_OBJECT_LOCK (self);
-  n = self->in_flight;
-  GST_OBJECT_UNLOCK (self);
-  self->in_flight_auto = n == 0;
-  if (n == 0)
-    n = dev->type & CL_DEVICE_TYPE_CPU ? 1 : 2;
-  if (self->service == NULL)
-    n = 1;
-  self->flow = GST_FLOW_OK;
-  self->flushing = self->stopping = self->pushing = FALSE;
-  self->n_workers = n > 1 ? n : 0;
-  for (guint i = 0; i < self->n_workers; i++) {
-    self->workers[i].self = self;
-    self->workers[i].slot = i;
-    self->workers[i].thread = g_thread_new ("vjfacedetect", worker_loop,
-        &self->workers[i]);
-  }
-}
-
-static void
-stop_workers (GstVjFaceDetect * self)
-{
-  Frame *f;
-
-  g_mutex_lock (&self->lock);
-  self->stopping = TRUE;
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
-  for (guint i = 0; i < self->n_workers; i++)
-    g_thread_join (self->workers[i].thread);
-  set_extra_analysers (self, 0);
-  self->n_workers = 0;
-  g_queue_clear (&self->todo);
-  while ((f = g_queue_pop_head (&self->frames)) != NULL)
-    frame_free (f);
-}
-
-/* Waits until every frame in flight has been pushed (or dropped); the flow
- * they left. */
-static GstFlowReturn
-drain (GstVjFaceDetect * self)
-{
-  GstFlowReturn ret;
-
-  g_mutex_lock (&self->lock);
-  while (!g_queue_is_empty (&self->frames) || self->pushing)
-    g_cond_wait (&self->cond, &self->lock);
-  ret = self->flow;
-  g_mutex_unlock (&self->lock);
-  return ret;
-}
-
-/* Frames no worker has taken yet are dropped at once; the others finish
- * (the device is reading them) and are dropped when their turn comes. */
-static void
-flush_start (GstVjFaceDetect * self)
-{
-  Frame *f;
-
-  g_mutex_lock (&self->lock);
-  self->flushing = TRUE;
-  while ((f = g_queue_pop_head (&self->todo)) != NULL) {
-    g_queue_remove (&self->frames, f);
-    frame_free (f);
-  }
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
-}
-
 static gboolean
 gst_vj_face_detect_start (GstBaseTransform * trans)
 {
@@ -400,7 +191,6 @@ gst_vj_face_detect_start (GstBaseTransform * trans)
       self->cascade->path, self->cascade->window_w, self->cascade->window_h,
       self->cascade->n_stages);
   self->frame_count = 0;
-  start_workers (self);
   return TRUE;
 
   /* ERRORS */
@@ -427,7 +217,6 @@ gst_vj_face_detect_stop (GstBaseTransform * trans)
 {
   GstVjFaceDetect *self = GST_VJ_FACE_DETECT (trans);
 
-  stop_workers (self);
   g_clear_pointer (&self->detector, clv_vj_detector_free);
   g_clear_pointer (&self->checker, clv_vj_detector_free);
   g_clear_pointer (&self->service, clv_batch_service_unref);
@@ -491,17 +280,9 @@ gst_vj_face_detect_sink_event (GstBaseTransform * trans, GstEvent * event)
   const GstSegment *segment;
   gboolean restart = FALSE;
 
-  /* Frames in flight go before any event that follows them. */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START)
-    flush_start (self);
-  else if (GST_EVENT_IS_SERIALIZED (event))
-    drain (self);
+  /* The frames in flight before the event have left (GstClvFilter). */
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_STOP:
-      g_mutex_lock (&self->lock);
-      self->flushing = FALSE;
-      self->flow = GST_FLOW_OK;
-      g_mutex_unlock (&self->lock);
       restart = TRUE;
       break;
     case GST_EVENT_SEGMENT:{
@@ -524,17 +305,6 @@ gst_vj_face_detect_sink_event (GstBaseTransform * trans, GstEvent * event)
   }
   return GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->sink_event
       (trans, event);
-}
-
-/* Serialized queries (allocation, drain) come after the frames in flight. */
-static gboolean
-gst_vj_face_detect_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
-{
-  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query))
-    drain (GST_VJ_FACE_DETECT (trans));
-  return GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->query
-      (trans, direction, query);
 }
 
 /* The first ROI id free in `buf`: ours must be unique within it. */
@@ -645,106 +415,71 @@ next_frame_analysed (GstVjFaceDetect * self)
   return self->frame_count++ % interval == 0;
 }
 
-static GstFlowReturn
-gst_vj_face_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+/* The faces an analysed frame found, until its turn to finish. */
+typedef struct
 {
-  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (trans);
+  GArray *faces;
+} AnalysedFrame;
 
-  if (!next_frame_analysed (self) && self->faces != NULL) {
-    finish_frame (self, buf,
-        gst_clv_filter_get_in_info (GST_CLV_FILTER (self)), TRUE);
-    return GST_FLOW_OK;
+static void
+analysed_frame_free (gpointer data)
+{
+  AnalysedFrame *f = data;
+
+  g_clear_pointer (&f->faces, g_array_unref);
+  g_free (f);
+}
+
+static gboolean
+gst_vj_face_detect_prepare_frame (GstClvFilter * filter, GstBuffer * buf,
+    gpointer * data)
+{
+  if (!next_frame_analysed (GST_VJ_FACE_DETECT (filter)))
+    return FALSE;
+  *data = g_new0 (AnalysedFrame, 1);
+  return TRUE;
+}
+
+/* In order: an analysed frame's faces become the current ones, which the
+ * frames between take. */
+static void
+gst_vj_face_detect_finish_frame (GstClvFilter * filter, GstBuffer * buf,
+    gpointer data)
+{
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (filter);
+  AnalysedFrame *f = data;
+
+  if (f) {
+    g_clear_pointer (&self->faces, g_array_unref);
+    self->faces = g_steal_pointer (&f->faces);
   }
-  return GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->
-      transform_ip (trans, buf);
+  if (self->faces)
+    finish_frame (self, buf, gst_clv_filter_get_in_info (filter), f == NULL);
 }
 
 /* How many frames of `size` bytes may be in flight now.  By default
  * (in-flight 0) two on a GPU only for frames of a megabyte or more, and
  * only while no other analyser uses the device: other streams' frames keep
  * it busy already, and for smaller frames the overlap gained little (one
- * stream of 640x480 on the H100: 3,600-4,000 frames/s against 3,100-3,200
+ * stream of 640x480 on an H100: 3,600-4,000 frames/s against 3,100-3,200
  * with one in flight, but 0.72-0.82 ms from entering the element to
  * leaving it, against 0.30-0.32, where frames come faster than it takes
- * them). */
+ * them).  On CPU devices the host is the device. */
 static guint
-frames_in_flight (GstVjFaceDetect * self, gsize size)
+gst_vj_face_detect_frames_in_flight (GstClvFilter * filter, guint requested,
+    gsize size)
 {
-  ClvDevice *dev = gst_clv_filter_get_device (GST_CLV_FILTER (self));
-  gint others;
+  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (filter);
 
-  if (!self->in_flight_auto)
-    return self->n_workers;
-  others = clv_device_analysers (dev) - 1 - (gint) self->extra_analysers;
-  return others == 0 && size >= AUTO_IN_FLIGHT_MIN_BYTES ? self->n_workers : 1;
-}
-
-/* With frames in flight the streaming thread queues its frame (once one
- * of the in-flight places is free) and returns the flow of the last push;
- * the frame is pushed from whichever thread finishes it.  With one, the
- * frames before it leave first and it is analysed here. */
-static GstFlowReturn
-gst_vj_face_detect_generate_output (GstBaseTransform * trans,
-    GstBuffer ** outbuf)
-{
-  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (trans);
-  GstBuffer *inbuf = trans->queued_buf;
-  GstFlowReturn ret;
-  guint limit;
-  Frame *f;
-
-  limit = self->n_workers && inbuf ?
-      frames_in_flight (self, gst_buffer_get_size (inbuf)) : 1;
-  if (limit == 1) {
-    set_extra_analysers (self, 0);
-    ret = drain (self);
-    if (ret != GST_FLOW_OK) {
-      gst_buffer_replace (&trans->queued_buf, NULL);
-      return ret;
-    }
-    return GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->
-        generate_output (trans, outbuf);
-  }
-  *outbuf = NULL;
-  trans->queued_buf = NULL;
-  if (inbuf == NULL)
-    return GST_FLOW_OK;
-  f = g_new0 (Frame, 1);
-  /* A writable buffer for the metas, as for transform_ip. */
-  ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
-      inbuf, &f->buf);
-  if (f->buf != inbuf)
-    gst_buffer_unref (inbuf);
-  if (ret != GST_FLOW_OK || f->buf == NULL) {
-    frame_free (f);
-    return ret;
-  }
-  f->analyse = next_frame_analysed (self);
-  f->done = !f->analyse;
-  g_mutex_lock (&self->lock);
-  while (self->frames.length >= limit && !self->flushing)
-    g_cond_wait (&self->cond, &self->lock);
-  ret = self->flushing ? GST_FLOW_FLUSHING : self->flow;
-  if (ret != GST_FLOW_OK) {
-    g_mutex_unlock (&self->lock);
-    frame_free (f);
-    return ret;
-  }
-  /* A second analyser only while another frame is in flight: frames that
-   * come no faster than the element takes them (a camera's) meet none,
-   * and alone the driver's upload and waits are the fastest (1920x1280
-   * at 30 frames/s on the H100: 1.38-1.47 ms from entering the element to
-   * leaving it, against 1.62-1.75 counted as two analysers throughout). */
-  set_extra_analysers (self, g_queue_is_empty (&self->frames) ? 0 :
-      limit - 1);
-  g_queue_push_tail (&self->frames, f);
-  if (f->analyse)
-    g_queue_push_tail (&self->todo, f);
-  else
-    push_finished_locked (self);
-  g_cond_broadcast (&self->cond);
-  g_mutex_unlock (&self->lock);
-  return GST_FLOW_OK;
+  /* A detector of its own (without batching) serves one frame at a time. */
+  if (self->service == NULL)
+    return 1;
+  if (requested)
+    return requested;
+  if (gst_clv_filter_get_device (filter)->type & CL_DEVICE_TYPE_CPU)
+    return 1;
+  return gst_clv_filter_other_analysers (filter) == 0
+      && size >= AUTO_IN_FLIGHT_MIN_BYTES ? 2 : 1;
 }
 
 /* The faces of one frame; safe from several threads at once with the
@@ -786,18 +521,10 @@ failed:
 
 static GstFlowReturn
 gst_vj_face_detect_analyse (GstClvFilter * filter, GstBuffer * buf,
-    cl_mem frame, const GstVideoInfo * info)
+    cl_mem frame, const GstVideoInfo * info, gpointer data)
 {
-  GstVjFaceDetect *self = GST_VJ_FACE_DETECT (filter);
-  GArray *faces;
-  GstFlowReturn ret = detect_faces (self, frame, info, &faces);
-
-  if (ret != GST_FLOW_OK)
-    return ret;
-  g_clear_pointer (&self->faces, g_array_unref);
-  self->faces = faces;
-  finish_frame (self, buf, info, FALSE);
-  return GST_FLOW_OK;
+  return detect_faces (GST_VJ_FACE_DETECT (filter), frame, info,
+      &((AnalysedFrame *) data)->faces);
 }
 
 static void
@@ -838,9 +565,6 @@ gst_vj_face_detect_set_property (GObject * object, guint prop_id,
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
-    case PROP_IN_FLIGHT:
-      self->in_flight = g_value_get_uint (value);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -877,9 +601,6 @@ gst_vj_face_detect_get_property (GObject * object, guint prop_id,
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
       break;
-    case PROP_IN_FLIGHT:
-      g_value_set_uint (value, self->in_flight);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -895,8 +616,6 @@ gst_vj_face_detect_finalize (GObject * object)
   g_free (self->cascade_path);
   g_free (self->min_size);
   g_free (self->max_size);
-  g_mutex_clear (&self->lock);
-  g_cond_clear (&self->cond);
   G_OBJECT_CLASS (gst_vj_face_detect_parent_class)->finalize (object);
 }
 
@@ -983,29 +702,6 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
           "Post a \"vjfacedetect\" element message with the faces of every "
           "frame", DEFAULT_POST_MESSAGES, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstVjFaceDetect:in-flight:
-   *
-   * How many frames are analysed at once.  With more than one, the
-   * streaming thread hands each frame over and goes on to the next one, so
-   * that the next frames' uploads and kernels overlap the current one's
-   * and the work upstream and downstream overlaps the device's; frames
-   * leave in order, each as soon as it and the ones before it are done
-   * (no frame waits for a later one, so live sources gain no latency).
-   * 1 analyses each frame in the streaming thread before passing it on.  0
-   * keeps 2 in flight on a GPU for frames of 1 MiB or more while no other
-   * analyser uses the device, and 1 otherwise (on CPU devices the host is
-   * the device).
-   */
-  g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
-      g_param_spec_uint ("in-flight", "Frames in flight",
-          "How many frames are analysed at once (1: each in the streaming "
-          "thread before it is passed on; 0: 2 on a GPU for frames of 1 MiB "
-          "or more while no other stream uses it, else 1)",
-          0, GST_CLV_FILTER_MAX_IN_FLIGHT,
-          DEFAULT_IN_FLIGHT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-
   gst_element_class_set_static_metadata (element_class,
       "Viola-Jones face detection",
       "Filter/Analyzer/Video",
@@ -1017,12 +713,13 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
 
   trans_class->start = gst_vj_face_detect_start;
   trans_class->stop = gst_vj_face_detect_stop;
-  trans_class->transform_ip = gst_vj_face_detect_transform_ip;
-  trans_class->generate_output = gst_vj_face_detect_generate_output;
   trans_class->sink_event = gst_vj_face_detect_sink_event;
-  trans_class->query = gst_vj_face_detect_query;
   filter_class->set_info = gst_vj_face_detect_set_info;
+  filter_class->prepare_frame = gst_vj_face_detect_prepare_frame;
   filter_class->analyse = gst_vj_face_detect_analyse;
+  filter_class->finish_frame = gst_vj_face_detect_finish_frame;
+  filter_class->free_frame_data = analysed_frame_free;
+  filter_class->frames_in_flight = gst_vj_face_detect_frames_in_flight;
 }
 
 static void
@@ -1035,8 +732,5 @@ gst_vj_face_detect_init (GstVjFaceDetect * self)
   self->max_size = g_strdup (DEFAULT_MAX_SIZE);
   self->interval = DEFAULT_INTERVAL;
   self->post_messages = DEFAULT_POST_MESSAGES;
-  self->in_flight = DEFAULT_IN_FLIGHT;
-  g_mutex_init (&self->lock);
-  g_cond_init (&self->cond);
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

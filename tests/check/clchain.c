@@ -397,7 +397,7 @@ GST_START_TEST (test_round_trip_any_layout)
 GST_END_TEST;
 
 /* A frame from pageable memory staged through pinned memory by several
- * threads (UPLOAD_PINNED=1; by default only on GPUs and for frames of 1 MiB
+ * threads (upload=staged; by default only on GPUs and for frames of 1 MiB
  * or more): 3 MB in two chunks, twice through the same stage, one counted
  * upload each. */
 GST_START_TEST (test_round_trip_staged)
@@ -407,8 +407,7 @@ GST_START_TEST (test_round_trip_staged)
   GstVideoInfo *info = frame_info (caps);
   GstHarness *h;
 
-  g_setenv ("CLVISION_TUNE", "UPLOAD_PINNED=1", TRUE);
-  h = gst_harness_new_parse ("clupload ! cldownload");
+  h = gst_harness_new_parse ("clupload upload=staged ! cldownload");
   gst_harness_set_src_caps_str (h, caps);
   gst_harness_set_sink_caps_str (h, "video/x-raw");
   for (int i = 0; i < 2; i++) {
@@ -420,7 +419,6 @@ GST_START_TEST (test_round_trip_staged)
     gst_buffer_unref (in);
   }
   gst_harness_teardown (h);
-  g_unsetenv ("CLVISION_TUNE");
   gst_video_info_free (info);
 }
 
@@ -664,7 +662,7 @@ static AnalyseLog analyse_log;
 
 static GstFlowReturn
 test_analyse (GstClvFilter * filter, GstBuffer * buf, cl_mem frame,
-    const GstVideoInfo * info)
+    const GstVideoInfo * info, gpointer data)
 {
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
   GstMapInfo map;

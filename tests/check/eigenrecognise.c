@@ -778,7 +778,8 @@ recognise_stream_thread (gpointer data)
 
 /* Five streams recognising at once: their frames share batches on the
  * device, and every ROI gets its own face's answer.  The device is held
- * while the streams start, so that their frames meet in the service. */
+ * while the streams start, so that their frames meet in the service.
+ * __i__: in-flight. */
 GST_START_TEST (test_streams_share_batches)
 {
   RecogniseStream s[5];
@@ -798,7 +799,7 @@ GST_START_TEST (test_streams_share_batches)
     /* One device's service: device=auto would spread the streams over the
      * GPUs of a machine with several. */
     s[i].h = harness_for (make_element ("model", model_path, "device",
-            "first", NULL), "GRAY8", &s[i].bus);
+            "first", "in-flight", __i__, NULL), "GRAY8", &s[i].bus);
     /* Stream i takes faces i % 3 onwards, the last one scaled up. */
     for (int f = i % 3; f < 3; f++)
       s[i].boxes[s[i].n++] = pasted[f];
@@ -926,7 +927,7 @@ eigenrecognise_suite (void)
   tcase_add_test (tc, test_bad_models);
   tcase_add_test (tc, test_train_dir);
   tcase_add_test (tc, test_train_overwrite);
-  tcase_add_test (tc, test_streams_share_batches);
+  tcase_add_loop_test (tc, test_streams_share_batches, 1, 3);
   tcase_add_test (tc, test_per_track_vote);
   return s;
 }

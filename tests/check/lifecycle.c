@@ -53,36 +53,19 @@ static const Case cases[] = {
 
 static const gint sizes[][2] = { {160, 160}, {128, 96}, {96, 128} };
 
-static gchar *tmp_dir, *model_path;
+static gchar *model_path;
 
 /* A model of the LFW training faces for eigenrecognise. */
 static void
 setup (void)
 {
-  ClvEigenComponents comp = { CLV_EIGEN_KEEP_ENERGY, 0, 0.9 };
-  GError *error = NULL;
-  int n, w, h, *labels;
-  guint8 *faces = clv_test_lfw_load ("train.txt", &n, &w, &h, &labels, NULL);
-  ClvEigenModel *model = clv_eigen_train_ref (faces, n, labels, w, h, &comp,
-      &error);
-
-  g_assert_no_error (error);
-  tmp_dir = g_dir_make_tmp ("lifecycle-XXXXXX", &error);
-  g_assert_no_error (error);
-  model_path = g_build_filename (tmp_dir, "model.yml", NULL);
-  fail_unless (clv_eigen_model_save (model, model_path, TRUE, &error));
-  clv_eigen_model_free (model);
-  g_free (faces);
-  g_free (labels);
+  model_path = clv_test_eigen_model_file ();
 }
 
 static void
 teardown (void)
 {
-  g_unlink (model_path);
-  g_rmdir (tmp_dir);
-  g_free (model_path);
-  g_free (tmp_dir);
+  clv_test_eigen_model_file_remove (model_path);
 }
 
 static gchar *

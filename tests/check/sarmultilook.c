@@ -102,20 +102,19 @@ GST_START_TEST (test_output_caps_and_pixels_gray16)
 GST_END_TEST;
 
 /* Frames from pageable memory staged through pinned memory by several
- * threads (UPLOAD_PINNED=1; by default only on GPUs): a 4 MiB frame in
+ * threads (upload=staged; by default only on GPUs): a 4 MiB frame in
  * three chunks, the last one short, through each of the two stages in turn
  * and the first one again. */
 GST_START_TEST (test_staged_upload)
 {
   GstHarness *h;
 
-  g_setenv ("CLVISION_TUNE", "UPLOAD_PINNED=1", TRUE);
-  h = harness_new ("sarmultilook looks=3", "GRAY16_LE", 1501, 1403);
+  h = harness_new ("sarmultilook looks=3 upload=staged", "GRAY16_LE", 1501,
+      1403);
   for (guint32 seed = 5; seed < 8; seed++)
     check_frame (h, "GRAY16_LE", 1501, 1403, 3, 3, CLV_MULTILOOK_INTENSITY,
         seed);
   gst_harness_teardown (h);
-  g_unsetenv ("CLVISION_TUNE");
 }
 
 GST_END_TEST;

@@ -275,7 +275,7 @@ check_uploads (GstHarness * h, const char *what)
 }
 
 /* System-memory frames uploaded through the element's pinned buffer (grown
- * when a larger frame comes): always with UPLOAD_PINNED=1, and by default
+ * when a larger frame comes): always with upload=staged, and by default
  * while a second analyser uses the device, which the device counts. */
 GST_START_TEST (test_pinned_upload)
 {
@@ -283,12 +283,10 @@ GST_START_TEST (test_pinned_upload)
   const gint before = clv_device_analysers (dev);
   GstHarness *h, *other;
 
-  g_setenv ("CLVISION_TUNE", "UPLOAD_PINNED=1", TRUE);
-  h = harness ("device=first");
+  h = harness ("device=first upload=staged");
   fail_unless_equals_int (clv_device_analysers (dev), before + 1);
-  check_uploads (h, "UPLOAD_PINNED=1");
+  check_uploads (h, "upload=staged");
   gst_harness_teardown (h);
-  g_unsetenv ("CLVISION_TUNE");
 
   h = harness ("device=first");
   other = harness ("device=first");
@@ -1367,38 +1365,6 @@ check_frames_in_order (GstHarness * h, const Gray ** seq, const guint * expect,
   }
 }
 
-/* Frames in flight leave in the order they came, each with its own faces
- * (OpenCV's on the face frames). */
-GST_START_TEST (test_in_flight_order)
-{
-  Gray face = load_gray ("grace_hopper");
-  Gray blank = blank_like (&face);
-  GstHarness *h = harness ("in-flight=4");
-  const Gray *seq[12];
-  guint expect[12];
-  GstBuffer *out;
-  GArray *found;
-
-  for (guint i = 0; i < G_N_ELEMENTS (seq); i++) {
-    seq[i] = i % 3 == 1 ? &blank : &face;
-    expect[i] = i % 3 == 1 ? 0 : 1;
-  }
-  check_frames_in_order (h, seq, expect, G_N_ELEMENTS (seq));
-  /* And the faces are the golden ones. */
-  fail_unless_equals_int (gst_harness_push (h, frame_buffer (&face, "GRAY8",
-              NULL)), GST_FLOW_OK);
-  out = gst_harness_pull (h);
-  found = buffer_faces (out);
-  assert_golden (found, "grace_hopper", "frontalface_default", 1.1, 3);
-  g_array_free (found, TRUE);
-  gst_buffer_unref (out);
-  gst_harness_teardown (h);
-  g_free (blank.pixels);
-  g_free (face.pixels);
-}
-
-GST_END_TEST;
-
 /* interval=3 with frames in flight: the frames between get the faces of
  * the analysed frame before them, even while later frames are analysed. */
 GST_START_TEST (test_in_flight_interval)
@@ -1414,67 +1380,6 @@ GST_START_TEST (test_in_flight_interval)
   check_frames_in_order (h, seq, expect, G_N_ELEMENTS (seq));
   gst_harness_teardown (h);
   g_free (blank.pixels);
-  g_free (face.pixels);
-}
-
-GST_END_TEST;
-
-/* A serialized event (EOS here) leaves after the frames in flight before
- * it: once its push returns they have all come out. */
-GST_START_TEST (test_in_flight_events_wait)
-{
-  Gray face = load_gray ("astronaut");
-  GstHarness *h = harness ("in-flight=4");
-
-  set_frame_caps (h, &face, "GRAY8");
-  for (guint i = 0; i < 4; i++)
-    fail_unless_equals_int (gst_harness_push (h, frame_buffer (&face,
-                "GRAY8", NULL)), GST_FLOW_OK);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  fail_unless_equals_int (gst_harness_buffers_received (h), 4);
-  fail_unless (pulled_eos (h), "the EOS did not come out");
-  gst_harness_teardown (h);
-  g_free (face.pixels);
-}
-
-GST_END_TEST;
-
-/* A flush with frames in flight: afterwards the element takes frames
- * again, and nothing from before the flush comes out after it. */
-GST_START_TEST (test_in_flight_flush)
-{
-  Gray face = load_gray ("grace_hopper");
-  GstHarness *h = harness ("in-flight=2");
-  GstBuffer *in, *out;
-  GstSegment segment;
-  GArray *found;
-
-  set_frame_caps (h, &face, "GRAY8");
-  for (guint i = 0; i < 6; i++) {
-    in = frame_buffer (&face, "GRAY8", NULL);
-    GST_BUFFER_PTS (in) = i * GST_MSECOND;
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-  }
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
-  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  gst_segment_init (&segment, GST_FORMAT_TIME);
-  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
-  while ((out = gst_harness_try_pull (h)) != NULL) {
-    fail_unless (GST_BUFFER_PTS (out) < 6 * GST_MSECOND);
-    gst_buffer_unref (out);
-  }
-  in = frame_buffer (&face, "GRAY8", NULL);
-  GST_BUFFER_PTS (in) = GST_SECOND;
-  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-  out = gst_harness_pull (h);
-  fail_unless (out != NULL);
-  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_SECOND);
-  found = buffer_faces (out);
-  assert_golden (found, "grace_hopper", "frontalface_default", 1.1, 3);
-  g_array_free (found, TRUE);
-  gst_buffer_unref (out);
-  fail_unless (gst_harness_try_pull (h) == NULL);
-  gst_harness_teardown (h);
   g_free (face.pixels);
 }
 
@@ -1510,10 +1415,7 @@ vjfacedetect_suite (void)
   tcase_add_test (tc, test_bad_sizes_fail_start);
   tcase_add_loop_test (tc, test_streams_share_batches, 1, 3);
   tcase_add_loop_test (tc, test_stream_stops_during_batch, 1, 3);
-  tcase_add_test (tc, test_in_flight_order);
   tcase_add_test (tc, test_in_flight_interval);
-  tcase_add_test (tc, test_in_flight_events_wait);
-  tcase_add_test (tc, test_in_flight_flush);
   return s;
 }
 

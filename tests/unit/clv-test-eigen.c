@@ -2,8 +2,10 @@
 /* Eigenface test data helpers. */
 #include "clv-test-eigen.h"
 #include "clv-test-util.h"
+#include "clv-eigen.h"
 
 #include <float.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,4 +199,39 @@ clv_test_oracle_run (const char *first_arg, ...)
   g_ptr_array_free (argv, TRUE);
   g_free (err);
   return out;
+}
+
+char *
+clv_test_eigen_model_file (void)
+{
+  ClvEigenComponents comp = { CLV_EIGEN_KEEP_ENERGY, 0, 0.9 };
+  GError *error = NULL;
+  int n, w, h, *labels;
+  guint8 *faces = clv_test_lfw_load ("train.txt", &n, &w, &h, &labels, NULL);
+  ClvEigenModel *model = clv_eigen_train_ref (faces, n, labels, w, h, &comp,
+      &error);
+  char *dir, *path;
+
+  g_assert_no_error (error);
+  dir = g_dir_make_tmp ("clv-model-XXXXXX", &error);
+  g_assert_no_error (error);
+  path = g_build_filename (dir, "model.yml", NULL);
+  clv_eigen_model_save (model, path, TRUE, &error);
+  g_assert_no_error (error);
+  clv_eigen_model_free (model);
+  g_free (faces);
+  g_free (labels);
+  g_free (dir);
+  return path;
+}
+
+void
+clv_test_eigen_model_file_remove (char *path)
+{
+  char *dir = g_path_get_dirname (path);
+
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (dir);
+  g_free (path);
 }

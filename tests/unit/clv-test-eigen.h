@@ -44,6 +44,12 @@ void clv_test_eigen_golden_free (ClvTestEigenGolden * golden);
 
 /* The oracle's path, or NULL where it was not built. */
 const char *clv_test_oracle_eigen (void);
+/* A model of the LFW training faces (the components that keep 90% of the
+ * energy), as clvision-eigen-train would write it, in a new temporary
+ * folder: its path, for clv_test_eigen_model_file_remove() to remove. */
+char *clv_test_eigen_model_file (void);
+void clv_test_eigen_model_file_remove (char *path);
+
 /* Runs the oracle with `args` (NULL-terminated); returns its stdout and
  * aborts the test if it fails. */
 char *clv_test_oracle_run (const char *first_arg, ...) G_GNUC_NULL_TERMINATED;
