@@ -4,7 +4,7 @@
  * driver while several analysers share the device. */
 #pragma once
 
-#include "clv-opencl.h"
+#include "clv-device.h"
 
 G_BEGIN_DECLS
 

@@ -12,7 +12,7 @@
  * beside other analysers of the device they poll outside the driver. */
 #pragma once
 
-#include "clv-opencl.h"
+#include "clv-device.h"
 
 G_BEGIN_DECLS
 

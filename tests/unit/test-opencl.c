@@ -357,7 +357,8 @@ test_embedded_program_cached_in_process (void)
   ClvProgramStats s0, s1;
   GError *error = NULL;
   cl_program a, b;
-  const char *opts = "-DPIX_BYTES=1 -DRL=2 -DAL=2 -DAMPLITUDE=0 -DOUT_X=1 -DVW=2 -DSPLIT=1 -DLX=1";
+  const char *opts = "-DSAMPLE=1 -DRL=2 -DAL=2 -DAMPLITUDE=0 -DOUT_X=1 -DVW=2 "
+      "-DSPLIT=1 -DLX=1 -DHAVE_FP64=0";
 
   a = clv_device_get_program (dev, "sar_multilook", opts, &error);
   g_assert_no_error (error);
