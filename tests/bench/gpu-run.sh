@@ -4,7 +4,8 @@
 # carries .device/ (made by tests/bench/gpu-prepare.sh) and tests/data/cache;
 # see docs/performance.md.  Results go to $OUT (or ./gpu-out).
 #
-#   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [vj] [eigen]
+#   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [speckle]
+#                          [vj] [eigen]
 #                          [vj-registers] [crowded] [recognise] [streams]
 #                          [streams-video] [batch] [spread] [track-streams]
 set -uo pipefail
@@ -51,6 +52,10 @@ for step in "$@"; do
       # the chain, both memory kinds, checked against the C references.
       $b/tests/bench/bench-fullscene --runs 3 --raw /tmp/clv-fullscene.raw \
         --out "$out/bench-fullscene.json" ;;
+    speckle)
+      # Every speckle filter at radius 1-3 against the copy bandwidth, and
+      # the float chain (speckle.json).
+      tests/bench/speckle.sh $b "$out" ;;
     vj)
       ORACLE=$oracle/oracle-detect tests/bench/bench-vj.sh $b \
         > "$out/bench-vj.json" ;;

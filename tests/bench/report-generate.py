@@ -685,6 +685,58 @@ figures are the queue's profiling events.
                    "its figure is tree evaluations per second (G/s), "
                    + ", ".join(rows) + " (How cost grows).\n")
 
+    def sar_float(self):
+        """Speckle filters, the float chain, and the CPU runs against OTB."""
+        self.w("## Float SAR: speckle filters and Orfeo ToolBox\n")
+        said = False
+        for r in self.runs:
+            sp = r.j("speckle.json")
+            if sp:
+                said = True
+                rows = [(x["filter"], x["radius"], x["kernel_ms"], x["kernel_gbs"],
+                         pct(x["kernel_vs_copy"]), "yes" if x["equals_reference"] else "NO")
+                        for x in sp["speckle"]]
+                self.w(f"**{r.device}**, {sp['speckle'][0]['size']}² Float32 (4 bytes "
+                       "read and 4 written a pixel), against the copy bandwidth of "
+                       f"the same run, {fmt(sp['copy_bandwidth_gbs'])} GB/s:\n")
+                self.w(table(["filter", "radius", "kernel ms", "GB/s",
+                              "of copy bandwidth", "equals the C reference"], rows))
+                c = sp["float_chain"]
+                self.w(f"The float chain ({c['elements']}) on a {c['size']}² CFloat32 "
+                       f"frame: its kernels {fmt(c['kernels_ms'], 3)} ms "
+                       f"({pct(c['kernels_vs_copy'])} of the copy bandwidth for "
+                       f"its traffic), the elements from system memory "
+                       f"{fmt(c['element_ms'])} ms a frame.\n")
+            o = r.j("speckle-otb.json")
+            if o:
+                said = True
+                self.w(f"**{o['machine']}, {o['threads']} threads each**: Lee radius "
+                       f"{o['radius']}, {o['looks']} looks on a {o['size']}² Float32 "
+                       f"GeoTIFF, file to file: `otbcli_Despeckle` "
+                       f"{fmt(o['otb_median_s'])} s, sarspeckle on PoCL "
+                       f"{fmt(o['ours_median_s'])} s ({fmt(o['speed_up'])}×; the kernel "
+                       f"alone {fmt(o['kernel_ms'] / 1e3)} s); "
+                       f"{o['pixels_bit_equal']:,} of {o['pixels']:,} pixels equal "
+                       "bit for bit, every one within 1e-4.\n"
+                       if o["pixels_within_1e-4"] == o["pixels"] else
+                       f"**{o['machine']}**: outputs differ from OTB's.\n")
+            fs = r.j("fullscene-float.json")
+            if fs:
+                said = True
+                t = fs["otb_s"]
+                self.w(f"**{fs['machine']}, {fs['cores']} cores**: the float chain on "
+                       f"a {fs['width']:,} × {fs['height']:,} scene ({fs['input']}), "
+                       f"file to file: ours {fmt(fs['ours_s'], 1)} s, OTB's "
+                       f"applications {fmt(t['total'], 1)} s (BandMath "
+                       f"{fmt(t['bandmath_intensity'], 1)}, RigidTransformResample "
+                       f"{fmt(t['rigidtransformresample'], 1)}, Despeckle "
+                       f"{fmt(t['despeckle_lee'], 1)}, BandMath "
+                       f"{fmt(t['bandmath_db'], 1)}): {fmt(fs['speed_up'])}×.  OTB "
+                       "has no multilook application; RigidTransformResample "
+                       "interpolates instead of averaging.\n")
+        if not said:
+            self.w("Not measured in these runs.\n")
+
     def tuning(self):
         self.w("## Autotuning\n")
         self.w("`clvision-tune` on each device: the device time of each kernel's "
@@ -736,7 +788,8 @@ environment variables are listed at its top.
     def write(self):
         self.header()
         for section in (self.correctness, self.peers, self.ablation, self.growth,
-                        self.streams, self.archives, self.limits, self.tuning,
+                        self.streams, self.archives, self.limits, self.sar_float,
+                        self.tuning,
                         self.reproduce):
             try:
                 section()

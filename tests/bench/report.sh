@@ -24,6 +24,8 @@
 #   chain     bench-chain (transfers vs kernels), defaults and tuned
 #   sarpeers  OpenCV cv::resize INTER_AREA and cv::warpAffine (oracle-sar),
 #             and whether our elements' outputs equal OpenCV's
+#   speckle   tests/bench/speckle.sh: every speckle filter at radius 1-3
+#             against the copy bandwidth, and the float SAR chain
 #   vj        bench-vj.sh (uber, simple, OpenCV 16 threads, ablation tunes)
 #             over VJ_SIZES, defaults; the tuned detector at two sizes; frames
 #             with 0..16 faces on one canvas; batches of VJ_BATCHES frames
@@ -75,7 +77,7 @@ TUNE_VJ_SIZE=${TUNE_VJ_SIZE:-1920x1400}
 VJ_TUNED_SIZES=${VJ_TUNED_SIZES:-1920x1400 3840x2160}
 STREAM_SIZES=${STREAM_SIZES:-640x480,1280x720,1920x1280}
 STREAM_COUNTS=${STREAM_COUNTS:-1,4,16,64}
-STEPS=${STEPS:-tests tune sar chain sarpeers eigen vj streams facedetect}
+STEPS=${STEPS:-tests tune sar chain sarpeers speckle eigen vj streams facedetect}
 images=${IMAGES_DIR:-tests/data/cache}
 oracle=${ORACLE_DIR:-/tmp/oracle-bundle}
 if [ ! -d "$oracle" ] && [ -f .device/oracle.tar.xz ]; then
@@ -145,6 +147,12 @@ step_tune() {
   # shellcheck disable=SC2086
   "$b/tools/clvision-tune" $TUNE_ARGS --image "$images/astronaut.pgm" \
     --vj-size "$TUNE_VJ_SIZE" --json "$out/tune.json" > /dev/null
+}
+
+step_speckle() {
+  local args=()
+  [ "${QUICK:-0}" = 1 ] && args=(--size 512 --iterations 5)
+  tests/bench/speckle.sh "$b" "$out" "${args[@]}" >/dev/null
 }
 
 step_sar() {
@@ -278,7 +286,7 @@ step_facedetect() {
 status=0
 for step in $STEPS; do
   case $step in
-    tests|tune|sar|chain|sarpeers|vj|eigen|streams|facedetect)
+    tests|tune|sar|chain|sarpeers|speckle|vj|eigen|streams|facedetect)
       run_step "$step" "step_$step" ;;
     *) log "unknown step $step"; status=2 ;;
   esac
