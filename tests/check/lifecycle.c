@@ -331,6 +331,168 @@ GST_START_TEST (test_state_cycles)
 
 GST_END_TEST;
 
+#ifdef HAVE_GDAL_PLUGIN
+static gchar *tmp_dir;
+
+static void
+setup_tmp_dir (void)
+{
+  tmp_dir = g_dir_make_tmp ("lifecycle-gdal-XXXXXX", NULL);
+  fail_unless (tmp_dir != NULL);
+}
+
+static void
+teardown_tmp_dir (void)
+{
+  gchar *cmd = g_strdup_printf ("rm -rf '%s'", tmp_dir);
+
+  fail_unless_equals_int (system (cmd), 0);
+  g_free (cmd);
+  g_clear_pointer (&tmp_dir, g_free);
+}
+
+/* Runs `desc` to EOS (no error on the way). */
+static void
+run_to_eos (const gchar * desc)
+{
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg;
+
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE, "%s", desc);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "%s: no EOS", desc);
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+/* gdalsink with new caps at every frame: each frame's raster, read back
+ * by gdalsrc, is that frame (its size, its format, its bytes). */
+GST_START_TEST (test_gdalsink_caps_change_every_frame)
+{
+  const gchar *formats[2] = { "GRAY16_LE", "GRAY8" };
+  gchar *out = g_build_filename (tmp_dir, "out-%d.tif", NULL);
+  gchar *sink = g_strdup_printf ("gdalsink location=%s", out);
+  GstHarness *h = gst_harness_new_parse (sink);
+  gchar *desc = g_strdup_printf ("gdalsrc location=%s ! appsink name=sink "
+      "sync=false", out);
+  GstElement *pipe;
+  GstElement *appsink;
+
+  for (guint i = 0; i < 4; i++) {
+    GstSample *sample = frame (PATTERN, formats[i % 2], sizes[i % 3][0],
+        sizes[i % 3][1]);
+
+    gst_harness_set_src_caps (h, gst_caps_copy (gst_sample_get_caps
+            (sample)));
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref
+            (gst_sample_get_buffer (sample))), GST_FLOW_OK);
+    gst_sample_unref (sample);
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  gst_harness_teardown (h);
+
+  pipe = gst_parse_launch (desc, NULL);
+  appsink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (guint i = 0; i < 4; i++) {
+    GstSample *got = gst_app_sink_pull_sample (GST_APP_SINK (appsink));
+    GstSample *expected = frame (PATTERN, formats[i % 2], sizes[i % 3][0],
+        sizes[i % 3][1]);
+    GstVideoInfo info;
+    gchar *a, *b;
+
+    fail_unless (got != NULL, "raster %u missing", i);
+    fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (got)));
+    fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), sizes[i % 3][0]);
+    fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), sizes[i % 3][1]);
+    fail_unless_equals_string (GST_VIDEO_INFO_NAME (&info), formats[i % 2]);
+    a = digest (gst_sample_get_buffer (got));
+    b = digest (gst_sample_get_buffer (expected));
+    fail_unless_equals_string (a, b);
+    g_free (a);
+    g_free (b);
+    gst_sample_unref (got);
+    gst_sample_unref (expected);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (appsink);
+  gst_object_unref (pipe);
+  g_free (desc);
+  g_free (sink);
+  g_free (out);
+}
+
+GST_END_TEST;
+
+/* gdalsrc ! gdalsink: NULL -> PLAYING -> NULL a hundred times, then a run
+ * to EOS; gdalsrc, which cannot seek, refuses a flushing seek mid-stream
+ * and the stream goes on to its end without an error. */
+GST_START_TEST (test_gdal_state_cycles_and_seek)
+{
+  gchar *in = g_build_filename (tmp_dir, "in-%d.tif", NULL);
+  gchar *out = g_build_filename (tmp_dir, "copy-%d.tif", NULL);
+  gchar *make = g_strdup_printf ("videotestsrc pattern=ball num-buffers=5 ! "
+      "video/x-raw,format=GRAY16_LE,width=96,height=64 ! gdalsink "
+      "location=%s", in);
+  gchar *copy = g_strdup_printf ("gdalsrc location=%s ! gdalsink "
+      "location=%s", in, out);
+  gchar *read = g_strdup_printf ("gdalsrc location=%s ! appsink name=sink "
+      "sync=false max-buffers=1", in);
+  GstElement *pipe;
+  GstElement *appsink;
+  GstClockTime pts;
+  guint n = 0;
+
+  run_to_eos (make);
+  pipe = gst_parse_launch (copy, NULL);
+  for (guint i = 0; i < 100; i++) {
+    fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE, "cycle %u", i);
+    fail_unless_equals_int (gst_element_get_state (pipe, NULL, NULL,
+            GST_CLOCK_TIME_NONE), GST_STATE_CHANGE_SUCCESS);
+    fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  gst_object_unref (pipe);
+  run_to_eos (copy);
+
+  pipe = gst_parse_launch (read, NULL);
+  appsink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_free (pull (appsink, &pts));
+  n++;
+  fail_if (gst_element_seek_simple (pipe, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH, 0));
+  while (!gst_app_sink_is_eos (GST_APP_SINK (appsink))) {
+    GstSample *s = gst_app_sink_pull_sample (GST_APP_SINK (appsink));
+    if (s == NULL)
+      break;
+    gst_sample_unref (s);
+    n++;
+  }
+  fail_unless_equals_int (n, 5);
+  assert_no_error (pipe);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (appsink);
+  gst_object_unref (pipe);
+  g_free (read);
+  g_free (copy);
+  g_free (make);
+  g_free (out);
+  g_free (in);
+}
+
+GST_END_TEST;
+#endif
+
 static Suite *
 lifecycle_suite (void)
 {
@@ -343,6 +505,13 @@ lifecycle_suite (void)
   tcase_add_loop_test (tc, test_caps_change_every_frame, 0, n);
   tcase_add_loop_test (tc, test_seek_mid_stream, 0, n);
   tcase_add_loop_test (tc, test_state_cycles, 0, n);
+#ifdef HAVE_GDAL_PLUGIN
+  tc = tcase_create ("gdal");
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, setup_tmp_dir, teardown_tmp_dir);
+  tcase_add_test (tc, test_gdalsink_caps_change_every_frame);
+  tcase_add_test (tc, test_gdal_state_cycles_and_seek);
+#endif
   return s;
 }
 

@@ -163,7 +163,9 @@ __attribute__((destructor))
 {
   FILE *f;
 
-  if (log_path == NULL || (f = fopen (log_path, "w")) == NULL)
+  /* Programs this one starts inherit the preload: one that made no OpenCL
+   * call (PoCL's linker) leaves the log to the process that did. */
+  if (log_path == NULL || n_sites == 0 || (f = fopen (log_path, "w")) == NULL)
     return;
   pthread_mutex_lock (&lock);
   for (int i = 0; i < n_sites; i++)

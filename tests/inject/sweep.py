@@ -130,19 +130,21 @@ def parse_log(path):
 class Sweep:
     def __init__(self, args):
         self.args = args
-        self.preload = args.shim
+        self.extra_env = {}
         if args.asan:
-            asan = subprocess.run(["gcc", "-print-file-name=libasan.so"],
-                                  capture_output=True, text=True).stdout
-            self.preload = asan.strip() + ":" + args.shim
+            # clinject is not sanitized; preloaded, it comes before the
+            # runner's ASan runtime, which must accept that.
+            self.extra_env["ASAN_OPTIONS"] = (
+                os.environ.get("ASAN_OPTIONS", "") +
+                ":verify_asan_link_order=0")
 
     def run(self, pipeline, env_extra, inject=None):
         """Runs the pipeline (inject: (site, n, error) or None); returns
         (returncode, stdout, stderr, sites, fired)."""
         with tempfile.NamedTemporaryFile(prefix="clinject-",
                                          suffix=".log") as log:
-            env = dict(os.environ, LD_PRELOAD=self.preload,
-                       CLINJECT_LOG=log.name, **env_extra)
+            env = dict(os.environ, LD_PRELOAD=self.args.shim,
+                       CLINJECT_LOG=log.name, **env_extra, **self.extra_env)
             if inject:
                 env.update(CLINJECT_SITE=inject[0], CLINJECT_N=str(inject[1]),
                            CLINJECT_ERROR=inject[2])
@@ -250,7 +252,7 @@ def main():
     # Long enough for a program built from source on a busy machine.
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--asan", action="store_true",
-                    help="preload libasan first (an ASan build's runner)")
+                    help="the runner is built with AddressSanitizer")
     ap.add_argument("--markdown", help="write the counts as a table here")
     ap.add_argument("--verbose", action="store_true",
                     help="print every run's outcome")
