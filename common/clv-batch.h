@@ -17,6 +17,11 @@
 
 G_BEGIN_DECLS
 
+/* Requests a batch holds at most (the analysers' batch-size): by default,
+ * and the largest a service takes. */
+#define CLV_BATCH_DEFAULT_FRAMES 32
+#define CLV_BATCH_MAX_FRAMES 4096
+
 typedef struct _ClvBatchService ClvBatchService;
 
 /* Runs `n` requests (the submitters' pointers) as one batch with `slot`.

@@ -2,8 +2,6 @@
 /* The per-device recognition service; see clv-eigen-batch.h. */
 #include "clv-eigen-batch.h"
 
-/* Default of EIG_MAX_BATCH: frames per batch. */
-#define DEFAULT_MAX_BATCH 32
 /* Default of EIG_BATCH_INFLIGHT: batches run at once. */
 #define DEFAULT_INFLIGHT 2
 
@@ -59,15 +57,15 @@ model_digest (const ClvEigenModel * m)
 
 ClvBatchService *
 clv_eigen_service_get (ClvDevice * dev, const ClvEigenModel * model,
-    GError ** error)
+    guint max_batch, GError ** error)
 {
   char *digest = model_digest (model);
-  char *key = g_strdup_printf ("eigen\n%p\n%s", (void *) dev, digest);
+  char *key = g_strdup_printf ("eigen\n%p\n%s\n%u", (void *) dev, digest,
+      max_batch);
   Model m = { dev, model };
   ClvBatchService *svc = clv_batch_service_get (key,
       (guint) CLAMP (clv_tune_int ("EIG_BATCH_INFLIGHT", DEFAULT_INFLIGHT), 1,
-          8), (guint) CLAMP (clv_tune_int ("EIG_MAX_BATCH",
-              DEFAULT_MAX_BATCH), 1, 4096), recogniser_new, &m,
+          8), CLAMP (max_batch, 1, CLV_BATCH_MAX_FRAMES), recogniser_new, &m,
       recognise_batch, (GDestroyNotify) clv_eigen_recogniser_free, error);
 
   g_free (key);

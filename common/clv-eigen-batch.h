@@ -3,9 +3,9 @@
  * every eigenrecognise of a process that uses one device and the same
  * model submits its frames' faces to one ClvBatchService (clv-batch.h);
  * the faces of all the frames of a batch are projected and compared in one
- * launch sequence (clv_eigen_recogniser_run_batch).  Tuning:
- * EIG_MAX_BATCH frames per batch (32), EIG_BATCH_INFLIGHT batches at once
- * (2).  GLib only. */
+ * launch sequence (clv_eigen_recogniser_run_batch).  At most `max_batch`
+ * frames a batch (eigenrecognise's batch-size); tuning: EIG_BATCH_INFLIGHT
+ * batches at once (2).  GLib only. */
 #pragma once
 
 #include "clv-batch.h"
@@ -13,11 +13,12 @@
 
 G_BEGIN_DECLS
 
-/* The service for `dev` and a model with `model`'s contents (one per pair
- * in the process, whatever file or training gave the model; a new
- * reference, dropped with clv_batch_service_unref). */
+/* The service for `dev`, a model with `model`'s contents (whatever file or
+ * training gave it) and batches of at most `max_batch` frames (one per
+ * such set in the process; a new reference, dropped with
+ * clv_batch_service_unref). */
 ClvBatchService *clv_eigen_service_get (ClvDevice * dev,
-    const ClvEigenModel * model, GError ** error);
+    const ClvEigenModel * model, guint max_batch, GError ** error);
 
 /* clv_eigen_recogniser_run through the service: blocks until the batch
  * holding this frame is done.  `batch_frames` (nullable) receives the

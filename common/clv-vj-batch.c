@@ -2,8 +2,6 @@
 /* The per-device detection service; see clv-vj-batch.h. */
 #include "clv-vj-batch.h"
 
-/* Default of VJ_MAX_BATCH: frames per batch. */
-#define DEFAULT_MAX_BATCH 32
 /* Default of VJ_BATCH_INFLIGHT: batches run at once. */
 #define DEFAULT_INFLIGHT 2
 
@@ -11,6 +9,7 @@ typedef struct
 {
   ClvDevice *dev;
   const ClvCascade *cascade;
+  ClvVjVariant variant;
 } Model;
 
 static gpointer
@@ -18,7 +17,8 @@ detector_new (gpointer data, GError ** error)
 {
   Model *m = data;
 
-  return clv_vj_detector_new (m->dev, m->cascade, NULL, error);
+  return clv_vj_detector_new_for_variant (m->dev, m->cascade, m->variant,
+      error);
 }
 
 static gboolean
@@ -38,18 +38,17 @@ detect_batch (gpointer slot, gpointer * requests, guint n, GError ** error)
 
 ClvBatchService *
 clv_vj_service_get (ClvDevice * dev, const ClvCascade * cascade,
-    GError ** error)
+    ClvVjVariant variant, guint max_batch, GError ** error)
 {
   /* The ClvDevice, not its cl_device_id: frames must come from the
    * service's own context (an application may bring another). */
-  char *key = g_strdup_printf ("vj\n%p\n%s", (void *) dev,
-      cascade->path ? cascade->path : "");
-  Model m = { dev, cascade };
+  char *key = g_strdup_printf ("vj\n%p\n%s\n%d\n%u", (void *) dev,
+      cascade->path ? cascade->path : "", variant, max_batch);
+  Model m = { dev, cascade, variant };
   ClvBatchService *svc = clv_batch_service_get (key,
       (guint) CLAMP (clv_tune_int ("VJ_BATCH_INFLIGHT", DEFAULT_INFLIGHT), 1,
-          8), (guint) CLAMP (clv_tune_int ("VJ_MAX_BATCH", DEFAULT_MAX_BATCH),
-          1, 4096), detector_new, &m, detect_batch,
-      (GDestroyNotify) clv_vj_detector_free, error);
+          8), CLAMP (max_batch, 1, CLV_BATCH_MAX_FRAMES), detector_new, &m,
+      detect_batch, (GDestroyNotify) clv_vj_detector_free, error);
 
   g_free (key);
   return svc;

@@ -5,9 +5,9 @@
  * batch are detected together (clv_vj_detector_candidates_batch: one
  * detection launch over every window of every frame) and each caller
  * groups its own candidates, so the host work spreads over the streaming
- * threads.  Tuning: VJ_MAX_BATCH frames per batch (32), VJ_BATCH_INFLIGHT
- * batches at once (2: one batch's read-back and grouping overlap the next
- * one's kernels).  GLib only. */
+ * threads.  At most `max_batch` frames a batch (vjfacedetect's batch-size);
+ * tuning: VJ_BATCH_INFLIGHT batches at once (2: one batch's read-back and
+ * grouping overlap the next one's kernels).  GLib only. */
 #pragma once
 
 #include "clv-batch.h"
@@ -15,11 +15,13 @@
 
 G_BEGIN_DECLS
 
-/* The service for `dev` and the cascade file `cascade` was loaded from
- * (one per pair in the process; a new reference, dropped with
+/* The service for `dev`, the cascade file `cascade` was loaded from, the
+ * detector `variant` and batches of at most `max_batch` frames (one per
+ * such set in the process; a new reference, dropped with
  * clv_batch_service_unref). */
 ClvBatchService *clv_vj_service_get (ClvDevice * dev,
-    const ClvCascade * cascade, GError ** error);
+    const ClvCascade * cascade, ClvVjVariant variant, guint max_batch,
+    GError ** error);
 
 /* Faces (GArray of ClvVjFace) of one frame, as clv_vj_detector_detect
  * would give them; blocks until its batch is done.  `batch_frames`

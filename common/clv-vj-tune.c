@@ -41,22 +41,38 @@ clv_vj_shuffle_fits (ClvDevice * dev, const ClvVjTuning * t)
       && t->wg / t->coop_windows <= 32;
 }
 
-void
-clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
+/* VJ_VARIANT, or the device's default.  On CPUs (PoCL) the plain kernel
+ * is 10-17% faster than the uberkernel, whose barriers and local queues
+ * keep PoCL from vectorising across work-items.  On GPUs the uberkernel
+ * over tiles in local memory: 11% less detection time than over chunks at
+ * 1920x1280 in batches of 16 frames, 17% at 640x480, 20% on the crowded
+ * canvas (H100). */
+static ClvVjVariant
+tuned_variant (ClvDevice * dev)
 {
-  const gboolean gpu = dev->simd_width > 1;
-  /* On CPUs (PoCL) the plain kernel is 10-17% faster than the uberkernel,
-   * whose barriers and local queues keep PoCL from vectorising across
-   * work-items.  On GPUs the uberkernel over tiles in local memory: 11%
-   * less detection time than over chunks at 1920x1280 in batches of 16
-   * frames, 17% at 640x480, 20% on the crowded canvas (H100). */
   const char *variant = clv_device_tune_string (dev, "VJ_VARIANT",
-      gpu ? "tiled" : "simple");
+      dev->simd_width > 1 ? "tiled" : "simple");
 
-  t->variant = g_ascii_strcasecmp (variant, "simple") == 0 ?
+  return g_ascii_strcasecmp (variant, "simple") == 0 ?
       CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
       CLV_VJ_VARIANT_UBER : g_ascii_strcasecmp (variant, "tiled") == 0 ?
       CLV_VJ_VARIANT_TILED : CLV_VJ_VARIANT_INVALID;
+}
+
+void
+clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * t)
+{
+  clv_vj_tuning_for_variant (dev, CLV_VJ_VARIANT_AUTO, t);
+}
+
+void
+clv_vj_tuning_for_variant (ClvDevice * dev, ClvVjVariant variant,
+    ClvVjTuning * t)
+{
+  const gboolean gpu = dev->simd_width > 1;
+
+  t->variant = variant == CLV_VJ_VARIANT_AUTO ? tuned_variant (dev) :
+      variant;
   /* The uberkernel over chunks, from the parameters of Table 1 of Jia,
    * Zhang, Yuan and Li, "Performance optimization of the Viola-Jones face
    * detection algorithm with OpenCL" (in Chinese):

@@ -47,9 +47,11 @@ geometry_free (gpointer data)
   g_free (g);
 }
 
-ClvVjDetector *
-clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
-    const ClvVjTuning * tuning, GError ** error)
+/* `asked`: the tuning was passed in (refused where tiles do not fit),
+ * not the device's own (which then falls back to chunks). */
+static ClvVjDetector *
+detector_new (ClvDevice * dev, const ClvCascade * c,
+    const ClvVjTuning * tuning, gboolean asked, GError ** error)
 {
   ClvVjDetector *d = g_new0 (ClvVjDetector, 1);
   cl_int st;
@@ -62,12 +64,9 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
   d->batch_win = g_array_new (FALSE, FALSE, sizeof (ClvVjWindows));
   d->win_frame = g_array_new (FALSE, FALSE, sizeof (int));
   d->win_level = g_array_new (FALSE, FALSE, sizeof (int));
-  if (tuning)
-    d->tune = *tuning;
-  else
-    clv_vj_tuning_for_device (dev, &d->tune);
+  d->tune = *tuning;
   if (!clv_vj_tuning_check (dev, &d->tune, error)
-      || !clv_vj_tuning_fit_tile (dev, &d->tune, c, tuning != NULL, error))
+      || !clv_vj_tuning_fit_tile (dev, &d->tune, c, asked, error))
     goto fail;
   /* Without doubles the variance and stage sums are not OpenCV's. */
   d->fp64 = dev->has_fp64;
@@ -102,6 +101,28 @@ clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
 fail:
   clv_vj_detector_free (d);
   return NULL;
+}
+
+ClvVjDetector *
+clv_vj_detector_new (ClvDevice * dev, const ClvCascade * c,
+    const ClvVjTuning * tuning, GError ** error)
+{
+  ClvVjTuning own;
+
+  if (tuning)
+    return detector_new (dev, c, tuning, TRUE, error);
+  clv_vj_tuning_for_device (dev, &own);
+  return detector_new (dev, c, &own, FALSE, error);
+}
+
+ClvVjDetector *
+clv_vj_detector_new_for_variant (ClvDevice * dev, const ClvCascade * c,
+    ClvVjVariant variant, GError ** error)
+{
+  ClvVjTuning own;
+
+  clv_vj_tuning_for_variant (dev, variant, &own);
+  return detector_new (dev, c, &own, FALSE, error);
 }
 
 void

@@ -22,6 +22,8 @@ typedef enum
   CLV_VJ_VARIANT_SIMPLE,        /* one work-item per window, one launch per scale */
   CLV_VJ_VARIANT_TILED,         /* the uberkernel over tiles in local memory */
   CLV_VJ_VARIANT_INVALID,       /* CLVISION_TUNE named neither */
+  CLV_VJ_VARIANT_AUTO,          /* asked for: VJ_VARIANT, or the device's
+                                 * default (tiled on GPUs, simple on CPUs) */
 } ClvVjVariant;
 
 /* Kernel tuning, the -D macros of vj_detect.cl / vj_pyramid.cl.  Defaults
@@ -61,6 +63,9 @@ typedef struct
 
 /* The defaults for `dev`, with CLVISION_TUNE applied. */
 void clv_vj_tuning_for_device (ClvDevice * dev, ClvVjTuning * tuning);
+/* The same for `variant` (the other values' defaults depend on it). */
+void clv_vj_tuning_for_variant (ClvDevice * dev, ClvVjVariant variant,
+    ClvVjTuning * tuning);
 
 /* The same for an uberkernel: the tuned variant, or the uberkernel over
  * chunks where that is the simple kernel (the default on CPUs). */
@@ -69,9 +74,14 @@ void clv_vj_uber_tuning_for_device (ClvDevice * dev, ClvVjTuning * tuning);
 
 typedef struct _ClvVjDetector ClvVjDetector;
 
-/* Uploads the cascade and builds the kernels for `dev`. */
+/* Uploads the cascade and builds the kernels for `dev`, with `tuning` (an
+ * error if it cannot run) or, NULL, the device's own. */
 ClvVjDetector *clv_vj_detector_new (ClvDevice * dev,
     const ClvCascade * cascade, const ClvVjTuning * tuning, GError ** error);
+/* The same with the device's own tuning for `variant`, which falls back
+ * from tiles to chunks where the cascade's tiles do not fit. */
+ClvVjDetector *clv_vj_detector_new_for_variant (ClvDevice * dev,
+    const ClvCascade * cascade, ClvVjVariant variant, GError ** error);
 void clv_vj_detector_free (ClvVjDetector * det);
 
 /* Runs steps 1–5 on the frame in `frame` (a device buffer laid out as `f`

@@ -92,6 +92,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_eigen_recognise_debug);
 #define DEFAULT_OVERWRITE FALSE
 #define DEFAULT_PER_TRACK FALSE
 #define DEFAULT_RECLASSIFY_INTERVAL 10
+#define DEFAULT_BATCH_SIZE CLV_BATCH_DEFAULT_FRAMES
 /* Recognitions of a new track before it is only recognised every
  * reclassify-interval frames: a vote needs more than one. */
 #define FIRST_RECOGNITIONS 3
@@ -114,6 +115,7 @@ enum
   PROP_OVERWRITE,
   PROP_PER_TRACK,
   PROP_RECLASSIFY_INTERVAL,
+  PROP_BATCH_SIZE,
 };
 
 /* A face ROI of the current frame. */
@@ -144,11 +146,12 @@ struct _GstEigenRecognise
   gboolean overwrite;
   gboolean per_track;
   guint reclassify_interval;
+  guint batch_size;
 
   /* streaming */
   ClvEigenModel *model;
   gchar *model_name;            /* the model file's or folder's name */
-  ClvEigenRecogniser *rec;      /* without batching (EIG_BATCH=0) */
+  ClvEigenRecogniser *rec;      /* without shared batches (batch-size 0) */
   ClvBatchService *service;     /* the device's shared batches */
   GQuark face_quark;
   ClvTrackVotes *votes;
@@ -260,6 +263,7 @@ gst_eigen_recognise_start (GstBaseTransform * trans)
   GstEigenRecognise *self = GST_EIGEN_RECOGNISE (trans);
   GError *error = NULL;
   ClvDevice *dev;
+  guint batch_size;
 
   if (!GST_BASE_TRANSFORM_CLASS (gst_eigen_recognise_parent_class)->start
       (trans))
@@ -270,8 +274,12 @@ gst_eigen_recognise_start (GstBaseTransform * trans)
   if (self->model == NULL)
     goto no_model;
   dev = gst_clv_filter_get_device (GST_CLV_FILTER (self));
-  if (clv_tune_int ("EIG_BATCH", 1))
-    self->service = clv_eigen_service_get (dev, self->model, &error);
+  GST_OBJECT_LOCK (self);
+  batch_size = self->batch_size;
+  GST_OBJECT_UNLOCK (self);
+  if (batch_size > 0)
+    self->service = clv_eigen_service_get (dev, self->model, batch_size,
+        &error);
   else
     self->rec = clv_eigen_recogniser_new (dev, self->model, &error);
   if (self->rec == NULL && self->service == NULL)
@@ -596,6 +604,9 @@ gst_eigen_recognise_set_property (GObject * object, guint prop_id,
     case PROP_RECLASSIFY_INTERVAL:
       self->reclassify_interval = g_value_get_uint (value);
       break;
+    case PROP_BATCH_SIZE:
+      self->batch_size = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -646,6 +657,9 @@ gst_eigen_recognise_get_property (GObject * object, guint prop_id,
       break;
     case PROP_RECLASSIFY_INTERVAL:
       g_value_set_uint (value, self->reclassify_interval);
+      break;
+    case PROP_BATCH_SIZE:
+      g_value_set_uint (value, self->batch_size);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -790,6 +804,22 @@ gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
           "With per-track, recognise a track again every this many frames "
           "(0: only on its first frames)", 0, G_MAXUINT,
           DEFAULT_RECLASSIFY_INTERVAL, playing));
+  /**
+   * GstEigenRecognise:batch-size:
+   *
+   * The eigenrecognise elements of a process that use one device, a model
+   * of the same contents and one batch size recognise their frames'
+   * faces together: frames that arrive while a batch runs go into the
+   * next one, up to this many.  A lone stream's frames never wait for
+   * company.  0: the element recognises its own frames, one at a time.
+   * Read when the element starts.
+   */
+  g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint ("batch-size", "Batch size",
+          "Frames of all the streams on the device recognised together, at "
+          "most (0: this element's frames alone, one at a time)", 0,
+          CLV_BATCH_MAX_FRAMES, DEFAULT_BATCH_SIZE, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
 
   gst_element_class_set_static_metadata (element_class,
       "Eigenface recognition", "Filter/Analyzer/Video",
@@ -821,6 +851,7 @@ gst_eigen_recognise_init (GstEigenRecognise * self)
   self->overwrite = DEFAULT_OVERWRITE;
   self->per_track = DEFAULT_PER_TRACK;
   self->reclassify_interval = DEFAULT_RECLASSIFY_INTERVAL;
+  self->batch_size = DEFAULT_BATCH_SIZE;
   self->face_quark = g_quark_from_static_string ("face");
   self->votes = clv_track_votes_new ();
 }

@@ -20,8 +20,7 @@
  * detector builds the image pyramid and integrals on the device and, on
  * GPUs, runs the cascade as one persistent, load-balanced kernel over all
  * scales; on CPU devices (PoCL) a plain one-work-item-per-window kernel per
- * scale is faster and is the default (`CLVISION_TUNE=VJ_VARIANT=uber` or
- * `simple` chooses).
+ * scale is faster and is the default (#GstVjFaceDetect:variant chooses).
  *
  * Frames are checked at negotiation: a frame smaller than the cascade's
  * window (24x24 for OpenCV's frontal face cascades), larger than 65535
@@ -77,6 +76,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_vj_face_detect_debug);
 #define DEFAULT_MAX_SIZE "0x0"
 #define DEFAULT_INTERVAL 1
 #define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_VARIANT GST_VJ_FACE_DETECT_VARIANT_AUTO
+#define DEFAULT_BATCH_SIZE CLV_BATCH_DEFAULT_FRAMES
 /* In-flight 0 keeps two frames in flight from this size on (bytes). */
 #define AUTO_IN_FLIGHT_MIN_BYTES ((gsize) 1 << 20)
 
@@ -97,7 +98,47 @@ enum
   PROP_MAX_SIZE,
   PROP_INTERVAL,
   PROP_POST_MESSAGES,
+  PROP_VARIANT,
+  PROP_BATCH_SIZE,
 };
+
+/* The detection kernel (`variant`). */
+typedef enum
+{
+  GST_VJ_FACE_DETECT_VARIANT_AUTO,
+  GST_VJ_FACE_DETECT_VARIANT_TILED,
+  GST_VJ_FACE_DETECT_VARIANT_UBER,
+  GST_VJ_FACE_DETECT_VARIANT_SIMPLE,
+} GstVjFaceDetectVariant;
+
+static const ClvVjVariant kernels[] = { CLV_VJ_VARIANT_AUTO,
+  CLV_VJ_VARIANT_TILED, CLV_VJ_VARIANT_UBER, CLV_VJ_VARIANT_SIMPLE
+};
+
+#define GST_TYPE_VJ_FACE_DETECT_VARIANT (gst_vj_face_detect_variant_get_type ())
+static GType
+gst_vj_face_detect_variant_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_VJ_FACE_DETECT_VARIANT_AUTO, "tiled on GPUs, simple on CPU devices",
+        "auto"},
+    {GST_VJ_FACE_DETECT_VARIANT_TILED, "One persistent kernel over tiles of "
+          "windows in local memory (uber where a tile does not fit)",
+        "tiled"},
+    {GST_VJ_FACE_DETECT_VARIANT_UBER, "One persistent kernel over chunks of "
+          "windows taken from a global counter", "uber"},
+    {GST_VJ_FACE_DETECT_VARIANT_SIMPLE, "One work-item per window, one launch "
+          "per scale", "simple"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstVjFaceDetectVariant", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 struct _GstVjFaceDetect
 {
@@ -111,10 +152,13 @@ struct _GstVjFaceDetect
   gchar *max_size;
   guint interval;
   gboolean post_messages;
+  GstVjFaceDetectVariant variant;
+  guint batch_size;
 
   /* streaming */
+  ClvVjVariant kernel;          /* `variant`, when started */
   ClvCascade *cascade;
-  ClvVjDetector *detector;      /* without batching (VJ_BATCH=0) */
+  ClvVjDetector *detector;      /* without shared batches (batch-size 0) */
   ClvBatchService *service;        /* the device's shared batches */
   ClvVjDetector *checker;       /* with batching: checks frame sizes */
   GArray *faces;                /* ClvVjFace of the last analysed frame */
@@ -166,6 +210,7 @@ gst_vj_face_detect_start (GstBaseTransform * trans)
   GError *error = NULL;
   ClvDevice *dev;
   gchar *path;
+  guint batch_size;
 
   if (!GST_BASE_TRANSFORM_CLASS (gst_vj_face_detect_parent_class)->start
       (trans))
@@ -181,10 +226,16 @@ gst_vj_face_detect_start (GstBaseTransform * trans)
   if (self->cascade == NULL)
     goto no_cascade;
   dev = gst_clv_filter_get_device (GST_CLV_FILTER (self));
-  if (clv_tune_int ("VJ_BATCH", 1))
-    self->service = clv_vj_service_get (dev, self->cascade, &error);
+  GST_OBJECT_LOCK (self);
+  self->kernel = kernels[self->variant];
+  batch_size = self->batch_size;
+  GST_OBJECT_UNLOCK (self);
+  if (batch_size > 0)
+    self->service = clv_vj_service_get (dev, self->cascade, self->kernel,
+        batch_size, &error);
   else
-    self->detector = clv_vj_detector_new (dev, self->cascade, NULL, &error);
+    self->detector = clv_vj_detector_new_for_variant (dev, self->cascade,
+        self->kernel, &error);
   if (self->detector == NULL && self->service == NULL)
     goto no_detector;
   GST_INFO_OBJECT (self, "cascade %s: %dx%d window, %d stages",
@@ -243,8 +294,9 @@ gst_vj_face_detect_set_info (GstClvFilter * filter, GstCaps * incaps,
     goto bad_settings;
   /* With batching the service's detectors are busy with other streams. */
   if (self->detector == NULL && self->checker == NULL
-      && !(self->checker = clv_vj_detector_new (gst_clv_filter_get_device
-              (filter), self->cascade, NULL, &error)))
+      && !(self->checker = clv_vj_detector_new_for_variant
+          (gst_clv_filter_get_device (filter), self->cascade, self->kernel,
+              &error)))
     goto no_detector;
   if (!clv_vj_detector_check_frame (self->detector ? self->detector :
           self->checker, GST_VIDEO_INFO_WIDTH (in_info),
@@ -565,6 +617,12 @@ gst_vj_face_detect_set_property (GObject * object, guint prop_id,
     case PROP_POST_MESSAGES:
       self->post_messages = g_value_get_boolean (value);
       break;
+    case PROP_VARIANT:
+      self->variant = g_value_get_enum (value);
+      break;
+    case PROP_BATCH_SIZE:
+      self->batch_size = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -600,6 +658,12 @@ gst_vj_face_detect_get_property (GObject * object, guint prop_id,
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_VARIANT:
+      g_value_set_enum (value, self->variant);
+      break;
+    case PROP_BATCH_SIZE:
+      g_value_set_uint (value, self->batch_size);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -702,6 +766,41 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
           "Post a \"vjfacedetect\" element message with the faces of every "
           "frame", DEFAULT_POST_MESSAGES, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstVjFaceDetect:variant:
+   *
+   * The detection kernel.  "tiled": one persistent, load-balanced kernel
+   * over all scales whose work-groups take tiles of windows from a global
+   * counter and copy their integrals into local memory (where a tile does
+   * not fit the device's local memory, "uber").  "uber": the same over
+   * chunks of windows read from global memory.  "simple": one work-item
+   * per window, one launch per scale.  "auto": tiled on GPUs, simple on
+   * CPU devices, where it is faster.  Every variant finds the same faces.
+   * Read when the element starts.
+   */
+  g_object_class_install_property (gobject_class, PROP_VARIANT,
+      g_param_spec_enum ("variant", "Variant", "The detection kernel",
+          GST_TYPE_VJ_FACE_DETECT_VARIANT, DEFAULT_VARIANT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstVjFaceDetect:batch-size:
+   *
+   * The vjfacedetect elements of a process that use one device, one
+   * cascade file, one variant and one batch size detect their frames
+   * together: frames that arrive while a batch runs go into the next one,
+   * up to this many.  Larger batches keep a GPU busier across many
+   * streams; a lone stream's frames never wait for company.  0: the
+   * element detects its own frames, one at a time (and has one frame in
+   * flight).  Read when the element starts.
+   */
+  g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint ("batch-size", "Batch size",
+          "Frames of all the streams on the device detected together, at "
+          "most (0: this element's frames alone, one at a time)", 0,
+          CLV_BATCH_MAX_FRAMES, DEFAULT_BATCH_SIZE, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+
   gst_element_class_set_static_metadata (element_class,
       "Viola-Jones face detection",
       "Filter/Analyzer/Video",
@@ -720,6 +819,8 @@ gst_vj_face_detect_class_init (GstVjFaceDetectClass * klass)
   filter_class->finish_frame = gst_vj_face_detect_finish_frame;
   filter_class->free_frame_data = analysed_frame_free;
   filter_class->frames_in_flight = gst_vj_face_detect_frames_in_flight;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_VJ_FACE_DETECT_VARIANT, 0);
 }
 
 static void
@@ -732,5 +833,7 @@ gst_vj_face_detect_init (GstVjFaceDetect * self)
   self->max_size = g_strdup (DEFAULT_MAX_SIZE);
   self->interval = DEFAULT_INTERVAL;
   self->post_messages = DEFAULT_POST_MESSAGES;
+  self->variant = DEFAULT_VARIANT;
+  self->batch_size = DEFAULT_BATCH_SIZE;
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -24,7 +24,7 @@
  * them all on the first, so "--devices first,auto" measures the gain of
  * spreading; the JSON records which device each pipeline got.  --batching
  * runs every case with cross-stream batching on (the default: frames of
- * all streams on a device share detection launches) and off (VJ_BATCH=0:
+ * all streams on a device share detection launches) and off (batch-size=0:
  * one detector per element), in the same process; --in-flight likewise
  * with vjfacedetect's in-flight (frames each element analyses at once; 0
  * its default, 1 with batching off).  With --video the FILE is
@@ -133,14 +133,15 @@ stream_source (gboolean video, gboolean convert, int w, int h, int frames)
 static void
 stream_start (Stream * s, const char *image, gboolean video,
     gboolean convert, int w, int h, int frames, const char *device,
-    int in_flight)
+    gboolean batching, int in_flight)
 {
   gchar *loc = g_strescape (image, NULL);
   gchar *cut = stream_source (video, convert, w, h, frames);
   gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! %s ! "
       "video/x-raw,format=GRAY8,width=%d,height=%d ! vjfacedetect name=vj "
-      "device=%s in-flight=%d ! %s%sfakesink sync=false", loc, cut, w, h,
-      device, in_flight, after ? after : "", after ? " ! " : "");
+      "device=%s in-flight=%d%s ! %s%sfakesink sync=false", loc, cut, w, h,
+      device, in_flight, batching ? "" : " batch-size=0", after ? after : "",
+      after ? " ! " : "");
   GError *error = NULL;
   GstElement *vj;
   GstPad *pad;
@@ -217,7 +218,7 @@ run (GString * json, const char *image, gboolean video, gboolean convert,
 
   for (int i = 0; i < n; i++)
     stream_start (&streams[i], image, video, convert, w, h, frames, device,
-        in_flight);
+        batching, in_flight);
   for (int i = 0; i < n; i++) {
     g_mutex_lock (&streams[i].lock);
     streams[i].timing = TRUE;
@@ -330,7 +331,6 @@ main (int argc, char **argv)
   gchar *counts = g_strdup ("1,4,16"), *device_specs = g_strdup ("auto");
   gchar *out = NULL, *command = g_strjoinv (" ", argv);
   gchar *batching = g_strdup ("on"), *in_flights = g_strdup ("0");
-  const char *tune = g_getenv ("CLVISION_TUNE");
   gint frames = 150;
   gboolean video = FALSE, convert = FALSE;
   GOptionEntry entries[] = {
@@ -406,13 +406,9 @@ main (int argc, char **argv)
         for (int b = 0; batch_list[b]; b++)
           for (int f = 0; flight_list[f]; f++) {
             gboolean on = g_str_equal (batch_list[b], "on");
-            /* vjfacedetect reads VJ_BATCH when it starts. */
-            gchar *t = g_strdup_printf ("%s%sVJ_BATCH=%d", tune ? tune : "",
-                tune && *tune ? "," : "", on);
+
             if (!on && !g_str_equal (batch_list[b], "off"))
               g_error ("bench-streams: --batching takes on and off");
-            g_setenv ("CLVISION_TUNE", t, TRUE);
-            g_free (t);
             if (atoi (flight_list[f]) < 0)
               g_error ("bench-streams: bad in-flight %s", flight_list[f]);
             run (json, image, video, convert, w, h, n, frames, device_list[d],

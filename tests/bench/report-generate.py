@@ -591,7 +591,7 @@ figures are the queue's profiling events.
                f"`{s.get('pipeline', '?')}`, {s.get('frames_per_stream')} frames a "
                "stream; frames/s of all streams, latency from entering "
                "`vjfacedetect` to leaving it, with cross-stream batching on and "
-               "off (`VJ_BATCH`); busy: the share of the run in which a "
+               "off (`batch-size=0`); busy: the share of the run in which a "
                "detection kernel ran.\n")
         if {x.get("in_flight") for x in s["runs"]} == {0}:
             self.w("`in-flight` is the element's default: a lone stream of "

@@ -244,11 +244,12 @@ pop_recognition_message (GstBus * bus)
 
 /* --------------------------------------------------------------- tests */
 
+/* __i__: with shared batches (batch-size 32) and without (0). */
 GST_START_TEST (test_face_metas_gain_recognition)
 {
   GstBus *bus;
-  GstHarness *h = harness_for (make_element ("model", model_path, NULL),
-      "GRAY8", &bus);
+  GstHarness *h = harness_for (make_element ("model", model_path,
+          "batch-size", __i__ ? 0 : 32, NULL), "GRAY8", &bus);
   ClvImage im;
   guint8 *data = gray_frame (&im);
   gsize size = im.stride * im.height;
@@ -919,7 +920,7 @@ eigenrecognise_suite (void)
 
   tcase_add_unchecked_fixture (tc, setup_model, teardown_model);
   suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_face_metas_gain_recognition);
+  tcase_add_loop_test (tc, test_face_metas_gain_recognition, 0, 2);
   tcase_add_test (tc, test_threshold_unknown);
   tcase_add_test (tc, test_frames_without_faces_untouched);
   tcase_add_test (tc, test_edge_and_tiny_rois);

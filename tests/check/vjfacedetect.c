@@ -212,25 +212,34 @@ GST_START_TEST (test_golden_alt_tree)
 
 GST_END_TEST;
 
-/* The simple variant through the element gives the same golden faces. */
-GST_START_TEST (test_golden_simple_variant)
+/* Every variant, with shared batches and without (batch-size 0), gives
+ * the same golden faces.  __i__: the variant and the batch size. */
+GST_START_TEST (test_golden_variants)
 {
-  GstHarness *h;
+  static const char *variants[] = { "simple", "uber", "tiled" };
+  gchar *props = g_strdup_printf ("min-neighbors=0 variant=%s batch-size=%d",
+      variants[__i__ / 2], __i__ % 2 ? 0 : 4);
+  GstHarness *h = harness (props);
   Gray g = load_gray ("astronaut");
-  GArray *found;
+  GArray *found = push_frame (h, &g, "GRAY8", NULL);
 
-  g_setenv ("CLVISION_TUNE", "VJ_VARIANT=simple", TRUE);
-  h = harness ("min-neighbors=0");
-  found = push_frame (h, &g, "GRAY8", NULL);
   fail_unless (found->len > 10);
   assert_golden (found, "astronaut", "frontalface_default", 1.1, 0);
   g_array_free (found, TRUE);
-  /* A variant that does not exist fails the start with a message. */
   gst_harness_teardown (h);
+  g_free (props);
+  g_free (g.pixels);
+}
+
+GST_END_TEST;
+
+/* A CLVISION_TUNE variant that does not exist fails the start of an
+ * element left at variant=auto, with a message. */
+GST_START_TEST (test_bad_tuned_variant)
+{
   g_setenv ("CLVISION_TUNE", "VJ_VARIANT=fast", TRUE);
   check_start_fails ("min-neighbors", "3", "VJ_VARIANT=fast");
   g_unsetenv ("CLVISION_TUNE");
-  g_free (g.pixels);
 }
 
 GST_END_TEST;
@@ -1396,7 +1405,8 @@ vjfacedetect_suite (void)
   tcase_add_test (tc, test_golden_alt);
   tcase_add_test (tc, test_golden_alt2);
   tcase_add_test (tc, test_golden_alt_tree);
-  tcase_add_test (tc, test_golden_simple_variant);
+  tcase_add_loop_test (tc, test_golden_variants, 0, 6);
+  tcase_add_test (tc, test_bad_tuned_variant);
   tcase_add_test (tc, test_formats_agree);
   tcase_add_test (tc, test_pinned_upload);
   tcase_add_test (tc, test_proposed_pool_frames);

@@ -55,12 +55,11 @@ PIPELINES = collections.OrderedDict([
         "video/x-raw,format=I420,width=64,height=48 ! clupload ! "
         "cldownload ! fakesink name=out", {})),
     ("vjfacedetect", (
-        FACES + " ! vjfacedetect in-flight=1 ! fakesink name=out",
-        {"CLVISION_TUNE": "VJ_BATCH=0"})),
+        FACES + " ! vjfacedetect in-flight=1 batch-size=0 ! fakesink name=out",
+        {})),
     ("vjfacedetect-batch-inflight", (
         FACES + " ! vjfacedetect in-flight=2 ! fakesink name=a " +
-        FACES + " ! vjfacedetect in-flight=2 ! fakesink name=b",
-        {"CLVISION_TUNE": "VJ_BATCH=1"})),
+        FACES + " ! vjfacedetect in-flight=2 ! fakesink name=b", {})),
     ("eigenrecognise", (
         FACES + " ! vjfacedetect ! eigenrecognise train-dir=%s "
         "train-width=25 train-height=25 ! fakesink name=out" %

@@ -655,17 +655,21 @@ test_recognise_service (void)
   ClvEigenModel *model = lfw_model (), *same = lfw_model ();
   GError *error = NULL;
   ClvEigenRecogniser *rec = clv_eigen_recogniser_new (dev, model, &error);
-  ClvBatchService *svc = clv_eigen_service_get (dev, model, &error), *twin;
+  ClvBatchService *svc = clv_eigen_service_get (dev, model,
+      CLV_BATCH_DEFAULT_FRAMES, &error), *twin, *other;
   Submitter sub[7];
   GThread *threads[7];
   BatchFrame bf[4];
   ClvBatchStats st;
 
   g_assert_no_error (error);
-  twin = clv_eigen_service_get (dev, same, &error);
+  twin = clv_eigen_service_get (dev, same, CLV_BATCH_DEFAULT_FRAMES, &error);
+  other = clv_eigen_service_get (dev, same, 4, &error);
   g_assert_no_error (error);
   g_assert_true (twin == svc);
+  g_assert_true (other != svc);
   clv_batch_service_unref (twin);
+  clv_batch_service_unref (other);
   batch_frames_new (dev, rec, bf, 4);
   for (guint i = 0; i < G_N_ELEMENTS (sub); i++) {
     sub[i] = (Submitter) {

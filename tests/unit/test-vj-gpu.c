@@ -824,18 +824,26 @@ test_service_streams (void)
   GCond cond;
   gboolean go = FALSE;
   GError *error = NULL;
-  ClvBatchService *svc = clv_vj_service_get (device, c, &error), *same, *alt;
+  ClvBatchService *svc = clv_vj_service_get (device, c, CLV_VJ_VARIANT_AUTO,
+      CLV_BATCH_DEFAULT_FRAMES, &error), *same, *alt[3];
   ClvBatchStats st;
 
   g_assert_no_error (error);
-  /* One service per device and cascade file. */
-  same = clv_vj_service_get (device, c, &error);
-  alt = clv_vj_service_get (device, other, &error);
+  /* One service per device, cascade file, variant and batch size. */
+  same = clv_vj_service_get (device, c, CLV_VJ_VARIANT_AUTO,
+      CLV_BATCH_DEFAULT_FRAMES, &error);
+  alt[0] = clv_vj_service_get (device, other, CLV_VJ_VARIANT_AUTO,
+      CLV_BATCH_DEFAULT_FRAMES, &error);
+  alt[1] = clv_vj_service_get (device, c, CLV_VJ_VARIANT_UBER,
+      CLV_BATCH_DEFAULT_FRAMES, &error);
+  alt[2] = clv_vj_service_get (device, c, CLV_VJ_VARIANT_AUTO, 4, &error);
   g_assert_no_error (error);
   g_assert_true (same == svc);
-  g_assert_true (alt != svc);
   clv_batch_service_unref (same);
-  clv_batch_service_unref (alt);
+  for (guint i = 0; i < G_N_ELEMENTS (alt); i++) {
+    g_assert_true (alt[i] != svc);
+    clv_batch_service_unref (alt[i]);
+  }
 
   g_mutex_init (&lock);
   g_cond_init (&cond);
