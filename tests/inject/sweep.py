@@ -131,6 +131,7 @@ class Sweep:
         self.args = args
         self.extra_env = {}
         if args.asan:
+            args.timeout *= 3       # every run is slower
             # clinject is not sanitized; preloaded, it comes before the
             # runner's ASan runtime, which must accept that.
             self.extra_env["ASAN_OPTIONS"] = (
@@ -139,7 +140,10 @@ class Sweep:
 
     def run(self, pipeline, env_extra, inject=None):
         """Runs the pipeline (inject: (site, n, error) or None); returns
-        (returncode, stdout, stderr, sites, fired)."""
+        (returncode, stdout, stderr, sites, fired).  The run without
+        injection may build every program from source (a cold cache):
+        it gets four times as long."""
+        timeout = self.args.timeout * (1 if inject else 4)
         with tempfile.NamedTemporaryFile(prefix="clinject-",
                                          suffix=".log") as log:
             env = dict(os.environ, LD_PRELOAD=self.args.shim,
@@ -149,9 +153,9 @@ class Sweep:
                            CLINJECT_ERROR=inject[2])
             try:
                 p = subprocess.run([self.args.runner, "--timeout",
-                                    str(self.args.timeout), pipeline],
+                                    str(timeout), pipeline],
                                    env=env, capture_output=True, text=True,
-                                   timeout=self.args.timeout + 30)
+                                   timeout=timeout + 30)
                 rc, out, err = p.returncode, p.stdout, p.stderr
             except subprocess.TimeoutExpired as e:
                 rc, out, err = -14, e.stdout or "", e.stderr or ""
