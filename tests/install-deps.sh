@@ -31,8 +31,10 @@ CLV_PACKAGES=(
   # clvision-batch's tests: a real single-node Slurm cluster, and
   # systemd-analyze for the camera unit of live fleets
   slurm-wlm munge systemd
-  # the Python application example (examples/app-python)
+  # the Python application example (examples/app-python) and
+  # GstClvision-1.0.gir, its typelib and API reference (-Ddoc=enabled)
   python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  gobject-introspection libgirepository1.0-dev gi-docgen
 )
 
 clv_install_deps () {

@@ -10,9 +10,9 @@ clv_install_deps
 
 build=${CLV_BUILD_DIR:-build}
 if [ -f "$build/build.ninja" ]; then
-  meson setup --reconfigure "$build" -Dtests=enabled >/dev/null
+  meson setup --reconfigure "$build" -Dtests=enabled -Ddoc=enabled >/dev/null
 else
-  meson setup "$build" -Dtests=enabled -Dbuildtype=debugoptimized
+  meson setup "$build" -Dtests=enabled -Ddoc=enabled -Dbuildtype=debugoptimized
 fi
 ninja -C "$build"
 echo "OpenCL devices: $(clinfo -l 2>/dev/null | tr '\n' ' ')"

@@ -6,11 +6,12 @@
 
 Runs  filesrc ! decodebin ! videoconvert ! vjfacedetect
       [! eigenrecognise model=MODEL.yml] ! fakesink
-and reads, in a pad probe on fakesink, the GstVideoRegionOfInterestMeta
-of each frame with its parameter structures "detection" and "recognition"
-(README "Metadata").  Needs Debian's python3-gi and
-gir1.2-gst-plugins-base-1.0; clvision's plugin must be installed or on
-GST_PLUGIN_PATH_1_0.  Prints exactly what examples/app-c prints.
+and reads, in a pad probe on fakesink, each frame's face regions with what
+vjfacedetect and eigenrecognise found, through clvision's library
+(GstClvision, gi.repository).  Needs Debian's python3-gi and
+gir1.2-gst-plugins-base-1.0, and clvision installed (its plugin, and
+GstClvision-1.0.typelib where GObject Introspection looks, or on
+GI_TYPELIB_PATH).  Prints exactly what examples/app-c prints.
 """
 import argparse
 import sys
@@ -18,44 +19,20 @@ import sys
 import gi
 
 gi.require_version("Gst", "1.0")
-gi.require_version("GstVideo", "1.0")
-from gi.repository import GLib, Gst, GstVideo  # noqa: E402
-
-
-def roi_metas(buf):
-    """The buffer's ROI metas.  PyGObject cannot walk a buffer's metas
-    (gst_buffer_iterate_meta is not introspectable), so they are looked up
-    by id: vjfacedetect numbers its faces consecutively after any ROI
-    already on the buffer, starting at 0 on a bare one."""
-    api = GstVideo.VideoRegionOfInterestMeta.get_info().api
-    wanted = buf.get_n_meta(api)
-    found = []
-    roi_id = 0
-    while len(found) < wanted and roi_id < wanted + 1024:
-        roi = GstVideo.buffer_get_video_region_of_interest_meta_id(buf, roi_id)
-        if roi is not None:
-            found.append(roi)
-        roi_id += 1
-    return found
+gi.require_version("GstClvision", "1.0")
+from gi.repository import GLib, Gst, GstClvision  # noqa: E402
 
 
 def face_line(index, roi):
     line = f"  face {index}: x={roi.x} y={roi.y} w={roi.w} h={roi.h}"
-    det = roi.get_param("detection")
-    if det is not None:
-        ok_n, neighbors = det.get_int("neighbors")
-        ok_c, confidence = det.get_double("confidence")
-        if ok_n and ok_c:
-            line += f" neighbors={neighbors} confidence={confidence:.3f}"
-    rec = roi.get_param("recognition")
-    if rec is not None:
-        ok_l, label_id = rec.get_int("label_id")
-        ok_d, distance = rec.get_double("distance")
-        ok_c, confidence = rec.get_double("confidence")
-        name = rec.get_string("label")
-        if ok_l and ok_d and ok_c and name is not None:
-            line += (f" name={name} label_id={label_id} distance={distance:.1f}"
-                     f" recognition_confidence={confidence:.3f}")
+    found, det = GstClvision.roi_meta_get_detection(roi)
+    if found:
+        line += f" neighbors={det.neighbors} confidence={det.confidence:.3f}"
+    found, rec = GstClvision.roi_meta_get_recognition(roi)
+    if found:
+        line += (f" name={rec.label} label_id={rec.label_id}"
+                 f" distance={rec.distance:.1f}"
+                 f" recognition_confidence={rec.confidence:.3f}")
     return line
 
 
@@ -107,8 +84,7 @@ def main():
     def print_faces(pad, info):
         nonlocal frames
         buf = info.get_buffer()
-        faces = [roi for roi in roi_metas(buf)
-                 if GLib.quark_to_string(roi.roi_type) == "face"]
+        faces = GstClvision.buffer_get_roi_metas(buf, "face")
         print(f"frame {frames} pts {time_args(buf.pts)}: {len(faces)} "
               f"face{'' if len(faces) == 1 else 's'}")
         for index, roi in enumerate(faces):

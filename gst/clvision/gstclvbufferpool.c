@@ -52,6 +52,8 @@ G_DEFINE_TYPE_WITH_CODE (GstClvBufferPool, gst_clv_buffer_pool,
  * gst_clv_buffer_pool_new:
  * @device: the device whose context holds the buffers
  *
+ * Makes a pool of #GstClvMemory on @device.
+ *
  * Returns: (transfer full): a new pool of #GstClvMemory on @device, to be
  *     configured as every #GstBufferPool is.
  *
@@ -73,6 +75,8 @@ gst_clv_buffer_pool_new (GstClvDevice * device)
 /**
  * gst_clv_buffer_pool_get_device:
  * @pool: a #GstClvBufferPool
+ *
+ * The device of @pool.
  *
  * Returns: (transfer none): the device whose context holds the pool's
  *     buffers.

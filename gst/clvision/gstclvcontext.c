@@ -49,6 +49,9 @@ debug_init (void)
  * gst_clv_context_new:
  * @device: the device to share
  *
+ * Makes a context that shares @device with the elements of a pipeline
+ * (gst_element_set_context()).
+ *
  * Returns: (transfer full): a new #GST_CLV_CONTEXT_TYPE context holding
  *     @device, persistent.
  *
@@ -133,6 +136,8 @@ gst_clv_context_new (GstClvDevice * device)
 /**
  * gst_clv_context_get_device:
  * @context: a #GstContext
+ *
+ * The device a #GST_CLV_CONTEXT_TYPE context holds.
  *
  * Returns: (transfer full) (nullable): the device @context holds, or %NULL
  *     if it is not a #GST_CLV_CONTEXT_TYPE context holding one.
@@ -270,24 +275,6 @@ query_context (GstElement * element, const gchar * spec,
             GST_CLV_CONTEXT_TYPE));
 }
 
-/**
- * gst_clv_ensure_device:
- * @element: the element that needs a device
- * @spec: (nullable): which device (as for gst_clv_device_new())
- * @device: (inout) (transfer full) (nullable): the element's device
- * @error: return location for a #GError, or %NULL
- *
- * Makes *@device a device that @spec selects: keeps one already there,
- * else asks the pipeline (a context query to the peers, then a
- * need-context message, which an application or bin may answer with
- * gst_element_set_context()), else opens one and announces it with a
- * have-context message.  Call it from the element's change from READY to
- * PAUSED or its start().
- *
- * Returns: %TRUE with *@device set, or %FALSE with @error set.
- *
- * Since: 0.1
- */
 /* Opens the device `spec` selects (for "auto" the least-loaded of the
  * best kind) as the pipeline's handle of it when the pipeline's context
  * `shared` (nullable) has one; else as a new handle, announced with a

@@ -23,6 +23,14 @@
 GST_DEBUG_CATEGORY_STATIC (gst_clv_device_debug);
 #define GST_CAT_DEFAULT gst_clv_device_debug
 
+/**
+ * GstClvDevice:
+ *
+ * An OpenCL device with the context and queue its users in the process
+ * share.
+ *
+ * Since: 0.1
+ */
 struct _GstClvDevice
 {
   GstObject parent;
@@ -53,6 +61,8 @@ G_STATIC_ASSERT ((int) GST_CLV_ERROR_INVALID == CLV_ERROR_INVALID);
 
 /**
  * gst_clv_error_quark:
+ *
+ * The error domain #GST_CLV_ERROR.
  *
  * Returns: the #GST_CLV_ERROR domain.
  *
@@ -119,6 +129,8 @@ gst_clv_device_new (const gchar * spec, GError ** error)
  * gst_clv_device_get_name:
  * @device: a #GstClvDevice
  *
+ * The name of @device.
+ *
  * Returns: (transfer none): the device's name (CL_DEVICE_NAME).
  *
  * Since: 0.1
@@ -134,6 +146,8 @@ gst_clv_device_get_name (GstClvDevice * device)
 /**
  * gst_clv_device_get_platform_name:
  * @device: a #GstClvDevice
+ *
+ * The name of the OpenCL platform of @device.
  *
  * Returns: (transfer none): the name of the device's OpenCL platform
  *     (CL_PLATFORM_NAME).
@@ -152,6 +166,8 @@ gst_clv_device_get_platform_name (GstClvDevice * device)
  * gst_clv_device_get_description:
  * @device: a #GstClvDevice
  *
+ * A description of @device for messages.
+ *
  * Returns: (transfer full): the device, its platform and its index for
  *     messages, e.g. "NVIDIA H200 (NVIDIA CUDA, 0:0)".
  *
@@ -169,6 +185,8 @@ gst_clv_device_get_description (GstClvDevice * device)
  * gst_clv_device_get_platform_index:
  * @device: a #GstClvDevice
  *
+ * The index of the platform of @device.
+ *
  * Returns: the index of the device's platform, P in a "P:D" device string.
  *
  * Since: 0.1
@@ -184,6 +202,8 @@ gst_clv_device_get_platform_index (GstClvDevice * device)
 /**
  * gst_clv_device_get_device_index:
  * @device: a #GstClvDevice
+ *
+ * The index of @device in its platform.
  *
  * Returns: the index of the device in its platform, D in a "P:D" device
  *     string.
@@ -223,6 +243,8 @@ gst_clv_device_is_same_context (GstClvDevice * device, GstClvDevice * other)
  * gst_clv_device_get_cl_context: (skip)
  * @device: a #GstClvDevice
  *
+ * The OpenCL context of @device.
+ *
  * Returns: (transfer none): the OpenCL context shared by every user of the
  *     device in the process; retain it to keep it beyond @device.
  *
@@ -239,6 +261,8 @@ gst_clv_device_get_cl_context (GstClvDevice * device)
 /**
  * gst_clv_device_get_cl_device: (skip)
  * @device: a #GstClvDevice
+ *
+ * The OpenCL device of @device.
  *
  * Returns: (transfer none): the OpenCL device.
  *

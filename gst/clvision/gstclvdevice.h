@@ -2,12 +2,6 @@
 #pragma once
 
 #include <gst/gst.h>
-
-/* The OpenCL version clvision's kernels and calls need, unless the
- * application asks for another one first. */
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
 #include <CL/cl.h>
 
 #include <gst/clvision/clvision-prelude.h>
@@ -34,6 +28,9 @@ G_BEGIN_DECLS
  * @GST_CLV_ERROR_BUILD: a kernel failed to build (the message holds the
  *     build log)
  * @GST_CLV_ERROR_INVALID: a bad argument or bad data
+ *
+ * The errors of libgstclvision-1.0 and of the OpenCL runtime under it,
+ * in the #GST_CLV_ERROR domain.
  *
  * Since: 0.1
  */

@@ -1,10 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * SECTION:gstclvgeometa
+ * @title: GstClvGeoMeta
+ * @short_description: Where on the ground a frame lies
+ *
+ * #GstClvGeoMeta carries the georeferencing of a frame through a
+ * pipeline: GDAL's affine geotransform and its spatial reference system,
+ * or ground control points.
+ *
+ * Since: 0.1
+ */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstclvgeometa.h"
 
+/**
+ * gst_clv_geo_meta_api_get_type:
+ *
+ * The API type of #GstClvGeoMeta.
+ *
+ * Returns: the API type of #GstClvGeoMeta.
+ *
+ * Since: 0.1
+ */
 GType
 gst_clv_geo_meta_api_get_type (void)
 {
@@ -93,6 +113,15 @@ gst_clv_geo_meta_transform (GstBuffer * dest, GstMeta * meta,
   return FALSE;
 }
 
+/**
+ * gst_clv_geo_meta_get_info:
+ *
+ * The #GstMetaInfo of #GstClvGeoMeta, registered on first use.
+ *
+ * Returns: (transfer none): the #GstMetaInfo of #GstClvGeoMeta.
+ *
+ * Since: 0.1
+ */
 const GstMetaInfo *
 gst_clv_geo_meta_get_info (void)
 {
@@ -108,6 +137,20 @@ gst_clv_geo_meta_get_info (void)
   return (const GstMetaInfo *) info;
 }
 
+/**
+ * gst_buffer_add_clv_geo_meta:
+ * @buffer: a writable #GstBuffer
+ * @geotransform: (nullable) (array fixed-size=6): the geotransform, or
+ *     %NULL for a frame georeferenced by GCPs only
+ * @wkt: (nullable): its spatial reference system as WKT (%NULL: unknown)
+ *
+ * Attaches georeferencing without GCPs (gst_clv_geo_meta_set_gcps() adds
+ * them).
+ *
+ * Returns: (transfer none): the meta.
+ *
+ * Since: 0.1
+ */
 GstClvGeoMeta *
 gst_buffer_add_clv_geo_meta (GstBuffer * buffer,
     const gdouble geotransform[6], const gchar * wkt)
@@ -125,11 +168,90 @@ gst_buffer_add_clv_geo_meta (GstBuffer * buffer,
   return geo;
 }
 
+/**
+ * gst_buffer_get_clv_geo_meta:
+ * @buffer: a #GstBuffer
+ *
+ * The georeferencing of @buffer.
+ *
+ * Returns: (transfer none) (nullable): the georeferencing of @buffer, or
+ *     %NULL if it has none.
+ *
+ * Since: 0.1
+ */
+GstClvGeoMeta *
+gst_buffer_get_clv_geo_meta (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  return (GstClvGeoMeta *) gst_buffer_get_meta (buffer,
+      GST_CLV_GEO_META_API_TYPE);
+}
+
+/**
+ * gst_clv_geo_meta_get_geotransform:
+ * @geo: a #GstClvGeoMeta
+ * @geotransform: (out caller-allocates) (array fixed-size=6): the
+ *     geotransform
+ *
+ * Copies the geotransform of @geo (for languages that cannot read the
+ * field).
+ *
+ * Returns: %TRUE, or %FALSE (and zeros) when @geo has GCPs only.
+ *
+ * Since: 0.1
+ */
+gboolean
+gst_clv_geo_meta_get_geotransform (GstClvGeoMeta * geo,
+    gdouble geotransform[6])
+{
+  g_return_val_if_fail (geo != NULL && geotransform != NULL, FALSE);
+
+  for (int i = 0; i < 6; i++)
+    geotransform[i] = geo->has_geotransform ? geo->geotransform[i] : 0;
+  return geo->has_geotransform;
+}
+
+/**
+ * gst_clv_geo_meta_get_gcp:
+ * @geo: a #GstClvGeoMeta
+ * @index: which ground control point, below @geo->n_gcps
+ *
+ * One ground control point of @geo.
+ *
+ * Returns: (transfer none) (nullable): the ground control point, or %NULL
+ *     past the last one.
+ *
+ * Since: 0.1
+ */
+const GstClvGcp *
+gst_clv_geo_meta_get_gcp (GstClvGeoMeta * geo, guint index)
+{
+  g_return_val_if_fail (geo != NULL, NULL);
+
+  return index < geo->n_gcps ? &geo->gcps[index] : NULL;
+}
+
+/**
+ * gst_clv_geo_meta_set_gcps:
+ * @geo: a #GstClvGeoMeta
+ * @gcps: (array length=n): the ground control points
+ * @n: how many
+ * @wkt: (nullable): their spatial reference system as WKT (%NULL: none)
+ *
+ * Replaces the ground control points of @geo by a copy of @gcps.
+ *
+ * Since: 0.1
+ */
 void
 gst_clv_geo_meta_set_gcps (GstClvGeoMeta * geo, const GstClvGcp * gcps,
     guint n, const gchar * wkt)
 {
-  GstClvGcp *copy = g_new (GstClvGcp, n);
+  GstClvGcp *copy;
+
+  g_return_if_fail (geo != NULL && (gcps != NULL || n == 0));
+
+  copy = g_new (GstClvGcp, n);
 
   for (guint i = 0; i < n; i++) {
     copy[i] = gcps[i];
@@ -141,23 +263,47 @@ gst_clv_geo_meta_set_gcps (GstClvGeoMeta * geo, const GstClvGcp * gcps,
   geo->gcp_wkt = g_strdup (wkt ? wkt : "");
 }
 
+/**
+ * gst_clv_geo_meta_add_mapped:
+ * @buffer: a writable #GstBuffer, the output of a change of geometry
+ * @in: the georeferencing of its input
+ * @m: (array fixed-size=6): the map from output to input pixel
+ *     coordinates (edge coordinates):
+ *     in_col = m[0] + col m[1] + row m[2], in_row = m[3] + col m[4] +
+ *     row m[5]; e.g. { 0, looks_x, 0, 0, 0, looks_y } for a multilook
+ *
+ * Attaches to @buffer the georeferencing of @in composed with @m.  GCPs
+ * move to their output position (through the inverse of @m, which must be
+ * invertible); those outside the output frame are kept, since they still
+ * tie the frame to the ground.
+ *
+ * Returns: (transfer none): the new meta.
+ *
+ * Since: 0.1
+ */
 GstClvGeoMeta *
 gst_clv_geo_meta_add_mapped (GstBuffer * buffer, const GstClvGeoMeta * in,
     const gdouble m[6])
 {
-  const gdouble *g = in->geotransform;
-  const gdouble gt[6] = {
-    g[0] + g[1] * m[0] + g[2] * m[3], g[1] * m[1] + g[2] * m[4],
-    g[1] * m[2] + g[2] * m[5],
-    g[3] + g[4] * m[0] + g[5] * m[3], g[4] * m[1] + g[5] * m[4],
-    g[4] * m[2] + g[5] * m[5],
-  };
-  /* GCPs go forward, from input to output: the inverse of m. */
-  const gdouble det = m[1] * m[5] - m[2] * m[4];
-  GstClvGeoMeta *out = gst_buffer_add_clv_geo_meta (buffer,
-      in->has_geotransform ? gt : NULL, in->wkt);
+  const gdouble *g;
+  gdouble gt[6], det;
+  GstClvGeoMeta *out;
   GstClvGcp *gcps;
 
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (in != NULL && m != NULL, NULL);
+
+  g = in->geotransform;
+  gt[0] = g[0] + g[1] * m[0] + g[2] * m[3];
+  gt[1] = g[1] * m[1] + g[2] * m[4];
+  gt[2] = g[1] * m[2] + g[2] * m[5];
+  gt[3] = g[3] + g[4] * m[0] + g[5] * m[3];
+  gt[4] = g[4] * m[1] + g[5] * m[4];
+  gt[5] = g[4] * m[2] + g[5] * m[5];
+  /* GCPs go forward, from input to output: the inverse of m. */
+  det = m[1] * m[5] - m[2] * m[4];
+  out = gst_buffer_add_clv_geo_meta (buffer, in->has_geotransform ? gt :
+      NULL, in->wkt);
   if (in->n_gcps == 0 || det == 0)
     return out;
   gcps = g_new (GstClvGcp, in->n_gcps);

@@ -186,6 +186,8 @@ gst_clv_upload_frame (ClvDevice * dev, const GstVideoFrame * frame,
  * gst_is_clv_memory:
  * @mem: (nullable): a #GstMemory
  *
+ * Whether @mem is a #GstClvMemory.
+ *
  * Returns: whether @mem is a #GstClvMemory.
  *
  * Since: 0.1

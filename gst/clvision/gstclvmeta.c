@@ -1,5 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Typed access to clvision's ROI parameter structures; see the header. */
+/**
+ * SECTION:gstclvmeta
+ * @title: Detection, recognition and tracking results
+ * @short_description: Typed access to the results on region-of-interest
+ *     metas
+ *
+ * vjfacedetect puts every face it finds on its frame as a
+ * #GstVideoRegionOfInterestMeta of type "face" with a "detection"
+ * parameter structure; eigenrecognise adds a "recognition" structure to
+ * the same meta, roitrack a "tracking" one.  The structures are the
+ * contract (their field names are those Intel DL Streamer uses); these
+ * functions read and write them so that applications need no field names:
+ * |[<!-- language="C" -->
+ *   GList *faces = gst_clv_buffer_get_roi_metas (buffer, "face");
+ *
+ *   for (GList *l = faces; l; l = l->next) {
+ *     GstClvDetection det;
+ *
+ *     if (gst_clv_roi_meta_get_detection (l->data, &det))
+ *       g_print ("a face, %.0f%% sure\n", 100 * det.confidence);
+ *   }
+ *   g_list_free (faces);
+ * ]|
+ *
+ * Since: 0.1
+ */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -64,6 +89,53 @@ roi_param_for_writing (GstVideoRegionOfInterestMeta * roi, GQuark name)
   return s;
 }
 
+/**
+ * gst_clv_buffer_get_roi_metas:
+ * @buffer: a #GstBuffer
+ * @roi_type: (nullable): the type of region wanted ("face"), or %NULL for
+ *     every one
+ *
+ * The region-of-interest metas of @buffer, in the order they were added
+ * (for languages that cannot walk a buffer's metas).
+ *
+ * Returns: (transfer container) (element-type GstVideo.VideoRegionOfInterestMeta):
+ *     the metas; free the list with g_list_free().
+ *
+ * Since: 0.1
+ */
+GList *
+gst_clv_buffer_get_roi_metas (GstBuffer * buffer, const gchar * roi_type)
+{
+  const GQuark type = roi_type ? g_quark_try_string (roi_type) : 0;
+  GList *out = NULL;
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  if (roi_type && type == 0)
+    return NULL;
+  while ((meta = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    if (roi_type == NULL
+        || ((GstVideoRegionOfInterestMeta *) meta)->roi_type == type)
+      out = g_list_prepend (out, meta);
+  return g_list_reverse (out);
+}
+
+/**
+ * gst_clv_roi_meta_get_detection:
+ * @roi: a #GstVideoRegionOfInterestMeta
+ * @det: (out caller-allocates): the detection
+ *
+ * Reads the "detection" structure of @roi into @det; @det->label points
+ * into the structure and is valid while the meta is.
+ *
+ * Returns: %TRUE, or %FALSE if @roi has no "detection" structure or one of
+ *     its fields is missing or of another type.
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_clv_roi_meta_get_detection (GstVideoRegionOfInterestMeta * roi,
     GstClvDetection * det)
@@ -86,6 +158,16 @@ gst_clv_roi_meta_get_detection (GstVideoRegionOfInterestMeta * roi,
       && gst_structure_get_double (s, "y_max", &det->y_max);
 }
 
+/**
+ * gst_clv_roi_meta_set_detection:
+ * @roi: a #GstVideoRegionOfInterestMeta
+ * @det: the detection
+ *
+ * Sets the "detection" structure of @roi, replacing the fields of one it
+ * has already.
+ *
+ * Since: 0.1
+ */
 void
 gst_clv_roi_meta_set_detection (GstVideoRegionOfInterestMeta * roi,
     const GstClvDetection * det)
@@ -104,6 +186,19 @@ gst_clv_roi_meta_set_detection (GstVideoRegionOfInterestMeta * roi,
       q->y_max, G_TYPE_DOUBLE, det->y_max, NULL);
 }
 
+/**
+ * gst_clv_roi_meta_is_reused:
+ * @roi: a #GstVideoRegionOfInterestMeta
+ *
+ * Whether the detection of @roi is one the detector found on an earlier
+ * frame and reused on this one, which it skipped (vjfacedetect's
+ * `interval`): its "detection" structure has `reused` = %TRUE.  A tracker
+ * predicts such frames' boxes instead.
+ *
+ * Returns: %TRUE if the detection is reused.
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_clv_roi_meta_is_reused (GstVideoRegionOfInterestMeta * roi)
 {
@@ -117,6 +212,14 @@ gst_clv_roi_meta_is_reused (GstVideoRegionOfInterestMeta * roi)
       && reused;
 }
 
+/**
+ * gst_clv_roi_meta_set_reused:
+ * @roi: a #GstVideoRegionOfInterestMeta
+ *
+ * Marks the detection of @roi as one reused from an earlier frame.
+ *
+ * Since: 0.1
+ */
 void
 gst_clv_roi_meta_set_reused (GstVideoRegionOfInterestMeta * roi)
 {
@@ -145,6 +248,16 @@ skipped_meta_info (void)
   return info;
 }
 
+/**
+ * gst_clv_buffer_set_skipped:
+ * @buf: a writable #GstBuffer
+ *
+ * Marks @buf as a frame the detector skipped (vjfacedetect's `interval`),
+ * faces or not, with a #GST_CLV_SKIPPED_META_NAME #GstCustomMeta: a
+ * tracker tells such a frame from one analysed and found empty.
+ *
+ * Since: 0.1
+ */
 void
 gst_clv_buffer_set_skipped (GstBuffer * buf)
 {
@@ -154,6 +267,16 @@ gst_clv_buffer_set_skipped (GstBuffer * buf)
     gst_buffer_add_custom_meta (buf, GST_CLV_SKIPPED_META_NAME);
 }
 
+/**
+ * gst_clv_buffer_is_skipped:
+ * @buf: a #GstBuffer
+ *
+ * Whether the detector skipped @buf.
+ *
+ * Returns: whether the detector skipped @buf (gst_clv_buffer_set_skipped()).
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_clv_buffer_is_skipped (GstBuffer * buf)
 {
@@ -162,6 +285,19 @@ gst_clv_buffer_is_skipped (GstBuffer * buf)
   return gst_buffer_get_custom_meta (buf, GST_CLV_SKIPPED_META_NAME) != NULL;
 }
 
+/**
+ * gst_clv_roi_meta_get_recognition:
+ * @roi: a #GstVideoRegionOfInterestMeta
+ * @rec: (out caller-allocates): the recognition
+ *
+ * Reads the "recognition" structure of @roi into @rec; @rec->label points
+ * into the structure and is valid while the meta is.
+ *
+ * Returns: %TRUE, or %FALSE if @roi has no "recognition" structure or one
+ *     of its fields is missing or of another type.
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_clv_roi_meta_get_recognition (GstVideoRegionOfInterestMeta * roi,
     GstClvRecognition * rec)
@@ -180,6 +316,16 @@ gst_clv_roi_meta_get_recognition (GstVideoRegionOfInterestMeta * roi,
       && gst_structure_get_double (s, "confidence", &rec->confidence);
 }
 
+/**
+ * gst_clv_roi_meta_set_recognition:
+ * @roi: a #GstVideoRegionOfInterestMeta
+ * @rec: the recognition
+ *
+ * Sets the "recognition" structure of @roi, replacing the fields of one it
+ * has already.
+ *
+ * Since: 0.1
+ */
 void
 gst_clv_roi_meta_set_recognition (GstVideoRegionOfInterestMeta * roi,
     const GstClvRecognition * rec)
@@ -194,6 +340,19 @@ gst_clv_roi_meta_set_recognition (GstVideoRegionOfInterestMeta * roi,
       q->confidence, G_TYPE_DOUBLE, rec->confidence, NULL);
 }
 
+/**
+ * gst_clv_roi_meta_get_tracking:
+ * @roi: a #GstVideoRegionOfInterestMeta
+ * @tracking: (out caller-allocates): the tracking
+ *
+ * Reads the "tracking" structure of @roi (fields id, age, predicted,
+ * first-seen, last-seen) into @tracking.
+ *
+ * Returns: %TRUE, or %FALSE if @roi has no "tracking" structure or one of
+ *     its fields is missing or of another type.
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_clv_roi_meta_get_tracking (GstVideoRegionOfInterestMeta * roi,
     GstClvTracking * tracking)
@@ -211,6 +370,16 @@ gst_clv_roi_meta_get_tracking (GstVideoRegionOfInterestMeta * roi,
       && gst_structure_get_uint64 (s, "last-seen", &tracking->last_seen);
 }
 
+/**
+ * gst_clv_roi_meta_set_tracking:
+ * @roi: a #GstVideoRegionOfInterestMeta
+ * @tracking: the tracking
+ *
+ * Sets the "tracking" structure of @roi, replacing the fields of one it
+ * has already.
+ *
+ * Since: 0.1
+ */
 void
 gst_clv_roi_meta_set_tracking (GstVideoRegionOfInterestMeta * roi,
     const GstClvTracking * tracking)

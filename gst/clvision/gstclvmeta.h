@@ -1,11 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Typed access to the results clvision attaches to
- * GstVideoRegionOfInterestMeta: the parameter structures "detection"
- * (vjfacedetect), "recognition" (eigenrecognise) and "tracking"
- * (roitrack).  The structures are the
- * contract (field names as Intel DL Streamer uses them, README "Metadata");
- * these functions read and write them so that applications need no field
- * names, and the elements write them in one place. */
 #pragma once
 
 #include <gst/video/video.h>
@@ -13,72 +6,132 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GST_CLV_DETECTION_NAME:
+ *
+ * The name of the parameter structure of a #GstVideoRegionOfInterestMeta
+ * that says what a detector found (#GstClvDetection).
+ *
+ * Since: 0.1
+ */
 #define GST_CLV_DETECTION_NAME "detection"
+
+/**
+ * GST_CLV_RECOGNITION_NAME:
+ *
+ * The name of the parameter structure that says who a face is
+ * (#GstClvRecognition).
+ *
+ * Since: 0.1
+ */
 #define GST_CLV_RECOGNITION_NAME "recognition"
+
+/**
+ * GST_CLV_TRACKING_NAME:
+ *
+ * The name of the parameter structure that says which object a region is
+ * across frames (#GstClvTracking).
+ *
+ * Since: 0.1
+ */
 #define GST_CLV_TRACKING_NAME "tracking"
 
-/* The "detection" structure: what was found and how sure the detector is.
- * The box itself is the meta's x, y, w, h (frame pixels); x_min .. y_max is
- * the same box normalised to 0..1 by the frame size. */
+/**
+ * GstClvDetection:
+ * @label: what was found ("face"); points into the meta's structure
+ * @label_id: its number (0 for faces)
+ * @confidence: how sure the detector is, 0 to 1
+ * @neighbors: raw windows merged into this one
+ * @x_min: the left of the box, 0 to 1 of the frame's width
+ * @y_min: its top, 0 to 1 of the frame's height
+ * @x_max: its right
+ * @y_max: its bottom
+ *
+ * The "detection" structure: what was found and how sure the detector is.
+ * The box itself is the meta's x, y, w, h in frame pixels; @x_min to
+ * @y_max is the same box normalised to 0..1 by the frame size.  The field
+ * names are those Intel DL Streamer uses.
+ *
+ * Since: 0.1
+ */
 typedef struct
 {
-  const gchar *label;           /* "face" */
-  gint label_id;                /* 0 for faces */
-  gdouble confidence;           /* 0..1 */
-  gint neighbors;               /* raw windows merged into this one */
+  const gchar *label;
+  gint label_id;
+  gdouble confidence;
+  gint neighbors;
   gdouble x_min, y_min, x_max, y_max;
 } GstClvDetection;
 
-/* The "recognition" structure: who it is. */
+/**
+ * GstClvRecognition:
+ * @label: the name, or "unknown"; points into the meta's structure
+ * @label_id: its number, -1 when unknown
+ * @distance: to the nearest training face, Euclidean in PCA space
+ * @confidence: 0 to 1
+ *
+ * The "recognition" structure: who a face is.
+ *
+ * Since: 0.1
+ */
 typedef struct
 {
-  const gchar *label;           /* the name, or "unknown" */
-  gint label_id;                /* -1 when unknown */
-  gdouble distance;             /* Euclidean, in PCA space */
-  gdouble confidence;           /* 0..1 */
+  const gchar *label;
+  gint label_id;
+  gdouble distance;
+  gdouble confidence;
 } GstClvRecognition;
 
-/* The "tracking" structure (roitrack): which object this is across
- * frames. */
+/**
+ * GstClvTracking:
+ * @id: the track, from 1, never reused by one roitrack
+ * @age: frames since the track started, 1 on its first
+ * @predicted: the box is the tracker's prediction, not a detection of
+ *     this frame
+ * @first_seen: the timestamp of the frame where it was first detected
+ * @last_seen: the timestamp of the frame where it was last detected
+ *
+ * The "tracking" structure (roitrack): which object a region is across
+ * frames.
+ *
+ * Since: 0.1
+ */
 typedef struct
 {
-  guint64 id;                   /* from 1, never reused by one roitrack */
-  guint age;                    /* frames since the track started, 1 on its
-                                 * first */
-  gboolean predicted;           /* the box is the tracker's prediction, not
-                                 * a detection of this frame */
-  GstClockTime first_seen;      /* timestamps of the frames where it was */
-  GstClockTime last_seen;       /* first and last detected */
+  guint64 id;
+  guint age;
+  gboolean predicted;
+  GstClockTime first_seen;
+  GstClockTime last_seen;
 } GstClvTracking;
 
-/* Fills `det` from `roi`'s "detection" structure; FALSE if it has none or a
- * field is missing or of another type.  `det->label` points into the
- * structure (valid while the meta is). */
+GST_CLVISION_API
+GList *gst_clv_buffer_get_roi_metas (GstBuffer * buffer,
+    const gchar * roi_type);
+
 GST_CLVISION_API
 gboolean gst_clv_roi_meta_get_detection (GstVideoRegionOfInterestMeta * roi,
     GstClvDetection * det);
 
-/* Sets the "detection" structure of `roi` (replacing its fields if it has
- * one already). */
 GST_CLVISION_API
 void gst_clv_roi_meta_set_detection (GstVideoRegionOfInterestMeta * roi,
     const GstClvDetection * det);
 
-/* Whether the detection of `roi` is one the detector found on an earlier
- * frame and reused on this one, which it skipped (vjfacedetect's
- * `interval`): its "detection" structure has `reused` = TRUE.  A tracker
- * predicts such frames' boxes instead. */
 GST_CLVISION_API
 gboolean gst_clv_roi_meta_is_reused (GstVideoRegionOfInterestMeta * roi);
 
-/* Marks the detection of `roi` as reused (its "detection" structure must be
- * set). */
 GST_CLVISION_API
 void gst_clv_roi_meta_set_reused (GstVideoRegionOfInterestMeta * roi);
 
-/* A frame the detector skipped (vjfacedetect's `interval`), faces or not:
- * a #GstCustomMeta named GST_CLV_SKIPPED_META_NAME on the buffer.  A
- * tracker tells such a frame from one analysed and found empty by it. */
+/**
+ * GST_CLV_SKIPPED_META_NAME:
+ *
+ * The name of the #GstCustomMeta that marks a frame the detector skipped
+ * (vjfacedetect's `interval`), faces or not: see
+ * gst_clv_buffer_set_skipped().
+ *
+ * Since: 0.1
+ */
 #define GST_CLV_SKIPPED_META_NAME "GstClvSkippedMeta"
 
 GST_CLVISION_API
@@ -87,7 +140,6 @@ void gst_clv_buffer_set_skipped (GstBuffer * buf);
 GST_CLVISION_API
 gboolean gst_clv_buffer_is_skipped (GstBuffer * buf);
 
-/* As above, for the "recognition" structure. */
 GST_CLVISION_API
 gboolean gst_clv_roi_meta_get_recognition (GstVideoRegionOfInterestMeta * roi,
     GstClvRecognition * rec);
@@ -96,8 +148,6 @@ GST_CLVISION_API
 void gst_clv_roi_meta_set_recognition (GstVideoRegionOfInterestMeta * roi,
     const GstClvRecognition * rec);
 
-/* As above, for the "tracking" structure (fields id, age, predicted,
- * first-seen, last-seen). */
 GST_CLVISION_API
 gboolean gst_clv_roi_meta_get_tracking (GstVideoRegionOfInterestMeta * roi,
     GstClvTracking * tracking);

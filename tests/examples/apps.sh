@@ -6,8 +6,9 @@
 #   apps.sh c BUILD_DIR       examples/app-c built standalone against a
 #                             `meson install --destdir` of BUILD_DIR, run
 #                             with the installed plugin
-#   apps.sh python BUILD_DIR  examples/app-python/faces.py with the plugin of
-#                             BUILD_DIR; prints exactly what the C app prints
+#   apps.sh python BUILD_DIR  examples/app-python/faces.py with the plugin,
+#                             library and typelib of the same install;
+#                             prints exactly what the C app prints
 set -euo pipefail
 mode=$1
 build=$(realpath "$2")
@@ -57,15 +58,24 @@ check_images () {
     || fail "--model: no name, label_id, distance and confidence"
 }
 
+# BUILD_DIR installed into $tmp/root: $pc, $libdir and $plugin set, the
+# library and plugin found through the environment.
+install_build () {
+  command -v meson >/dev/null || fail "meson is not installed (needed to install the build)"
+  meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
+  pc=$(find "$tmp/root" -name gstreamer-clvision-1.0.pc)
+  [ -n "$pc" ] || fail "meson install put no gstreamer-clvision-1.0.pc"
+  libdir=$(dirname "$(dirname "$pc")")
+  plugin=$(find "$tmp/root" -name libgstclvision.so)
+  [ -n "$plugin" ] || fail "meson install put no plugin"
+  export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export GST_PLUGIN_PATH_1_0=$(dirname "$plugin")
+  export GST_REGISTRY_1_0=$tmp/registry.bin
+}
+
 case $mode in
   c)
-    command -v meson >/dev/null || fail "meson is not installed (needed to install the build)"
-    meson install -C "$build" --destdir "$tmp/root" --no-rebuild --quiet >/dev/null
-    pc=$(find "$tmp/root" -name gstreamer-clvision-1.0.pc)
-    [ -n "$pc" ] || fail "meson install put no gstreamer-clvision-1.0.pc"
-    libdir=$(dirname "$(dirname "$pc")")
-    plugin=$(find "$tmp/root" -name libgstclvision.so)
-    [ -n "$plugin" ] || fail "meson install put no plugin"
+    install_build
     # Standalone: only the installed headers, library and .pc files, the
     # latter moved with the tree (prefix rewritten into the destdir).
     mkdir "$tmp/pc"
@@ -77,12 +87,13 @@ case $mode in
       || fail "meson setup of examples/app-c against the installed .pc failed"
     ninja -C "$tmp/app-build" >/dev/null || fail "examples/app-c does not build"
     unset PKG_CONFIG_PATH
-    export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    export GST_PLUGIN_PATH_1_0=$(dirname "$plugin")
-    export GST_REGISTRY_1_0=$tmp/registry.bin
     check_images "$tmp/app-build/clvision-faces"
     ;;
   python)
+    install_build
+    typelib=$(find "$tmp/root" -name GstClvision-1.0.typelib)
+    [ -n "$typelib" ] || fail "meson install put no GstClvision-1.0.typelib"
+    export GI_TYPELIB_PATH=$(dirname "$typelib")
     check_images /usr/bin/python3 "$src/examples/app-python/faces.py"
     # Word for word what the C application prints.
     for image in astronaut grace_hopper; do
