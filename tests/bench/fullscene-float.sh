@@ -6,8 +6,9 @@
 #
 #   ours: gdalsrc ! sarintensity ! sarmultilook looks=4 !
 #         sarspeckle filter=lee radius=2 looks=16 ! sardb ! gdalsink, one
-#         gst-launch-1.0 (the frame goes up once and stays on the device
-#         between the SAR elements: they negotiate memory:OpenCL)
+#         gst-launch-1.0, in system memory (on PoCL faster than keeping
+#         the frames in memory:OpenCL with clupload ... cldownload: a
+#         quarter scene took 4.4 s against 6.2 s)
 #   OTB:  otbcli_BandMath (|z|^2) -> otbcli_RigidTransformResample (scale
 #         1/4, linear: OTB has no multilook application) ->
 #         otbcli_Despeckle (lee, radius 2, 16 looks) -> otbcli_BandMath
