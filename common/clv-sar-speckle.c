@@ -61,6 +61,7 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   const int r = p->filter == CLV_SPECKLE_REFINED_LEE ?
       CLV_REFINED_LEE_RADIUS : p->radius;
   GString *opts = g_string_new (NULL);
+  gboolean fp64;
   cl_program prog;
 
   sp->dev = clv_device_ref (dev);
@@ -70,10 +71,13 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   sp->local[1] = (size_t) CLAMP (clv_device_tune_int (dev, "SAR_SPECKLE_LY",
           gpu ? 8 : 4), 1, (gint64) (dev->max_work_group_size /
           sp->local[0]));
+  /* Window statistics in double, as OTB computes them, where the device
+   * has it; SAR_SPECKLE_FP64=0 measures float's speed. */
+  fp64 = dev->has_fp64 && clv_device_tune_int (dev, "SAR_SPECKLE_FP64", 1);
   g_string_printf (opts, "-DSAMPLE=%d -DFILTER=%d -DR=%d -DLX=%zu -DLY=%zu "
       "-DHAVE_FP64=%d -DLOOKS=%.17g -DDERAMP=%.17g -DNPAD=%d", sample,
-      p->filter, r, sp->local[0], sp->local[1], dev->has_fp64, p->looks,
-      p->deramp, median_pad (r));
+      p->filter, r, sp->local[0], sp->local[1], fp64, p->looks, p->deramp,
+      median_pad (r));
   if (p->filter == CLV_SPECKLE_FROST)
     append_frost_classes (opts, r);
   prog = clv_device_get_program (dev, "sar_speckle", opts->str, error);
