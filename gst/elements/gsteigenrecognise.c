@@ -680,51 +680,10 @@ gst_eigen_recognise_finalize (GObject * object)
   G_OBJECT_CLASS (gst_eigen_recognise_parent_class)->finalize (object);
 }
 
+/* How the element trains a model at start, instead of reading one. */
 static void
-gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
+install_training_properties (GObjectClass * gobject_class, GParamFlags ready)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
-  GstClvFilterClass *filter_class = GST_CLV_FILTER_CLASS (klass);
-  const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY;
-  const GParamFlags playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING;
-
-  gobject_class->set_property = gst_eigen_recognise_set_property;
-  gobject_class->get_property = gst_eigen_recognise_get_property;
-  gobject_class->finalize = gst_eigen_recognise_finalize;
-
-  /**
-   * GstEigenRecognise:model:
-   *
-   * The model file: OpenCV FileStorage YAML as written by
-   * cv::face::EigenFaceRecognizer::write or clvision-eigen-train.  Read
-   * when the element starts; with `train-dir` set, the model trained at
-   * start is written here instead.
-   */
-  g_object_class_install_property (gobject_class, PROP_MODEL,
-      g_param_spec_string ("model", "Model",
-          "Eigenface model file (OpenCV YAML) to read at start, or to write "
-          "the model trained from train-dir to", DEFAULT_MODEL, ready));
-  /**
-   * GstEigenRecognise:threshold:
-   *
-   * Faces whose nearest training face is this far or farther (Euclidean
-   * distance in PCA space) are "unknown".  The default, the largest double,
-   * means no limit (OpenCV's DBL_MAX): every face gets the nearest label,
-   * unless the model file carries a threshold of its own, which then
-   * applies.
-   */
-  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
-      g_param_spec_double ("threshold", "Threshold",
-          "Distance from which a face is unknown (default: no limit)",
-          0, G_MAXDOUBLE, DEFAULT_THRESHOLD, playing));
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post an element message with the faces and their names for "
-          "every frame with faces", DEFAULT_POST_MESSAGES, playing));
   /**
    * GstEigenRecognise:train-dir:
    *
@@ -787,6 +746,54 @@ gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
           "Replace an existing model file with the model trained from "
           "train-dir (unset: fail to start instead)", DEFAULT_OVERWRITE,
           ready));
+}
+
+static void
+gst_eigen_recognise_class_init (GstEigenRecogniseClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstClvFilterClass *filter_class = GST_CLV_FILTER_CLASS (klass);
+  const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+  const GParamFlags playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  gobject_class->set_property = gst_eigen_recognise_set_property;
+  gobject_class->get_property = gst_eigen_recognise_get_property;
+  gobject_class->finalize = gst_eigen_recognise_finalize;
+
+  /**
+   * GstEigenRecognise:model:
+   *
+   * The model file: OpenCV FileStorage YAML as written by
+   * cv::face::EigenFaceRecognizer::write or clvision-eigen-train.  Read
+   * when the element starts; with `train-dir` set, the model trained at
+   * start is written here instead.
+   */
+  g_object_class_install_property (gobject_class, PROP_MODEL,
+      g_param_spec_string ("model", "Model",
+          "Eigenface model file (OpenCV YAML) to read at start, or to write "
+          "the model trained from train-dir to", DEFAULT_MODEL, ready));
+  /**
+   * GstEigenRecognise:threshold:
+   *
+   * Faces whose nearest training face is this far or farther (Euclidean
+   * distance in PCA space) are "unknown".  The default, the largest double,
+   * means no limit (OpenCV's DBL_MAX): every face gets the nearest label,
+   * unless the model file carries a threshold of its own, which then
+   * applies.
+   */
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_double ("threshold", "Threshold",
+          "Distance from which a face is unknown (default: no limit)",
+          0, G_MAXDOUBLE, DEFAULT_THRESHOLD, playing));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post an element message with the faces and their names for "
+          "every frame with faces", DEFAULT_POST_MESSAGES, playing));
+  install_training_properties (gobject_class, ready);
 
   /**
    * GstEigenRecognise:per-track:
