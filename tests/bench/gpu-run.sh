@@ -8,6 +8,7 @@
 #                          [vj] [eigen]
 #                          [vj-registers] [crowded] [recognise] [streams]
 #                          [streams-video] [batch] [spread] [track-streams]
+#                          [compare]
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 source .device/setup.sh
@@ -117,6 +118,12 @@ for step in "$@"; do
       # 64 streams of 640x480 with and without roitrack
       # (track-streams.json; loss <= 0.03).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst tests/bench/track-streams.sh $b "$out" ;;
+    compare)
+      # This build against another (OLD_BUILD, default .device/old: a build
+      # of an earlier commit, its plugin, libraries and benchmarks) on the
+      # photographs, 16 streams, the crowded canvas and the SAR chain in
+      # system memory (compare-builds.json).
+      tests/bench/compare-builds.sh "${OLD_BUILD:-.device/old}" $b "$out" ;;
     recognise)
       # The demo's held-out recognition, whole videos (tests/data/cache).
       GST_PLUGIN_PATH_1_0=$PWD/$b/gst CLV_BUILD_DIR=$b \
