@@ -40,6 +40,9 @@ for w in "${words[@]}"; do
   if [ "$w" = '$PIPELINE' ]; then argv+=($pipeline); else argv+=("$w"); fi
 done
 set +f
-"${argv[@]}" > "$tmp/log" 2>&1 || fail "ExecStart failed: $(cat "$tmp/log")"
+# Under tests/sanitize.sh the sanitizers' runtimes come first, so that the
+# uninstrumented gst-launch-1.0 can load the sanitized plugin.
+LD_PRELOAD="${CLV_SANITIZER_PRELOAD:+$CLV_SANITIZER_PRELOAD }${LD_PRELOAD:-}" \
+  "${argv[@]}" > "$tmp/log" 2>&1 || fail "ExecStart failed: $(cat "$tmp/log")"
 [ "$(wc -l < "$tmp/records.jsonl")" -eq 5 ] || fail "not one record per frame"
 echo PASS
