@@ -47,6 +47,10 @@ FACES_RGBA = ("filesrc location=%s ! pnmdec ! videoconvert ! videoscale ! "
 SAR = ("videotestsrc num-buffers=2 pattern=snow ! "
        "video/x-raw,format=GRAY16_LE,width=96,height=64")
 SAR_CHAIN = ("sarmultilook looks=2 ! sarrotscale angle=30 ! sarquantize")
+# sarspeckle makes Float32 rasters of the video: the float paths, in dB
+# before the quantisation.
+SAR_FLOAT_CHAIN = ("sarspeckle filter=lee radius=1 looks=4 ! sarmultilook "
+                   "looks=2 ! sarrotscale angle=30 ! sardb ! sarquantize")
 
 # name: (pipeline, extra environment)
 PIPELINES = collections.OrderedDict([
@@ -68,6 +72,9 @@ PIPELINES = collections.OrderedDict([
         SAR + " ! " + SAR_CHAIN + " ! fakesink name=out", {})),
     ("sar-opencl-memory", (
         SAR + " ! clupload ! " + SAR_CHAIN + " ! cldownload ! "
+        "fakesink name=out", {})),
+    ("sar-float-opencl-memory", (
+        SAR + " ! clupload ! " + SAR_FLOAT_CHAIN + " ! cldownload ! "
         "fakesink name=out", {})),
     ("roioverlay-device", (
         FACES_RGBA + " ! vjfacedetect ! clupload ! roioverlay ! cldownload "
