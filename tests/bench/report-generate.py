@@ -616,6 +616,30 @@ figures are the queue's profiling events.
         self.w(table(["frame", "streams", "batching", "frames/s", "latency p50 ms",
                       "p99 ms", "busy"], rows))
 
+    def many_gpus(self):
+        self.w("## One pipeline on many GPUs, and tracking\n")
+        sp, tr = self.main.j("spread-branches.json"), self.main.j("track-streams.json")
+        if sp is None and tr is None:
+            self.w("Not measured in these runs (`tests/bench/gpu-run.sh spread "
+                   "track-streams` writes `spread-branches.json` and "
+                   "`track-streams.json`).\n")
+            return
+        gpus = (self.main.j("batch-scale.json") or {}).get("gpus", "the")
+        if sp:
+            self.w(f"One gst-launch-1.0 of {sp['branches']} branches `filesrc ! pngdec "
+                   "! videoconvert ! GRAY8 ! imagefreeze ! vjfacedetect ! fakesink` "
+                   f"on a 1920×1280 photograph, {sp['frames']} frames a branch, "
+                   "timed from start to exit, `device=first` and `device=auto` "
+                   "alternately (best of each): "
+                   f"{fmt(sp['fps_first'])} and {fmt(sp['fps_auto'])} frames/s, "
+                   f"{fmt(sp['speedup'])}× on {gpus} × {self.main.device}.\n")
+        if tr:
+            self.w(f"{tr['streams']} pipelines of {tr['size']} in one process, "
+                   "`vjfacedetect ! fakesink` against `vjfacedetect ! roitrack ! "
+                   f"fakesink` (best of each): {fmt(tr['fps_without'])} and "
+                   f"{fmt(tr['fps_with'])} frames/s, {pct(tr['loss'])} fewer with "
+                   "the tracker.\n")
+
     def archives(self):
         self.w("## Archives\n")
         a = self.main.j("batch-scale.json")
@@ -788,7 +812,7 @@ environment variables are listed at its top.
     def write(self):
         self.header()
         for section in (self.correctness, self.peers, self.ablation, self.growth,
-                        self.streams, self.archives, self.limits, self.sar_float,
+                        self.streams, self.many_gpus, self.archives, self.limits, self.sar_float,
                         self.tuning,
                         self.reproduce):
             try:
