@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* OpenCV Haar cascade loader: GMarkup into a small element tree, then the
- * tree into flat arrays.  Both of OpenCV's XML formats are read; the old one
- * is turned into the new one's layout exactly as OpenCV 4.6 converts it
- * (haar_cvt::convert: one feature per node, leaves numbered in node order,
- * left before right), so thresholds and leaf order match OpenCV's. */
+/* OpenCV cascade loader: GMarkup into a small element tree, then the tree
+ * into flat arrays.  Both of OpenCV's XML formats are read; the old one
+ * (Haar only) is turned into the new one's layout exactly as OpenCV 4.6
+ * converts it (haar_cvt::convert: one feature per node, leaves numbered in
+ * node order, left before right), so thresholds and leaf order match
+ * OpenCV's.  LBP cascades (new format) carry a category subset per node
+ * instead of a threshold. */
 #include "clv-cascade.h"
 #include "clv-opencl.h"
 
@@ -19,6 +21,9 @@
 
 /* A generous bound on a detection window so that nothing overflows. */
 #define MAX_WINDOW 4096
+
+/* An LBP code has 8 bits: 256 categories, 8 words of subset a node. */
+#define LBP_CATEGORIES 256
 
 typedef struct _Elem Elem;
 struct _Elem
@@ -181,8 +186,10 @@ typedef struct
 {
   const char *name;
   GError **error;
-  GArray *stages, *trees, *nodes, *leaves, *features;
+  GArray *stages, *trees, *nodes, *leaves, *features, *subsets;
   int window_w, window_h;
+  ClvCascadeFeatureType type;
+  int subset_size;              /* LBP: words of a node's subset */
 } Loader;
 
 static gboolean fail (Loader * ld, const Elem * e, const char *format, ...)
@@ -258,6 +265,18 @@ to_int (Loader * ld, const Elem * e, const char *where, double v, int *out)
   if (v != floor (v) || fabs (v) > G_MAXINT / 2)
     return fail (ld, e, "%s <%s>: %g is not an integer", where, e->name, v);
   *out = (int) v;
+  return TRUE;
+}
+
+/* A 32-bit word of an LBP subset, written by OpenCV as a signed int. */
+static gboolean
+to_word (Loader * ld, const Elem * e, const char *where, double v,
+    gint32 * out)
+{
+  if (v != floor (v) || v < G_MININT32 || v > G_MAXINT32)
+    return fail (ld, e, "%s <%s>: %g is not a 32-bit integer", where,
+        e->name, v);
+  *out = (gint32) v;
   return TRUE;
 }
 
@@ -382,6 +401,37 @@ read_feature (Loader * ld, const Elem * fe, const char *where)
   return TRUE;
 }
 
+/* A features/_ element of an LBP cascade: <rect>x y width height</rect>,
+ * the top-left block of the 3 x 3 grid, which must lie in the window. */
+static gboolean
+read_lbp_feature (Loader * ld, const Elem * fe, const char *where)
+{
+  ClvCascadeFeature f = { 0 };
+  Elem *r = require (ld, fe, "rect", where);
+  double v[4];
+  int n;
+
+  if (r == NULL || !read_numbers (ld, r, where, v, 4, &n))
+    return FALSE;
+  if (n != 4)
+    return fail (ld, r, "%s <rect> has %d values, expected \"x y width "
+        "height\"", where, n);
+  if (!to_int (ld, r, where, v[0], &f.x[0])
+      || !to_int (ld, r, where, v[1], &f.y[0])
+      || !to_int (ld, r, where, v[2], &f.w[0])
+      || !to_int (ld, r, where, v[3], &f.h[0]))
+    return FALSE;
+  if (f.x[0] < 0 || f.y[0] < 0 || f.w[0] <= 0 || f.h[0] <= 0
+      || f.x[0] + 3 * f.w[0] > ld->window_w
+      || f.y[0] + 3 * f.h[0] > ld->window_h)
+    return fail (ld, r, "%s: 3 x 3 blocks of %d x %d from (%d, %d) are not "
+        "inside the %d x %d window", where, f.w[0], f.h[0], f.x[0], f.y[0],
+        ld->window_w, ld->window_h);
+  f.n_rects = 1;
+  g_array_append_val (ld->features, f);
+  return TRUE;
+}
+
 static gboolean
 check_window (Loader * ld, const Elem * e)
 {
@@ -432,6 +482,42 @@ read_stage (Loader * ld, const Elem * se, const char *threshold_name,
 /* ---------------------------------------------------------------------- */
 /* New format: opencv-cascade-classifier */
 
+/* The nodes of a tree: groups of `step` values, "left right feature
+ * threshold" (Haar) or "left right feature" and the subset's words
+ * (LBP). */
+static gboolean
+read_new_nodes (Loader * ld, const Elem * in, const char *where,
+    const double *v, int n, ClvCascadeTree * tree)
+{
+  const int step = ld->type == CLV_CASCADE_LBP ? 3 + ld->subset_size : 4;
+
+  if (n == 0 || n % step != 0)
+    return fail (ld, in, "%s <internalNodes> has %d values, expected groups "
+        "of %d (%s)", where, n, step, ld->type == CLV_CASCADE_LBP ?
+        "left right feature and the category subset" :
+        "left right feature threshold");
+  tree->n_nodes = n / step;
+  for (int i = 0; i < tree->n_nodes; i++) {
+    const double *g = v + step * i;
+    ClvCascadeNode node = { 0 };
+
+    if (!to_int (ld, in, where, g[0], &node.left)
+        || !to_int (ld, in, where, g[1], &node.right)
+        || !to_int (ld, in, where, g[2], &node.feature))
+      return FALSE;
+    if (ld->type == CLV_CASCADE_HAAR)
+      node.threshold = (float) g[3];
+    for (int k = 0; ld->type == CLV_CASCADE_LBP && k < ld->subset_size; k++) {
+      gint32 word;
+      if (!to_word (ld, in, where, g[3 + k], &word))
+        return FALSE;
+      g_array_append_val (ld->subsets, word);
+    }
+    g_array_append_val (ld->nodes, node);
+  }
+  return TRUE;
+}
+
 static gboolean
 read_new_tree (Loader * ld, const Elem * we, const char *where)
 {
@@ -447,26 +533,11 @@ read_new_tree (Loader * ld, const Elem * we, const char *where)
   /* Values are separated by spaces: at most one per two characters. */
   cap = MAX (strlen (in->text), strlen (lv->text)) / 2 + 1;
   v = g_new (double, cap);
-  if (!read_numbers (ld, in, where, v, cap, &n))
-    goto out;
-  if (n == 0 || n % 4 != 0) {
-    fail (ld, in, "%s <internalNodes> has %d values, expected groups of 4 "
-        "(left right feature threshold)", where, n);
-    goto out;
-  }
   tree.first_node = ld->nodes->len;
-  tree.n_nodes = n / 4;
   tree.first_leaf = ld->leaves->len;
-  for (int i = 0; i < tree.n_nodes; i++) {
-    ClvCascadeNode node;
-    if (!to_int (ld, in, where, v[4 * i], &node.left)
-        || !to_int (ld, in, where, v[4 * i + 1], &node.right)
-        || !to_int (ld, in, where, v[4 * i + 2], &node.feature))
-      goto out;
-    node.threshold = (float) v[4 * i + 3];
-    g_array_append_val (ld->nodes, node);
-  }
-  if (!read_numbers (ld, lv, where, v, cap, &n_leaves))
+  if (!read_numbers (ld, in, where, v, cap, &n)
+      || !read_new_nodes (ld, in, where, v, n, &tree)
+      || !read_numbers (ld, lv, where, v, cap, &n_leaves))
     goto out;
   if (n_leaves != tree.n_nodes + 1) {
     fail (ld, lv, "%s has %d leaf values for %d nodes, expected %d", where,
@@ -484,6 +555,39 @@ out:
   return ok;
 }
 
+/* featureType and featureParams: HAAR without categories, or LBP with 256
+ * (an 8-bit code). */
+static gboolean
+read_feature_type (Loader * ld, const Elem * root)
+{
+  char buf[64];
+  int cats = 0;
+  Elem *e = require (ld, root, "featureType", "the cascade"), *params;
+
+  if (e == NULL)
+    return FALSE;
+  trim (e->text, buf, sizeof buf);
+  if (strcmp (buf, "LBP") == 0)
+    ld->type = CLV_CASCADE_LBP;
+  else if (strcmp (buf, "HAAR") != 0)
+    return fail (ld, e, "featureType \"%s\" is not supported (only HAAR "
+        "and LBP)", buf);
+  params = require (ld, root, "featureParams", "the cascade");
+  if (params == NULL)
+    return FALSE;
+  if (elem_child (params, "maxCatCount") != NULL
+      && !read_int (ld, params, "maxCatCount", "featureParams", &cats))
+    return FALSE;
+  if (ld->type == CLV_CASCADE_HAAR && cats != 0)
+    return fail (ld, params, "maxCatCount is %d: categorical features are "
+        "not supported in Haar cascades", cats);
+  if (ld->type == CLV_CASCADE_LBP && cats != LBP_CATEGORIES)
+    return fail (ld, params, "maxCatCount is %d: an LBP cascade has %d "
+        "categories (8-bit codes)", cats, LBP_CATEGORIES);
+  ld->subset_size = (cats + 31) / 32;
+  return TRUE;
+}
+
 static gboolean
 read_new_format (Loader * ld, const Elem * root)
 {
@@ -496,32 +600,12 @@ read_new_format (Loader * ld, const Elem * root)
     return FALSE;
   if (strcmp (trim (e->text, buf, sizeof buf), "BOOST") != 0)
     return fail (ld, e, "stageType \"%s\" is not supported (only BOOST)", buf);
-  e = require (ld, root, "featureType", "the cascade");
-  if (e == NULL)
-    return FALSE;
-  trim (e->text, buf, sizeof buf);
-  if (strcmp (buf, "LBP") == 0)
-    return fail (ld, e, "LBP cascades are not supported, only Haar cascades "
-        "(haarcascades/, not lbpcascades/)");
-  if (strcmp (buf, "HAAR") != 0)
-    return fail (ld, e, "featureType \"%s\" is not supported (only HAAR)", buf);
-  if (!read_int (ld, root, "width", "the cascade", &ld->window_w)
+  if (!read_feature_type (ld, root)
+      || !read_int (ld, root, "width", "the cascade", &ld->window_w)
       || !read_int (ld, root, "height", "the cascade", &ld->window_h))
     return FALSE;
   if (!check_window (ld, elem_child (root, "width")))
     return FALSE;
-
-  e = require (ld, root, "featureParams", "the cascade");
-  if (e == NULL)
-    return FALSE;
-  if (elem_child (e, "maxCatCount") != NULL) {
-    int cats;
-    if (!read_int (ld, e, "maxCatCount", "featureParams", &cats))
-      return FALSE;
-    if (cats != 0)
-      return fail (ld, e, "maxCatCount is %d: categorical features are not "
-          "supported in Haar cascades", cats);
-  }
   e = elem_child (root, "stageParams");
   if (e != NULL && elem_child (e, "maxWeakCount") != NULL
       && !read_int (ld, e, "maxWeakCount", "stageParams", &max_weak))
@@ -562,7 +646,8 @@ read_new_format (Loader * ld, const Elem * root)
   int fi = 0;
   for (Elem * fe = features->first_child; fe != NULL; fe = fe->next, fi++) {
     g_snprintf (where, sizeof where, "feature %d", fi);
-    if (!read_feature (ld, fe, where))
+    if (!(ld->type == CLV_CASCADE_LBP ? read_lbp_feature (ld, fe, where)
+            : read_feature (ld, fe, where)))
       return FALSE;
   }
   return TRUE;
@@ -719,7 +804,15 @@ build (Loader * ld)
   c->leaves = (float *) g_array_free (ld->leaves, FALSE);
   c->n_features = ld->features->len;
   c->features = (ClvCascadeFeature *) g_array_free (ld->features, FALSE);
+  c->feature_type = ld->type;
+  if (ld->type == CLV_CASCADE_LBP) {
+    c->subset_size = ld->subset_size;
+    c->subsets = (gint32 *) g_array_free (ld->subsets, FALSE);
+  } else {
+    g_array_free (ld->subsets, TRUE);
+  }
   ld->stages = ld->trees = ld->nodes = ld->leaves = ld->features = NULL;
+  ld->subsets = NULL;
 
   c->is_stump_based = TRUE;
   for (int i = 0; i < c->n_trees; i++) {
@@ -769,6 +862,7 @@ clv_cascade_load_from_data (const char *data, gsize length, const char *name,
   ld.nodes = g_array_new (FALSE, FALSE, sizeof (ClvCascadeNode));
   ld.leaves = g_array_new (FALSE, FALSE, sizeof (float));
   ld.features = g_array_new (FALSE, FALSE, sizeof (ClvCascadeFeature));
+  ld.subsets = g_array_new (FALSE, FALSE, sizeof (gint32));
 
   /* type_id is optional (traincascade omits it); the content decides. */
   if (cascade_elem->type_id != NULL
@@ -798,6 +892,7 @@ out:
     g_array_free (ld.nodes, TRUE);
     g_array_free (ld.leaves, TRUE);
     g_array_free (ld.features, TRUE);
+    g_array_free (ld.subsets, TRUE);
   }
   doc_clear (&doc);
   return cascade;
@@ -844,6 +939,7 @@ clv_cascade_free (ClvCascade * cascade)
   g_free (cascade->nodes);
   g_free (cascade->leaves);
   g_free (cascade->features);
+  g_free (cascade->subsets);
   g_free (cascade);
 }
 
@@ -860,4 +956,39 @@ clv_cascade_default_path (const char *dir)
 {
   return g_build_filename (dir ? dir : clv_cascade_dir (),
       CLV_CASCADE_DEFAULT_NAME, NULL);
+}
+
+/* Labels for the words of OpenCV's cascade names, the first that matches
+ * (catface before face). */
+static const struct
+{
+  const char *word, *label;
+} cascade_labels[] = {
+  {"catface", "cat-face"}, {"face", "face"}, {"eye", "eye"},
+  {"plate", "plate"}, {"fullbody", "full-body"},
+  {"upperbody", "upper-body"}, {"lowerbody", "lower-body"},
+};
+
+char *
+clv_cascade_label_for_path (const char *path)
+{
+  char *base = g_path_get_basename (path), *name = base, *dot;
+  char *label;
+
+  if (g_str_has_prefix (name, "haarcascade_"))
+    name += strlen ("haarcascade_");
+  else if (g_str_has_prefix (name, "lbpcascade_"))
+    name += strlen ("lbpcascade_");
+  dot = strrchr (name, '.');
+  if (dot != NULL && dot != name)
+    *dot = '\0';
+  label = g_strdup (*name != '\0' ? name : "object");
+  for (guint i = 0; i < G_N_ELEMENTS (cascade_labels); i++)
+    if (strstr (name, cascade_labels[i].word) != NULL) {
+      g_free (label);
+      label = g_strdup (cascade_labels[i].label);
+      break;
+    }
+  g_free (base);
+  return label;
 }

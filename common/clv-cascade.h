@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Haar cascades: OpenCV's XML files (new and old format) loaded into flat
- * arrays of fixed-size structs, so the same memory can be copied to a cl_mem
- * and indexed identically in OpenCL C.  GLib only. */
+/* Boosted cascades: OpenCV's XML files (Haar in the new and old format, LBP
+ * in the new one) loaded into flat arrays of fixed-size structs, so the same
+ * memory can be copied to a cl_mem and indexed identically in OpenCL C.
+ * GLib only. */
 #pragma once
 
 #include <glib.h>
@@ -33,11 +34,18 @@ typedef struct
  * -value being its index relative to the tree's first_leaf. */
 typedef struct
 {
-  int left;                     /* taken when value < threshold */
+  int left;                     /* Haar: taken when value < threshold; LBP:
+                                 * when the code is in the node's subset */
   int right;                    /* taken otherwise */
   int feature;                  /* index into `features` */
-  float threshold;
+  float threshold;              /* Haar only (LBP: 0) */
 } ClvCascadeNode;
+
+typedef enum
+{
+  CLV_CASCADE_HAAR,
+  CLV_CASCADE_LBP,
+} ClvCascadeFeatureType;
 
 #define CLV_CASCADE_MAX_RECTS 3
 
@@ -45,7 +53,13 @@ typedef struct
  * (unused ones have weight 0 and zero size).  Upright rectangles cover
  * columns x..x+w-1, rows y..y+h-1.  Tilted ones (45°, OpenCV's definition)
  * have their top corner at (x, y) and extend w pixels down-right and h
- * pixels down-left. */
+ * pixels down-left.
+ *
+ * An LBP feature (OpenCV's multi-block LBP) is one rectangle, x[0], y[0],
+ * w[0], h[0], weight 0: the top-left of a 3 x 3 grid of blocks of
+ * w[0] x h[0] pixels.  Its value is an 8-bit code, one bit per outer block
+ * whose sum is >= the centre block's, from the top-left block (bit 7)
+ * clockwise to the left block (bit 0). */
 typedef struct
 {
   int x[CLV_CASCADE_MAX_RECTS];
@@ -59,7 +73,8 @@ typedef struct
 } ClvCascadeFeature;
 
 /* How a window is classified (OpenCV 4.6 CascadeClassifierImpl, CPU path;
- * see clv-vj-ref.h for the value of a feature and the exact types):
+ * see clv-vj-ref.h for the value of a feature and the exact types; for LBP
+ * read "code is in node's subset" for "feature_value < threshold"):
  *
  *   for each stage s:
  *     double sum = 0
@@ -80,6 +95,7 @@ typedef struct
 typedef struct
 {
   char *path;                   /* the file it was loaded from */
+  ClvCascadeFeatureType feature_type;
   int window_w;                 /* detection window, pixels */
   int window_h;
   gboolean has_tilted;          /* some feature is tilted: the detector needs
@@ -96,13 +112,18 @@ typedef struct
   float *leaves;
   int n_features;
   ClvCascadeFeature *features;
+  /* LBP: the categories of each node that go left, a bit per code (OpenCV's
+   * subsets): node i's are subsets[i * subset_size ..], code c's bit is
+   * subsets[c >> 5] & (1 << (c & 31)).  Haar: subset_size 0, NULL. */
+  int subset_size;
+  gint32 *subsets;
 
   int max_tree_nodes;           /* largest n_nodes of a tree */
   int max_stage_trees;          /* largest n_trees of a stage */
 } ClvCascade;
 
-/* Loads an OpenCV Haar cascade (new `opencv-cascade-classifier` or old
- * `opencv-haar-classifier` format).  On failure returns NULL and sets a
+/* Loads an OpenCV cascade: Haar (new `opencv-cascade-classifier` or old
+ * `opencv-haar-classifier` format) or LBP (new format).  On failure returns NULL and sets a
  * CLV_ERROR_INVALID error naming the file and what is wrong (and, for XML
  * errors, line and column).  Never returns a partly loaded cascade. */
 ClvCascade *clv_cascade_load (const char *path, GError ** error);
@@ -123,6 +144,14 @@ const char *clv_cascade_dir (void);
 char *clv_cascade_default_path (const char *dir);
 
 #define CLV_CASCADE_DEFAULT_NAME "haarcascade_frontalface_default.xml"
+
+/* What a cascade file finds, from its name, for ROI labels: OpenCV's
+ * haarcascade_/lbpcascade_ prefix and the extension dropped, then "face"
+ * for (frontal or profile) faces, "cat-face", "eye" for every eye
+ * cascade, "plate" for number plates, "full-body", "upper-body",
+ * "lower-body", else the rest of the name as it is ("smile",
+ * "silverware", "cascade" for cascade.xml).  Newly allocated. */
+char *clv_cascade_label_for_path (const char *path);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ClvCascade, clv_cascade_free)
 

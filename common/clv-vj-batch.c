@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The per-device detection service; see clv-vj-batch.h. */
 #include "clv-vj-batch.h"
+#include "clv-vj-private.h"
 
 /* Default of VJ_BATCH_INFLIGHT: batches run at once. */
 #define DEFAULT_INFLIGHT 2
@@ -21,18 +22,39 @@ detector_new (gpointer data, GError ** error)
       error);
 }
 
+/* A request: regions of one frame, detected in the same batch. */
+typedef struct
+{
+  ClvVjFrame *frames;
+  guint n;
+  int n_stages;                 /* the cascade's, for the scores */
+} Request;
+
+/* Every region of every request in one detector batch. */
 static gboolean
 detect_batch (gpointer slot, gpointer * requests, guint n, GError ** error)
 {
-  ClvVjFrame *frames = g_new (ClvVjFrame, n);
+  ClvVjDetector *det = slot;
+  GArray *frames = g_array_new (FALSE, FALSE, sizeof (ClvVjFrame));
   gboolean ok;
+  guint k = 0;
 
-  for (guint i = 0; i < n; i++)
-    frames[i] = *(ClvVjFrame *) requests[i];
-  ok = clv_vj_detector_candidates_batch (slot, frames, n, error);
-  for (guint i = 0; i < n; i++)
-    ((ClvVjFrame *) requests[i])->candidates = frames[i].candidates;
-  g_free (frames);
+  for (guint i = 0; i < n; i++) {
+    Request *r = requests[i];
+    r->n_stages = det->shape.n_stages;
+    g_array_append_vals (frames, r->frames, r->n);
+  }
+  ok = clv_vj_detector_candidates_batch (det, (ClvVjFrame *) frames->data,
+      frames->len, error);
+  for (guint i = 0; i < n; i++) {
+    Request *r = requests[i];
+    for (guint j = 0; j < r->n; j++, k++) {
+      r->frames[j].candidates = g_array_index (frames, ClvVjFrame,
+          k).candidates;
+      r->frames[j].weights = g_array_index (frames, ClvVjFrame, k).weights;
+    }
+  }
+  g_array_free (frames, TRUE);
   return ok;
 }
 
@@ -54,18 +76,50 @@ clv_vj_service_get (ClvDevice * dev, const ClvCascade * cascade,
   return svc;
 }
 
+GPtrArray *
+clv_vj_service_detect_regions (ClvBatchService * svc, cl_mem frame,
+    const ClvLumaImage * f, const ClvRect * regions, guint n,
+    const ClvVjParams * p, guint * batch_frames, GError ** error)
+{
+  Request req = { g_new0 (ClvVjFrame, MAX (n, 1)), n, 0 };
+  GPtrArray *faces = NULL;
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < n && ok; i++) {
+    req.frames[i].frame = frame;
+    req.frames[i].image = *f;
+    req.frames[i].region = regions[i];
+    req.frames[i].params = *p;
+    ok = clv_vj_region_valid (f, &regions[i], p, error);
+  }
+  if (ok && (n == 0 || clv_batch_service_submit (svc, &req, batch_frames,
+              error))) {
+    faces = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+    for (guint i = 0; i < n; i++)
+      g_ptr_array_add (faces, clv_vj_frame_faces (&req.frames[i],
+              req.n_stages));
+  }
+  for (guint i = 0; i < n; i++) {
+    g_clear_pointer (&req.frames[i].candidates, g_array_unref);
+    g_clear_pointer (&req.frames[i].weights, g_array_unref);
+  }
+  g_free (req.frames);
+  return faces;
+}
+
 GArray *
 clv_vj_service_detect (ClvBatchService * svc, cl_mem frame,
     const ClvLumaImage * f, const ClvVjParams * p, guint * batch_frames,
     GError ** error)
 {
-  ClvVjFrame req = { frame, *f, *p, NULL };
-  GArray *faces = NULL;
+  const ClvRect whole = { 0, 0, 0, 0 };
+  GPtrArray *all = clv_vj_service_detect_regions (svc, frame, f, &whole, 1,
+      p, batch_frames, error);
+  GArray *faces;
 
-  if (clv_vj_request_valid (f, p, error)
-      && clv_batch_service_submit (svc, &req, batch_frames, error))
-    faces = clv_vj_group_faces (req.candidates, p->min_neighbors,
-        f->image.width, f->image.height);
-  g_clear_pointer (&req.candidates, g_array_unref);
+  if (all == NULL)
+    return NULL;
+  faces = g_array_ref (all->pdata[0]);
+  g_ptr_array_unref (all);
   return faces;
 }

@@ -24,10 +24,18 @@ ClvBatchService *clv_vj_service_get (ClvDevice * dev,
     GError ** error);
 
 /* Faces (GArray of ClvVjFace) of one frame, as clv_vj_detector_detect
- * would give them; blocks until its batch is done.  `batch_frames`
- * (nullable) receives the number of frames its batch held. */
+ * would give them (with scores when params->output_reject_levels); blocks
+ * until its batch is done.  `batch_frames` (nullable) receives the number
+ * of requests its batch held. */
 GArray *clv_vj_service_detect (ClvBatchService * svc, cl_mem frame,
     const ClvLumaImage * f, const ClvVjParams * params, guint * batch_frames,
     GError ** error);
+
+/* The same for `n` regions of one frame (rectangles inside it), all in one
+ * batch and so in one pyramid and one detection launch: a GPtrArray of n
+ * GArrays of ClvVjFace in each region's coordinates. */
+GPtrArray *clv_vj_service_detect_regions (ClvBatchService * svc,
+    cl_mem frame, const ClvLumaImage * f, const ClvRect * regions, guint n,
+    const ClvVjParams * params, guint * batch_frames, GError ** error);
 
 G_END_DECLS

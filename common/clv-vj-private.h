@@ -23,6 +23,8 @@ typedef struct
   cl_int first_tile, first_col;
   cl_int v_ofs, h_ofs;
   cl_int pix_ofs;
+  cl_uint src_ofs;              /* its frame's luma in its launch's buffer */
+  cl_int src_w, src_h;
 } ClvVjLevel;
 
 /* kernels/vj_detect.cl's Scale: the levels that have windows. */
@@ -50,6 +52,28 @@ typedef struct
   cl_float leaf[2];
 } ClvVjNode;
 
+/* kernels/vj_detect.cl's Node of an LBP cascade: the offsets of the 4 x 4
+ * corners of its feature's 3 x 3 blocks, row by row, its subset, the next
+ * node (> 0) or the leaf value for either side. */
+typedef struct
+{
+  cl_int ofs[16];
+  cl_int subset[8];
+  cl_int next[2];
+  cl_float leaf[2];
+} ClvVjLbpNode;
+
+/* A launch of the pyramid's first pass: frames [first, first + n) of the
+ * batch, which share a buffer and its layout (crops of one frame); for
+ * packed RGB the luma of their bounding box (bx, by, bw x bh) goes into the
+ * detector's luma buffer at luma_ofs. */
+typedef struct
+{
+  guint first, n;
+  int bx, by, bw, bh;
+  gsize luma_ofs;
+} ClvVjSource;
+
 /* One frame geometry (size and parameters): OpenCV's scales, the packed
  * layout of the levels in a band `band_w` x `band_h` (levels[].layer_ofs
  * holds y * band_w + x, relative to the band), the resize tables and the
@@ -69,7 +93,8 @@ typedef struct
   /* vj_band_*: tiles, columns, column sums of bands, row sums of tiles */
   int band_tiles, total_cols, total_sums, total_row_sums;
   int band_w, band_h;
-  cl_mem xtab, ytab;
+  GArray *xtab, *ytab;          /* cl_int2: the resize tables (host) */
+  guint64 serial;               /* the detector's count of geometries made */
 } ClvVjGeometry;
 
 struct _ClvVjDetector
@@ -88,11 +113,13 @@ struct _ClvVjDetector
   ClvCascadeNode *nodes;
   float *leaves;
   ClvCascadeFeature *features;
+  gint32 *subsets;              /* LBP */
   cl_mem stages;
 
   /* k_uber: vj_detect_uber, or vj_detect_tiled for the tiled variant. */
   cl_kernel k_luma, k_sums, k_carry, k_integrals, k_tilted, k_simple,
       k_uber;
+  cl_kernel k_cpu_levels;       /* the cpu variant's pyramid */
   cl_mem tile_nodes;            /* the nodes laid out for a tile */
 
   GPtrArray *geometries;        /* ClvVjGeometry, most recent last */
@@ -125,7 +152,22 @@ struct _ClvVjDetector
 
   cl_mem luma;                  /* packed RGB frames: their luma */
   gsize luma_bytes;
+  GArray *sources;              /* ClvVjSource of the batch */
+  /* What the tables on the device hold (written again only when the
+   * batch's differ, or the buffer is new). */
+  GArray *last_win, *last_levels, *last_xtab, *last_ytab;
+  gboolean win_fresh, levels_fresh;     /* their buffers made this batch */
+  /* The batch's resize tables, every frame's geometry's in turn, and the
+   * geometries they were made for (uploaded again only when those change). */
+  cl_mem xtab, ytab;
+  gsize xtab_bytes, ytab_bytes;
+  GArray *xtab_host, *ytab_host;  /* the batch's (host) */
+  GArray *tab_serials;          /* guint64: the geometries of the tables */
+  gboolean tab_dirty;
+  guint64 n_geometries;         /* made so far: their serials */
   cl_mem out;                   /* count, work counter, then (scale, y<<16|x) */
+  cl_mem weights;               /* level weights (real_t) of out's windows */
+  gboolean want_weights;        /* the batch has a frame with scores */
   /* The batch's tables, counters and read-back: an in-order queue of the
    * detector's own, so that they are copied while the batches before run,
    * not between their kernels and this batch's on the device's queue. */
@@ -135,6 +177,7 @@ struct _ClvVjDetector
   GPtrArray *event_kernels;     /* the cl_kernel of each event (not owned) */
   guint out_cap;
   guint32 *out_host;
+  void *weights_host;           /* out_cap doubles, or floats without fp64 */
 };
 
 /* clv-vj-tune.c */
@@ -158,9 +201,10 @@ int clv_vj_tile_rows (const ClvVjTuning * t, const ClvCascade * c);
 
 /* clv-vj-codegen.c */
 
-/* The device nodes of the detector's cascade for row stride `step`. */
-ClvVjNode *clv_vj_layout_nodes (const ClvVjDetector * d, int step,
-    int tilt_ofs, int *count);
+/* The device nodes of the detector's cascade for row stride `step`:
+ * ClvVjNode for Haar, ClvVjLbpNode for LBP, `*bytes` in all. */
+void *clv_vj_layout_nodes (const ClvVjDetector * d, int step, int tilt_ofs,
+    gsize * bytes);
 
 /* Builds the detector's programs (with its stages compiled in where the
  * tuning asks) and creates its kernels and the tiled variant's nodes. */

@@ -5,6 +5,7 @@
 #include "clv-vj-ref.h"
 #include "clv-resize.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -367,6 +368,42 @@ feature_value (const ClvCascadeFeature * f, const ClvVjIntegrals * in,
   return v * vnf;
 }
 
+/* LBPEvaluator::OptFeature::calc: the 8-bit code of the feature's 3 x 3
+ * blocks for the window at (wx, wy) (clv-cascade.h). */
+static inline int
+lbp_code (const ClvCascadeFeature * f, const ClvVjIntegrals * in, int wx,
+    int wy)
+{
+  const guint32 *p = (const guint32 *) in->sum;
+  const int x = wx + f->x[0], y = wy + f->y[0], w = f->w[0], h = f->h[0];
+  gint32 b[3][3], c;
+
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      b[i][j] = (gint32) rect_sum (p, in->stride, x + j * w, y + i * h, w, h);
+  c = b[1][1];
+  return (b[0][0] >= c) << 7 | (b[0][1] >= c) << 6 | (b[0][2] >= c) << 5
+      | (b[1][2] >= c) << 4 | (b[2][2] >= c) << 3 | (b[2][1] >= c) << 2
+      | (b[2][0] >= c) << 1 | (b[1][0] >= c);
+}
+
+/* Whether the window goes to node `ni`'s left child. */
+static inline gboolean
+node_goes_left (const ClvCascade * c, int ni, const ClvVjIntegrals * in,
+    int x, int y, float vnf)
+{
+  const ClvCascadeNode *node = &c->nodes[ni];
+
+  if (c->feature_type == CLV_CASCADE_LBP) {
+    const int code = lbp_code (&c->features[node->feature], in, x, y);
+    const guint32 word = (guint32) c->subsets[ni * c->subset_size
+        + (code >> 5)];
+    return (word >> (code & 31)) & 1;
+  }
+  return feature_value (&c->features[node->feature], in, x, y, vnf)
+      < node->threshold;
+}
+
 gboolean
 clv_vj_window_norm (const ClvCascade * c, const ClvVjIntegrals * in, int x,
     int y, float *vnf)
@@ -380,6 +417,10 @@ clv_vj_window_norm (const ClvCascade * c, const ClvVjIntegrals * in, int x,
   if (x < 0 || y < 0 || x + c->window_w >= in->width + 1
       || y + c->window_h >= in->height + 1)
     return FALSE;
+  if (c->feature_type == CLV_CASCADE_LBP) {
+    *vnf = 1.0f;
+    return TRUE;
+  }
   s = (gint32) rect_sum ((const guint32 *) in->sum, in->stride, x + 1, y + 1,
       nw, nh);
   q = rect_sum (in->sqsum, in->stride, x + 1, y + 1, nw, nh);
@@ -398,31 +439,38 @@ clv_vj_eval_window (const ClvCascade * c, const ClvVjIntegrals * in, int x,
 
   if (!clv_vj_window_norm (c, in, x, y, &vnf))
     return -1;
-  return clv_vj_eval_stages (c, in, x, y, vnf);
+  return clv_vj_eval_stages (c, in, x, y, vnf, NULL);
 }
 
 int
 clv_vj_eval_stages (const ClvCascade * c, const ClvVjIntegrals * in, int x,
-    int y, float vnf)
+    int y, float vnf, double *weight)
 {
+  double sum = 0;
+
   for (int si = 0; si < c->n_stages; si++) {
     const ClvCascadeStage *stage = &c->stages[si];
-    double sum = 0;
 
+    sum = 0;
     for (int t = stage->first_tree; t < stage->first_tree + stage->n_trees;
         t++) {
       const ClvCascadeTree *tree = &c->trees[t];
       int idx = 0;
       do {
-        const ClvCascadeNode *node = &c->nodes[tree->first_node + idx];
-        float v = feature_value (&c->features[node->feature], in, x, y, vnf);
-        idx = v < node->threshold ? node->left : node->right;
+        const int ni = tree->first_node + idx;
+        idx = node_goes_left (c, ni, in, x, y, vnf) ? c->nodes[ni].left
+            : c->nodes[ni].right;
       } while (idx > 0);
       sum += c->leaves[tree->first_leaf - idx];
     }
-    if (sum < stage->threshold)
+    if (sum < stage->threshold) {
+      if (weight != NULL)
+        *weight = sum;
       return -si;
+    }
   }
+  if (weight != NULL)
+    *weight = sum;
   return 1;
 }
 
@@ -453,6 +501,14 @@ GArray *
 clv_vj_detect_raw (const ClvCascade * c, const guint8 * gray, int width,
     int height, gsize stride, const ClvVjParams * p)
 {
+  return clv_vj_detect_raw_weighted (c, gray, width, height, stride, p, NULL);
+}
+
+GArray *
+clv_vj_detect_raw_weighted (const ClvCascade * c, const guint8 * gray,
+    int width, int height, gsize stride, const ClvVjParams * p,
+    GArray * weights)
+{
   GArray *rects = g_array_new (FALSE, FALSE, sizeof (ClvRect));
   ClvVjScale *scales;
   int n = clv_vj_scales (width, height, c->window_w, c->window_h, p, &scales);
@@ -477,10 +533,15 @@ clv_vj_detect_raw (const ClvCascade * c, const guint8 * gray, int width,
     clv_vj_integrals_compute (in, level, s->width, s->height, level_stride);
     for (int y = 0; y < s->y_end; y += s->step)
       for (int x = 0; x < s->x_end; x += s->step) {
-        int result = clv_vj_eval_window (c, in, x, y);
+        float vnf;
+        double weight = 0;
+        int result = clv_vj_window_norm (c, in, x, y, &vnf) ?
+            clv_vj_eval_stages (c, in, x, y, vnf, &weight) : -1;
         if (result > 0) {
           ClvRect r = clv_vj_candidate_rect (s, x, y);
           g_array_append_val (rects, r);
+          if (weights != NULL)
+            g_array_append_val (weights, weight);
         }
         if (result == 0)
           x += s->step;
@@ -721,11 +782,35 @@ partition_sweep (const ClvRect * rects, int n, double eps, int *parent)
   g_free (order);
 }
 
+/* Each class's reject level and level weight as groupRectangles takes
+ * them: the largest level of its members, and the largest weight among
+ * those at that level, in member order from (0, DBL_MIN). */
+static void
+class_scores (const int *label, int n, int n_classes, const int *levels,
+    const double *weights, int *class_level, double *class_weight)
+{
+  for (int k = 0; k < n_classes; k++) {
+    class_level[k] = 0;
+    class_weight[k] = DBL_MIN;
+  }
+  for (int i = 0; i < n; i++) {
+    const int k = label[i];
+    if (levels[i] > class_level[k]) {
+      class_level[k] = levels[i];
+      class_weight[k] = weights[i];
+    } else if (levels[i] == class_level[k] && weights[i] > class_weight[k]) {
+      class_weight[k] = weights[i];
+    }
+  }
+}
+
 static int
 group_rectangles (ClvRect * rects, int n, int group_threshold, double eps,
-    int *neighbors, gboolean sweep)
+    int *neighbors, int *levels, double *weights, gboolean sweep)
 {
   int *parent, *label, *count, *acc, n_classes = 0, n_out = 0;
+  int *class_level = NULL;
+  double *class_weight = NULL;
   ClvRect *avg;
 
   if (group_threshold <= 0 || n == 0) {
@@ -762,6 +847,12 @@ group_rectangles (ClvRect * rects, int n, int group_threshold, double eps,
     a[3] += rects[i].height;
     count[label[i]]++;
   }
+  if (levels != NULL) {
+    class_level = g_new (int, MAX (n_classes, 1));
+    class_weight = g_new (double, MAX (n_classes, 1));
+    class_scores (label, n, n_classes, levels, weights, class_level,
+        class_weight);
+  }
   /* int sum times float reciprocal, rounded as saturate_cast<int>(float). */
   for (int k = 0; k < n_classes; k++) {
     float s = 1.f / count[k];
@@ -796,9 +887,15 @@ group_rectangles (ClvRect * rects, int n, int group_threshold, double eps,
       rects[n_out] = *r1;
       if (neighbors != NULL)
         neighbors[n_out] = n1;
+      if (levels != NULL) {
+        levels[n_out] = class_level[i];
+        weights[n_out] = class_weight[i];
+      }
       n_out++;
     }
   }
+  g_free (class_level);
+  g_free (class_weight);
   g_free (parent);
   g_free (label);
   g_free (acc);
@@ -811,49 +908,87 @@ int
 clv_vj_group_rectangles (ClvRect * rects, int n, int group_threshold,
     double eps, int *neighbors)
 {
-  return group_rectangles (rects, n, group_threshold, eps, neighbors, TRUE);
+  return group_rectangles (rects, n, group_threshold, eps, neighbors, NULL,
+      NULL, TRUE);
+}
+
+int
+clv_vj_group_rectangles_scored (ClvRect * rects, int n, int group_threshold,
+    double eps, int *neighbors, int *levels, double *weights)
+{
+  return group_rectangles (rects, n, group_threshold, eps, neighbors, levels,
+      weights, TRUE);
 }
 
 int
 clv_vj_group_rectangles_pairwise (ClvRect * rects, int n,
     int group_threshold, double eps, int *neighbors)
 {
-  return group_rectangles (rects, n, group_threshold, eps, neighbors, FALSE);
+  return group_rectangles (rects, n, group_threshold, eps, neighbors, NULL,
+      NULL, FALSE);
 }
 
 GArray *
-clv_vj_group_faces (GArray * raw, int min_neighbors, int width, int height)
+clv_vj_group_faces_scored (GArray * raw, GArray * weights, int n_stages,
+    int min_neighbors, int width, int height)
 {
   GArray *faces = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
-  ClvRect *rects = g_memdup2 (raw->data, sizeof (ClvRect) * MAX (raw->len,
-          1));
-  int *neighbors = g_new (int, MAX (raw->len, 1));
-  int n = clv_vj_group_rectangles (rects, raw->len, min_neighbors, 0.2,
-      neighbors);
+  const guint n_raw = MAX (raw->len, 1);
+  ClvRect *rects = g_memdup2 (raw->data, sizeof (ClvRect) * n_raw);
+  int *neighbors = g_new (int, n_raw), *levels = NULL;
+  double *level_weights = NULL;
+  int n;
+
+  if (weights != NULL) {
+    g_return_val_if_fail (weights->len == raw->len, faces);
+    levels = g_new (int, n_raw);
+    level_weights = g_memdup2 (weights->data, sizeof (double) * n_raw);
+    for (guint i = 0; i < raw->len; i++)
+      levels[i] = n_stages;
+  }
+  n = group_rectangles (rects, raw->len, min_neighbors, 0.2, neighbors,
+      levels, level_weights, TRUE);
 
   /* clipObjects: intersect with the image, drop what is empty. */
   for (int i = 0; i < n; i++) {
     ClvRect r = rects[i];
     int x0 = MAX (r.x, 0), y0 = MAX (r.y, 0);
     int x1 = MIN (r.x + r.width, width), y1 = MIN (r.y + r.height, height);
-    ClvVjFace f = { {x0, y0, x1 - x0, y1 - y0}, neighbors[i] };
+    ClvVjFace f = { {x0, y0, x1 - x0, y1 - y0}, neighbors[i],
+      levels ? levels[i] : 0, level_weights ? level_weights[i] : 0
+    };
 
     if (x1 > x0 && y1 > y0)
       g_array_append_val (faces, f);
   }
+  g_free (levels);
+  g_free (level_weights);
   g_free (neighbors);
   g_free (rects);
   return faces;
 }
 
 GArray *
+clv_vj_group_faces (GArray * raw, int min_neighbors, int width, int height)
+{
+  return clv_vj_group_faces_scored (raw, NULL, 0, min_neighbors, width,
+      height);
+}
+
+GArray *
 clv_vj_detect_ref (const ClvCascade * c, const guint8 * gray, int width,
     int height, gsize stride, const ClvVjParams * p)
 {
-  GArray *raw = clv_vj_detect_raw (c, gray, width, height, stride, p);
-  GArray *faces = clv_vj_group_faces (raw, p->min_neighbors, width, height);
+  GArray *weights = p->output_reject_levels ?
+      g_array_new (FALSE, FALSE, sizeof (double)) : NULL;
+  GArray *raw = clv_vj_detect_raw_weighted (c, gray, width, height, stride,
+      p, weights);
+  GArray *faces = clv_vj_group_faces_scored (raw, weights, c->n_stages,
+      p->min_neighbors, width, height);
 
   g_array_free (raw, TRUE);
+  if (weights != NULL)
+    g_array_free (weights, TRUE);
   return faces;
 }
 

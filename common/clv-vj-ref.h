@@ -45,6 +45,20 @@
  *    k-1 was evaluated and rejected by stage 0 (clv_vj_apply_skip does it;
  *    rare with face cascades, common with e.g. the smile cascade).
  * 8. Grouping (clv_vj_group_rectangles), then clipping to the image.
+ *
+ * LBP cascades (LBPEvaluator) differ in 3 to 6: only the sum integral is
+ * used; a window inside the level is always evaluated (no variance test);
+ * a feature's value is its 8-bit code from nine block sums (int compares,
+ * clv-cascade.h), and a node goes left when the code's bit is set in the
+ * node's subset.  Stage sums, thresholds, step and grouping are as above.
+ *
+ * Scores (detectMultiScale with outputRejectLevels = true, the Python
+ * binding's detectMultiScale3): OpenCV 4.6 keeps exactly the windows that
+ * pass every stage, as without scores; each has reject level n_stages and
+ * level weight the double sum of its last stage.  Grouping keeps the same
+ * classes and rectangles; a group's level is the largest of its members'
+ * and its weight the largest weight among the members at that level, and
+ * with min_neighbors <= 0 every candidate keeps its own.
  */
 #pragma once
 
@@ -61,6 +75,8 @@ typedef struct
 {
   ClvRect rect;
   int neighbors;                /* raw windows merged into it (1 without grouping) */
+  int reject_level;             /* with scores: OpenCV's reject level, else 0 */
+  double level_weight;          /* with scores: OpenCV's level weight, else 0 */
 } ClvVjFace;
 
 typedef struct
@@ -69,9 +85,10 @@ typedef struct
   int min_neighbors;            /* 0: no grouping */
   int min_width, min_height;    /* 0: the cascade's window */
   int max_width, max_height;    /* 0 (either): the image size */
+  gboolean output_reject_levels;        /* scores, as detectMultiScale3 */
 } ClvVjParams;
 
-#define CLV_VJ_PARAMS_DEFAULT { 1.1, 3, 0, 0, 0, 0 }
+#define CLV_VJ_PARAMS_DEFAULT { 1.1, 3, 0, 0, 0, 0, FALSE }
 
 /* A size "WxH" (or "WXH"), decimal, each within 0..G_MAXINT, nothing else
  * (vjfacedetect's min-size and max-size).  FALSE leaves the outputs alone. */
@@ -104,7 +121,7 @@ void clv_vj_resize (const guint8 * src, int src_width, int src_height,
     gsize dst_stride);
 
 /* Integral images of a level: (height + 1) rows of `stride` >= width + 1
- * values; row 0 and column 0 are zero. */
+ * values; row 0 and column 0 are zero.  LBP cascades read only `sum`. */
 typedef struct
 {
   int width, height;
@@ -122,9 +139,10 @@ void clv_vj_integrals_free (ClvVjIntegrals * in);
 void clv_vj_integrals_compute (ClvVjIntegrals * in, const guint8 * img,
     int width, int height, gsize img_stride);
 
-/* HaarEvaluator::setWindow for the window at (x, y): FALSE where OpenCV
- * does not evaluate it (outside the level, or too little variance); else
- * *vnf receives its variance normalisation factor. */
+/* HaarEvaluator::setWindow (LBPEvaluator's for an LBP cascade) for the
+ * window at (x, y): FALSE where OpenCV does not evaluate it (outside the
+ * level, or too little variance); else *vnf receives its variance
+ * normalisation factor (1 for LBP). */
 gboolean clv_vj_window_norm (const ClvCascade * cascade,
     const ClvVjIntegrals * in, int x, int y, float *vnf);
 
@@ -134,9 +152,11 @@ gboolean clv_vj_window_norm (const ClvCascade * cascade,
 int clv_vj_eval_window (const ClvCascade * cascade,
     const ClvVjIntegrals * level, int x, int y);
 /* The stages of clv_vj_eval_window for a window that clv_vj_window_norm
- * let through with `vnf`: 1 accepted, 0 or -k rejected by stage k. */
+ * let through with `vnf`: 1 accepted, 0 or -k rejected by stage k.
+ * `weight` (nullable) receives the sum of the last stage evaluated (the
+ * level weight of an accepted window). */
 int clv_vj_eval_stages (const ClvCascade * cascade,
-    const ClvVjIntegrals * level, int x, int y, float vnf);
+    const ClvVjIntegrals * level, int x, int y, float vnf, double *weight);
 
 /* Applies rule 7 to one row of results (results[i] for x = i * step) and
  * returns how many windows of the row are detections; `detected` (nullable)
@@ -147,6 +167,12 @@ int clv_vj_apply_skip (const int *results, int n, int *detected);
  * then row, then column.  GArray of ClvRect. */
 GArray *clv_vj_detect_raw (const ClvCascade * cascade, const guint8 * gray,
     int width, int height, gsize stride, const ClvVjParams * params);
+
+/* The same, with each candidate's level weight appended to `weights`
+ * (GArray of double, nullable). */
+GArray *clv_vj_detect_raw_weighted (const ClvCascade * cascade,
+    const guint8 * gray, int width, int height, gsize stride,
+    const ClvVjParams * params, GArray * weights);
 
 /* What clv_vj_sort_keyed sorts: a key and the index of what it stands
  * for. */
@@ -169,6 +195,14 @@ void clv_vj_sort_keyed (ClvVjKeyed * items, guint n);
 int clv_vj_group_rectangles (ClvRect * rects, int n_rects,
     int group_threshold, double eps, int *neighbors);
 
+/* groupRectangles(rects, rejectLevels, levelWeights, group_threshold, eps):
+ * the same groups, and levels[i], weights[i] (n_rects long, in and out)
+ * become each group's reject level and level weight; below or at a
+ * group_threshold of 0 they stay as they are. */
+int clv_vj_group_rectangles_scored (ClvRect * rects, int n_rects,
+    int group_threshold, double eps, int *neighbors, int *levels,
+    double *weights);
+
 /* The same with cv::partition's literal all-pairs loop: the reference the
  * sweep is tested against. */
 int clv_vj_group_rectangles_pairwise (ClvRect * rects, int n_rects,
@@ -180,9 +214,18 @@ int clv_vj_group_rectangles_pairwise (ClvRect * rects, int n_rects,
 GArray *clv_vj_group_faces (GArray * candidates, int min_neighbors,
     int width, int height);
 
-/* The whole of detectMultiScale(image, objects, numDetections, ...):
- * raw candidates, grouping with eps 0.2, clipping to the image.
- * GArray of ClvVjFace, in OpenCV's single-thread order. */
+/* The same with scores (detectMultiScale3 with outputRejectLevels):
+ * `weights` holds each candidate's level weight (GArray of double), every
+ * candidate's reject level is `n_stages`; the faces carry their groups'
+ * reject levels and level weights. */
+GArray *clv_vj_group_faces_scored (GArray * candidates, GArray * weights,
+    int n_stages, int min_neighbors, int width, int height);
+
+/* The whole of detectMultiScale(image, objects, numDetections, ...), or
+ * with params->output_reject_levels of detectMultiScale(image, objects,
+ * rejectLevels, levelWeights, ..., true): raw candidates, grouping with eps
+ * 0.2, clipping to the image.  GArray of ClvVjFace, in OpenCV's
+ * single-thread order. */
 GArray *clv_vj_detect_ref (const ClvCascade * cascade, const guint8 * gray,
     int width, int height, gsize stride, const ClvVjParams * params);
 

@@ -41,22 +41,24 @@ clv_vj_shuffle_fits (ClvDevice * dev, const ClvVjTuning * t)
       && t->wg / t->coop_windows <= 32;
 }
 
-/* VJ_VARIANT, or the device's default.  On CPUs (PoCL) the plain kernel
- * is 10-17% faster than the uberkernel, whose barriers and local queues
- * keep PoCL from vectorising across work-items.  On GPUs the uberkernel
- * over tiles in local memory: 11% less detection time than over chunks at
- * 1920x1280 in batches of 16 frames, 17% at 640x480, 20% on the crowded
- * canvas (H100). */
+/* VJ_VARIANT, or the device's default.  On CPUs (PoCL) the cpu variant,
+ * whose vector types PoCL compiles into SIMD instructions across windows
+ * (the work-item kernels' loops, which end at different stages, keep it
+ * from vectorising across work-items).  On GPUs the uberkernel over tiles
+ * in local memory: 11% less detection time than over chunks at 1920x1280
+ * in batches of 16 frames, 17% at 640x480, 20% on the crowded canvas
+ * (H100). */
 static ClvVjVariant
 tuned_variant (ClvDevice * dev)
 {
   const char *variant = clv_device_tune_string (dev, "VJ_VARIANT",
-      dev->simd_width > 1 ? "tiled" : "simple");
+      dev->simd_width > 1 ? "tiled" : dev->has_fp64 ? "cpu" : "simple");
 
   return g_ascii_strcasecmp (variant, "simple") == 0 ?
       CLV_VJ_VARIANT_SIMPLE : g_ascii_strcasecmp (variant, "uber") == 0 ?
       CLV_VJ_VARIANT_UBER : g_ascii_strcasecmp (variant, "tiled") == 0 ?
-      CLV_VJ_VARIANT_TILED : CLV_VJ_VARIANT_INVALID;
+      CLV_VJ_VARIANT_TILED : g_ascii_strcasecmp (variant, "cpu") == 0 ?
+      CLV_VJ_VARIANT_CPU : CLV_VJ_VARIANT_INVALID;
 }
 
 void
@@ -115,6 +117,14 @@ clv_vj_tuning_for_variant (ClvDevice * dev, ClvVjVariant variant,
   t->simple_wg = tune_int (dev, "VJ_SIMPLE_WG", gpu ? 64 : 8);
   t->static_schedule = tune_int (dev, "VJ_STATIC", 0) != 0;
   t->max_registers = tune_int (dev, "VJ_MAX_REGISTERS", 0);
+  /* Eight lanes (AVX-512's doubles, two AVX2 registers): PoCL's code for
+   * sixteen was 3-4x slower on the stage sums in double.  Stage 0 over a
+   * row's segment, the rest from the queues: 45% of windows pass stage 0
+   * of frontalface_default; stage 1 on the segment too cost 4% more CPU
+   * time per frame, stages 1 and 2 17% more (astronaut, franck-2500, one
+   * PoCL thread). */
+  t->lanes = tune_int (dev, "VJ_LANES", 8);
+  t->queue_stage = tune_int (dev, "VJ_QUEUE_STAGE", 1);
 }
 
 void
@@ -173,8 +183,17 @@ clv_vj_tuning_check (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
 
   if (t->variant == CLV_VJ_VARIANT_INVALID) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-        "Invalid VJ_VARIANT=%s in CLVISION_TUNE: uber, tiled or simple",
+        "Invalid VJ_VARIANT=%s in CLVISION_TUNE: uber, tiled, simple or cpu",
         clv_device_tune_string (dev, "VJ_VARIANT", ""));
+    return FALSE;
+  }
+  if (t->variant == CLV_VJ_VARIANT_CPU && (!dev->has_fp64
+          || (t->lanes != 8 && t->lanes != 16) || t->queue_stage < 0)) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "Invalid vjfacedetect tuning for %s: VJ_VARIANT=cpu needs double "
+        "precision (%s), VJ_LANES 8 or 16 (%d), VJ_QUEUE_STAGE >= 0 (%d)",
+        dev->device_name, dev->has_fp64 ? "present" : "absent", t->lanes,
+        t->queue_stage);
     return FALSE;
   }
   if (t->max_registers != 0) {

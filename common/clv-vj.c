@@ -4,6 +4,8 @@
  * windows read back); see clv-vj.h.  Its tuning is in clv-vj-tune.c, its
  * kernels' code generation in clv-vj-codegen.c. */
 #include "clv-vj-private.h"
+
+#include <string.h>
 #include "clv-resize.h"
 
 /* Raw windows read back with the counters in one go; more grow the buffer. */
@@ -14,6 +16,11 @@
 
 /* Geometries kept for frame sizes seen recently. */
 #define GEOMETRY_CACHE 16
+/* Raw windows read back with the counters in one read (more take a
+ * second). */
+#define READ_AHEAD 512
+/* Values past the packed integrals (see prepare_batch). */
+#define SBUF_PAD 64
 
 int
 clv_vj_detector_unrolled_stages (ClvVjDetector * d)
@@ -42,8 +49,8 @@ geometry_free (gpointer data)
   g_free (g->levels);
   g_free (g->win);
   g_free (g->win_level);
-  g_clear_pointer (&g->xtab, clReleaseMemObject);
-  g_clear_pointer (&g->ytab, clReleaseMemObject);
+  g_clear_pointer (&g->xtab, g_array_unref);
+  g_clear_pointer (&g->ytab, g_array_unref);
   g_free (g);
 }
 
@@ -64,10 +71,23 @@ detector_new (ClvDevice * dev, const ClvCascade * c,
   d->batch_win = g_array_new (FALSE, FALSE, sizeof (ClvVjWindows));
   d->win_frame = g_array_new (FALSE, FALSE, sizeof (int));
   d->win_level = g_array_new (FALSE, FALSE, sizeof (int));
+  d->tab_serials = g_array_new (FALSE, FALSE, sizeof (guint64));
+  d->sources = g_array_new (FALSE, FALSE, sizeof (ClvVjSource));
+  d->last_win = g_array_new (FALSE, FALSE, sizeof (ClvVjWindows));
+  d->last_levels = g_array_new (FALSE, FALSE, sizeof (ClvVjLevel));
+  d->last_xtab = g_array_new (FALSE, FALSE, sizeof (cl_int2));
+  d->last_ytab = g_array_new (FALSE, FALSE, sizeof (cl_int2));
+  d->xtab_host = g_array_new (FALSE, FALSE, sizeof (cl_int2));
+  d->ytab_host = g_array_new (FALSE, FALSE, sizeof (cl_int2));
   d->tune = *tuning;
   if (!clv_vj_tuning_check (dev, &d->tune, error)
       || !clv_vj_tuning_fit_tile (dev, &d->tune, c, asked, error))
     goto fail;
+  /* The cpu variant's segments are the window table's tiles. */
+  if (d->tune.variant == CLV_VJ_VARIANT_CPU) {
+    d->tune.tile_x = d->tune.lanes;
+    d->tune.tile_y = 1;
+  }
   /* Without doubles the variance and stage sums are not OpenCV's. */
   d->fp64 = dev->has_fp64;
   if (!d->fp64)
@@ -85,6 +105,9 @@ detector_new (ClvDevice * dev, const ClvCascade * c,
   d->shape.nodes = NULL;
   d->shape.leaves = NULL;
   d->shape.features = NULL;
+  d->shape.subsets = NULL;
+  d->subsets = g_memdup2 (c->subsets,
+      sizeof (gint32) * c->n_nodes * c->subset_size);
   d->trees = g_memdup2 (c->trees, sizeof (ClvCascadeTree) * c->n_trees);
   d->nodes = g_memdup2 (c->nodes, sizeof (ClvCascadeNode) * c->n_nodes);
   d->leaves = g_memdup2 (c->leaves, sizeof (float) * c->n_leaves);
@@ -131,6 +154,16 @@ clv_vj_detector_free (ClvVjDetector * d)
   if (d == NULL)
     return;
   g_ptr_array_unref (d->geometries);
+  g_array_unref (d->tab_serials);
+  g_array_unref (d->sources);
+  g_array_unref (d->last_win);
+  g_array_unref (d->last_levels);
+  g_array_unref (d->last_xtab);
+  g_array_unref (d->last_ytab);
+  g_array_unref (d->xtab_host);
+  g_array_unref (d->ytab_host);
+  g_clear_pointer (&d->xtab, clReleaseMemObject);
+  g_clear_pointer (&d->ytab, clReleaseMemObject);
   g_free (d->frame_geo);
   g_array_unref (d->batch_levels);
   g_free (d->first_level);
@@ -148,6 +181,7 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_clear_pointer (&d->row_sums, clReleaseMemObject);
   g_clear_pointer (&d->luma, clReleaseMemObject);
   g_clear_pointer (&d->out, clReleaseMemObject);
+  g_clear_pointer (&d->weights, clReleaseMemObject);
   g_clear_pointer (&d->copies, clReleaseCommandQueue);
   g_clear_pointer (&d->stages, clReleaseMemObject);
   g_clear_pointer (&d->k_luma, clReleaseKernel);
@@ -157,13 +191,16 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_clear_pointer (&d->k_tilted, clReleaseKernel);
   g_clear_pointer (&d->k_simple, clReleaseKernel);
   g_clear_pointer (&d->k_uber, clReleaseKernel);
+  g_clear_pointer (&d->k_cpu_levels, clReleaseKernel);
   g_ptr_array_unref (d->events);
   g_ptr_array_unref (d->event_kernels);
   g_free (d->trees);
   g_free (d->nodes);
   g_free (d->leaves);
   g_free (d->features);
+  g_free (d->subsets);
   g_free (d->out_host);
+  g_free (d->weights_host);
   clv_device_unref (d->dev);
   g_free (d);
 }
@@ -204,11 +241,11 @@ geometry_new (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   const int band_rows = d->tune.band_rows, band_wg = d->tune.band_wg;
   gint64 tiles = 0, cols = 0, sums = 0, row_sums = 0, pix = 0, windows = 0;
   gsize area;
-  gboolean ok;
 
   g->w = w;
   g->h = h;
   g->params = *p;
+  g->serial = ++d->n_geometries;
   g->n_levels = clv_vj_scales (w, h, d->shape.window_w, d->shape.window_h, p,
       &g->scales);
   if (g->n_levels == 0)
@@ -301,15 +338,8 @@ geometry_new (ClvVjDetector * d, int w, int h, const ClvVjParams * p,
   g->total_row_sums = (int) row_sums;
   g->total_windows = (int) windows;
   g->pix = (int) pix;
-
-  ok = (g->xtab = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
-          xt->data, xt->len * 8, error))
-      && (g->ytab = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,
-          yt->data, yt->len * 8, error));
-  g_array_free (xt, TRUE);
-  g_array_free (yt, TRUE);
-  if (!ok)
-    g_clear_pointer (&g, geometry_free);
+  g->xtab = xt;
+  g->ytab = yt;
   return g;
 }
 
@@ -381,11 +411,11 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   d->tilt_ofs = d->shape.has_tilted ? (int) plane : 0;
   d->sq_ofs = (int) (d->shape.has_tilted ? 2 * plane : plane);
   if (d->nodes_w != w || d->nodes_plane != d->plane) {
-    int n_nodes;
-    ClvVjNode *nodes = clv_vj_layout_nodes (d, w, d->tilt_ofs, &n_nodes);
+    gsize bytes;
+    void *nodes = clv_vj_layout_nodes (d, w, d->tilt_ofs, &bytes);
     g_clear_pointer (&d->nodes_mem, clReleaseMemObject);
     d->nodes_mem = clv_buffer_new_with_data (dev, CL_MEM_READ_ONLY, nodes,
-        sizeof (ClvVjNode) * n_nodes, error);
+        bytes, error);
     g_free (nodes);
     if (d->nodes_mem == NULL)
       return FALSE;
@@ -409,13 +439,33 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
   d->total_pix = 0;
   d->total_windows = 0;
   d->total_tiles = 0;
-  for (guint i = 0; i < n; i++) {
+  /* The batch's resize tables: the geometries' tables in turn, rebuilt
+   * when the geometries change. */
+  d->tab_dirty = d->tab_serials->len != n;
+  for (guint i = 0; !d->tab_dirty && i < n; i++)
+    d->tab_dirty = g_array_index (d->tab_serials, guint64, i)
+        != geo[i]->serial;
+  if (d->tab_dirty) {
+    g_array_set_size (d->tab_serials, 0);
+    g_array_set_size (d->xtab_host, 0);
+    g_array_set_size (d->ytab_host, 0);
+    for (guint i = 0; i < n; i++) {
+      g_array_append_val (d->tab_serials, geo[i]->serial);
+      g_array_append_vals (d->xtab_host, geo[i]->xtab->data,
+          geo[i]->xtab->len);
+      g_array_append_vals (d->ytab_host, geo[i]->ytab->data,
+          geo[i]->ytab->len);
+    }
+  }
+  for (guint i = 0, xt = 0, yt = 0; i < n; i++) {
     const ClvVjGeometry *g = geo[i];
     /* Band-relative offsets y' * band_w + x become batch ones; the
      * integral passes number the tiles, columns and sums of all frames. */
     d->first_level[i] = d->batch_levels->len;
     for (int l = 0; l < g->n_levels; l++) {
       ClvVjLevel lv = g->levels[l];
+      lv.xtab += xt;
+      lv.ytab += yt;
       lv.layer_ofs = (y + lv.layer_ofs / g->band_w) * w
           + lv.layer_ofs % g->band_w;
       lv.first_col += d->total_cols;
@@ -425,6 +475,8 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
       lv.pix_ofs += d->total_pix;
       g_array_append_val (d->batch_levels, lv);
     }
+    xt += g->xtab->len;
+    yt += g->ytab->len;
     d->total_cols += g->total_cols;
     d->total_sums += g->total_sums;
     d->total_row_sums += g->total_row_sums;
@@ -447,8 +499,15 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
     }
     y += g->band_h;
   }
+  /* Tables in buffers made now must be written whatever they hold. */
+  d->win_fresh = sizeof (ClvVjWindows) * MAX (d->batch_win->len, 1)
+      > d->win_mem_bytes;
+  d->levels_fresh = sizeof (ClvVjLevel) * d->batch_levels->len
+      > d->levels_mem_bytes;
+  /* The cpu variant's vector loads read up to 4 x VJ_LANES values past
+   * the last window's corners. */
   return ensure_buffer (dev, &d->sbuf, &d->sbuf_bytes,
-      plane * planes * sizeof (cl_uint), error)
+      (plane * planes + SBUF_PAD) * sizeof (cl_uint), error)
       && ensure_buffer (dev, &d->pixels, &d->pixels_bytes,
       MAX (d->total_pix, 1), error)
       && ensure_buffer (dev, &d->band_sums, &d->band_sums_bytes,
@@ -462,7 +521,11 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
       && ensure_buffer (dev, &d->win_mem, &d->win_mem_bytes,
       sizeof (ClvVjWindows) * MAX (d->batch_win->len, 1), error)
       && ensure_buffer (dev, &d->levels_mem, &d->levels_mem_bytes,
-      sizeof (ClvVjLevel) * d->batch_levels->len, error);
+      sizeof (ClvVjLevel) * d->batch_levels->len, error)
+      && (!d->tab_dirty || (ensure_buffer (dev, &d->xtab, &d->xtab_bytes,
+              sizeof (cl_int2) * MAX (d->xtab_host->len, 1), error)
+          && ensure_buffer (dev, &d->ytab, &d->ytab_bytes,
+              sizeof (cl_int2) * MAX (d->ytab_host->len, 1), error)));
 }
 
 /* Enqueues a kernel and keeps its event for clv_vj_detector_kernel_ms. */
@@ -488,44 +551,148 @@ enqueue_1d (ClvVjDetector * d, cl_kernel kernel, size_t global, size_t local,
   return enqueue (d, kernel, 1, &global, &local, error);
 }
 
-/* Step 1, first pass, for frame `i` of the batch: its luma (packed RGB
- * only), its levels' pixels and the sums of their tiles.  A kernel cannot
- * take a varying number of frame buffers, so this pass is launched per
- * frame. */
+/* The part of the frame searched: `region`, or all of it. */
+static ClvRect
+frame_region (const ClvVjFrame * fr)
+{
+  if (fr->region.width > 0)
+    return fr->region;
+  return (ClvRect) {
+  0, 0, fr->image.image.width, fr->image.image.height};
+}
+
 static gboolean
-enqueue_band_sums (ClvVjDetector * d, guint i, const ClvVjFrame * fr,
+same_source (const ClvVjFrame * a, const ClvVjFrame * b)
+{
+  const ClvLumaImage *x = &a->image, *y = &b->image;
+
+  return a->frame == b->frame && x->image.width == y->image.width
+      && x->image.height == y->image.height && x->image.bpp == y->image.bpp
+      && x->image.stride == y->image.stride
+      && x->image.offset == y->image.offset && x->r == y->r && x->g == y->g
+      && x->b == y->b;
+}
+
+/* Groups the batch's frames into the pyramid's launches (d->sources) and
+ * sets where each level reads its frame; packed RGB frames read the luma
+ * of their group's bounding box, computed first into d->luma. */
+static gboolean
+plan_sources (ClvVjDetector * d, ClvVjFrame ** frames, guint n,
     GError ** error)
 {
-  const ClvVjGeometry *g = d->frame_geo[i];
-  const ClvLumaImage *f = &fr->image;
-  cl_mem frame = fr->frame, luma = frame;
-  cl_uint luma_ofs = (cl_uint) f->image.offset;
-  cl_uint luma_stride = (cl_uint) f->image.stride;
-  cl_int lw = f->image.width, lh = f->image.height, n_levels = g->n_levels;
-  cl_int first_level = (cl_int) d->first_level[i];
+  gsize luma_bytes = 0;
+
+  g_array_set_size (d->sources, 0);
+  for (guint i = 0; i < n;) {
+    ClvVjSource src = { i, 0, G_MAXINT, G_MAXINT, 0, 0, luma_bytes };
+    int x1 = 0, y1 = 0;
+    for (; i < n && same_source (frames[src.first], frames[i]); i++) {
+      const ClvRect r = frame_region (frames[i]);
+      src.bx = MIN (src.bx, r.x);
+      src.by = MIN (src.by, r.y);
+      x1 = MAX (x1, r.x + r.width);
+      y1 = MAX (y1, r.y + r.height);
+      src.n++;
+    }
+    src.bw = x1 - src.bx;
+    src.bh = y1 - src.by;
+    if (frames[src.first]->image.r >= 0)
+      luma_bytes += (gsize) src.bw * src.bh;
+    g_array_append_val (d->sources, src);
+  }
+  for (guint k = 0; k < d->sources->len; k++) {
+    const ClvVjSource *src = &g_array_index (d->sources, ClvVjSource, k);
+    for (guint i = src->first; i < src->first + src->n; i++) {
+      const ClvLumaImage *f = &frames[i]->image;
+      const ClvRect r = frame_region (frames[i]);
+      const gsize ofs = f->r >= 0 ? src->luma_ofs + (gsize) (r.y - src->by)
+          * src->bw + (r.x - src->bx) : f->image.offset + (gsize) r.y
+          * f->image.stride + r.x;
+      for (int l = 0; l < d->frame_geo[i]->n_levels; l++) {
+        ClvVjLevel *lv = &g_array_index (d->batch_levels, ClvVjLevel,
+            d->first_level[i] + l);
+        lv->src_ofs = (cl_uint) ofs;
+        lv->src_w = r.width;
+        lv->src_h = r.height;
+      }
+    }
+  }
+  return luma_bytes == 0 || ensure_buffer (d->dev, &d->luma, &d->luma_bytes,
+      luma_bytes, error);
+}
+
+/* Source k's luma plane: its frames' buffer, or for packed RGB their
+ * bounding box's luma computed into d->luma; its row stride. */
+static gboolean
+enqueue_luma (ClvVjDetector * d, ClvVjFrame ** frames, guint k, cl_mem * luma,
+    cl_uint * stride, GError ** error)
+{
+  const ClvVjSource *src = &g_array_index (d->sources, ClvVjSource, k);
+  const ClvLumaImage *f = &frames[src->first]->image;
+  cl_mem frame = frames[src->first]->frame;
+  cl_uint ofs = (cl_uint) (f->image.offset + (gsize) src->by
+      * f->image.stride + (gsize) src->bx * f->image.bpp);
+  cl_uint fstride = (cl_uint) f->image.stride, ps = f->image.bpp;
+  cl_uint r = f->r, g = f->g, b = f->b, dst_ofs = (cl_uint) src->luma_ofs;
+  cl_int w = src->bw, h = src->bh;
+  size_t g2[2] = { w, h };
+
+  *luma = frame;
+  *stride = fstride;
+  if (f->r < 0)
+    return TRUE;
+  *luma = d->luma;
+  *stride = (cl_uint) w;
+  return clv_kernel_set_args (d->k_luma, error, CLV_ARG (frame),
+      CLV_ARG (ofs), CLV_ARG (fstride), CLV_ARG (ps), CLV_ARG (r),
+      CLV_ARG (g), CLV_ARG (b), CLV_ARG (w), CLV_ARG (h), CLV_ARG (d->luma),
+      CLV_ARG (dst_ofs), CLV_ARGS_END)
+      && enqueue (d, d->k_luma, 2, g2, NULL, error);
+}
+
+/* Step 1, first pass, one launch per source (d->sources): its frames'
+ * luma (packed RGB only), then on a CPU (the cpu variant) their levels'
+ * pixels and integrals, a work-item a level, else their levels' pixels
+ * and the sums of their tiles.  A kernel cannot take a varying number of
+ * buffers, so frames of different buffers take one launch each. */
+static gboolean
+enqueue_sources (ClvVjDetector * d, ClvVjFrame ** frames, GError ** error)
+{
+  const gboolean cpu = d->tune.variant == CLV_VJ_VARIANT_CPU;
+  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs;
   const size_t wg = d->tune.band_wg;
 
-  if (f->r >= 0) {
-    cl_uint ps = f->image.bpp, r = f->r, gr = f->g, b = f->b;
-    size_t g2[2] = { lw, lh };
-    if (!ensure_buffer (d->dev, &d->luma, &d->luma_bytes,
-            (gsize) lw * lh, error)
-        || !clv_kernel_set_args (d->k_luma, error, CLV_ARG (frame),
-            CLV_ARG (luma_ofs), CLV_ARG (luma_stride), CLV_ARG (ps),
-            CLV_ARG (r), CLV_ARG (gr), CLV_ARG (b), CLV_ARG (lw),
-            CLV_ARG (lh), CLV_ARG (d->luma), CLV_ARGS_END)
-        || !enqueue (d, d->k_luma, 2, g2, NULL, error))
+  for (guint k = 0; k < d->sources->len; k++) {
+    const ClvVjSource *src = &g_array_index (d->sources, ClvVjSource, k);
+    cl_int first_level = (cl_int) d->first_level[src->first], n_levels = 0;
+    size_t tiles = 0;
+    cl_uint stride;
+    cl_mem luma;
+
+    for (guint i = src->first; i < src->first + src->n; i++) {
+      n_levels += d->frame_geo[i]->n_levels;
+      tiles += d->frame_geo[i]->band_tiles;
+    }
+    /* The first one clears the detection's counters. */
+    cl_mem reset = k == 0 ? d->out : NULL;
+
+    if (!enqueue_luma (d, frames, k, &luma, &stride, error))
       return FALSE;
-    luma = d->luma;
-    luma_ofs = 0;
-    luma_stride = lw;
+    if (cpu ? !clv_kernel_set_args (d->k_cpu_levels, error, CLV_ARG (luma),
+            CLV_ARG (stride), CLV_ARG (d->levels_mem), CLV_ARG (first_level),
+            CLV_ARG (d->xtab), CLV_ARG (d->ytab), CLV_ARG (d->pixels),
+            CLV_ARG (d->sbuf), CLV_ARG (sbuf_w), CLV_ARG (sq_ofs),
+            CLV_ARG (reset), CLV_ARGS_END)
+        || !enqueue_1d (d, d->k_cpu_levels, n_levels, 1, error)
+        : !clv_kernel_set_args (d->k_sums, error, CLV_ARG (luma),
+            CLV_ARG (stride), CLV_ARG (d->levels_mem), CLV_ARG (first_level),
+            CLV_ARG (n_levels), CLV_ARG (d->xtab), CLV_ARG (d->ytab),
+            CLV_ARG (d->pixels), CLV_ARG (d->band_sums),
+            CLV_ARG (d->row_sums), CLV_ARG (reset), CLV_ARGS_END)
+        || !enqueue_1d (d, d->k_sums, tiles * wg, wg, error))
+      return FALSE;
   }
-  return clv_kernel_set_args (d->k_sums, error, CLV_ARG (luma),
-      CLV_ARG (luma_ofs), CLV_ARG (luma_stride), CLV_ARG (lw), CLV_ARG (lh),
-      CLV_ARG (d->levels_mem), CLV_ARG (first_level), CLV_ARG (n_levels),
-      CLV_ARG (g->xtab), CLV_ARG (g->ytab), CLV_ARG (d->pixels),
-      CLV_ARG (d->band_sums), CLV_ARG (d->row_sums), CLV_ARGS_END)
-      && enqueue_1d (d, d->k_sums, (size_t) g->band_tiles * wg, wg, error);
+  return TRUE;
 }
 
 /* Step 1, second pass, one launch for the batch: the carries of every
@@ -549,23 +716,58 @@ static gboolean
 enqueue_band_integrals (ClvVjDetector * d, GError ** error)
 {
   cl_int first_level = 0, n_levels = d->batch_levels->len;
-  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, tilt_ofs = d->tilt_ofs;
-  cl_int diag_w = d->diag_w;
+  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs;
   const size_t wg = d->tune.band_wg;
 
-  if (!clv_kernel_set_args (d->k_integrals, error, CLV_ARG (d->levels_mem),
-          CLV_ARG (first_level), CLV_ARG (n_levels), CLV_ARG (d->pixels),
-          CLV_ARG (d->band_sums), CLV_ARG (d->row_sums), CLV_ARG (d->sbuf),
-          CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END)
-      || !enqueue_1d (d, d->k_integrals, (size_t) d->band_tiles * wg,
-          wg, error))
-    return FALSE;
+  return clv_kernel_set_args (d->k_integrals, error,
+      CLV_ARG (d->levels_mem), CLV_ARG (first_level), CLV_ARG (n_levels),
+      CLV_ARG (d->pixels), CLV_ARG (d->band_sums), CLV_ARG (d->row_sums),
+      CLV_ARG (d->sbuf), CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARGS_END)
+      && enqueue_1d (d, d->k_integrals, (size_t) d->band_tiles * wg, wg,
+      error);
+}
+
+/* Step 1 for cascades with tilted features, one launch for the batch:
+ * the tilted integrals from the levels' pixels. */
+static gboolean
+enqueue_tilted (ClvVjDetector * d, GError ** error)
+{
+  cl_int first_level = 0, n_levels = d->batch_levels->len;
+  cl_int sbuf_w = d->sbuf_w, tilt_ofs = d->tilt_ofs, diag_w = d->diag_w;
+  const size_t wg = d->tune.band_wg;
+
   return !d->shape.has_tilted
       || (clv_kernel_set_args (d->k_tilted, error, CLV_ARG (d->levels_mem),
           CLV_ARG (first_level), CLV_ARG (d->pixels), CLV_ARG (d->sbuf),
           CLV_ARG (sbuf_w), CLV_ARG (tilt_ofs), CLV_ARG (d->diag),
           CLV_ARG (diag_w), CLV_ARGS_END)
       && enqueue_1d (d, d->k_tilted, (size_t) n_levels * wg, wg, error));
+}
+
+/* Steps 2-5 on a CPU (the cpu variant): one launch over the segments of
+ * every level of the batch, a few persistent work-items per core. */
+static gboolean
+enqueue_detect_cpu (ClvVjDetector * d, GError ** error)
+{
+  const int nx = d->shape.window_w - 2, ny = d->shape.window_h - 2;
+  cl_int4 nofs = { {1 + d->sbuf_w, 1 + nx + d->sbuf_w,
+          1 + d->sbuf_w * (1 + ny), 1 + nx + d->sbuf_w * (1 + ny)}
+  };
+  cl_double area = (double) nx * ny;
+  cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs;
+  cl_int n_win = d->batch_win->len, total = d->total_tiles;
+  cl_uint cap = d->out_cap;
+
+  cl_int tilt_ofs = d->tilt_ofs;
+
+  return clv_kernel_set_args (d->k_uber, error, CLV_ARG (d->sbuf),
+      CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARG (tilt_ofs), CLV_ARG (nofs),
+      CLV_ARG (area),
+      CLV_ARG (d->stages), CLV_ARG (d->nodes_mem), CLV_ARG (d->out),
+      CLV_ARG (cap), CLV_ARG (d->weights), CLV_ARG (d->win_mem),
+      CLV_ARG (n_win), CLV_ARG (total), CLV_ARGS_END)
+      && enqueue_1d (d, d->k_uber, (size_t) d->tune.groups_per_cu
+      * d->dev->compute_units, 1, error);
 }
 
 /* Steps 2-5 over every window of the batch: the detection kernel(s),
@@ -581,8 +783,12 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
   const float area_f = (float) area_d;
   cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, n_stages = d->shape.n_stages;
   cl_uint cap = d->out_cap;
+  cl_int want = d->want_weights;
   size_t g[2], l[2];
   cl_uint arg;
+
+  if (d->tune.variant == CLV_VJ_VARIANT_CPU)
+    return enqueue_detect_cpu (d, error);
 
   for (int k = 0; k < 2; k++) {
     cl_kernel kern = k ? d->k_uber : d->k_simple;
@@ -602,13 +808,17 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
         error, fail);
     CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_uint), &cap), error,
         fail);
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_mem), &d->weights),
+        error, fail);
+    CLV_CHECK (clSetKernelArg (kern, arg++, sizeof (cl_int), &want), error,
+        fail);
   }
 
   if (d->tune.variant == CLV_VJ_VARIANT_SIMPLE) {
     for (guint i = 0; i < d->batch_win->len; i++) {
       const ClvVjWindows *w = &g_array_index (d->batch_win, ClvVjWindows, i);
       cl_int si = i;
-      arg = 10;
+      arg = 12;
       CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int), &si),
           error, fail);
       CLV_CHECK (clSetKernelArg (d->k_simple, arg++, sizeof (cl_int),
@@ -631,7 +841,7 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
     const gboolean tiled = d->tune.variant == CLV_VJ_VARIANT_TILED;
     /* Windows, or the tiled variant's tiles. */
     cl_int total = tiled ? d->total_tiles : d->total_windows;
-    arg = 10;
+    arg = 12;
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
             &d->win_mem), error, fail);
     CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &n_win),
@@ -738,6 +948,128 @@ clv_vj_detector_check_frame (ClvVjDetector * d, int width, int height,
   return g != NULL && (g->n_win == 0 || geometry_fits (d, g, error));
 }
 
+/* Bytes of a level weight on the device (real_t). */
+static gsize
+weight_size (const ClvVjDetector * d)
+{
+  return d->fp64 ? sizeof (cl_double) : sizeof (cl_float);
+}
+
+/* The raw windows' buffers (device and host) for `cap` windows. */
+static gboolean
+alloc_out (ClvVjDetector * d, guint cap, GError ** error)
+{
+  g_clear_pointer (&d->out, clReleaseMemObject);
+  g_clear_pointer (&d->weights, clReleaseMemObject);
+  g_free (d->out_host);
+  g_free (d->weights_host);
+  d->out_cap = cap;
+  d->out_host = g_new (guint32, 2 + 2 * (gsize) cap);
+  d->weights_host = g_malloc (weight_size (d) * cap);
+  d->out = clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
+      (2 + 2 * (gsize) cap) * sizeof (cl_uint), error);
+  d->weights = d->out ? clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
+      weight_size (d) * cap, error) : NULL;
+  return d->weights != NULL;
+}
+
+/* Level weight k of the last read-back. */
+static double
+read_weight (const ClvVjDetector * d, guint k)
+{
+  return d->fp64 ? ((const double *) d->weights_host)[k]
+      : ((const float *) d->weights_host)[k];
+}
+
+gboolean
+clv_vj_region_valid (const ClvLumaImage * f, const ClvRect * r,
+    const ClvVjParams * p, GError ** error)
+{
+  if (!clv_vj_request_valid (f, p, error))
+    return FALSE;
+  if (r->width != 0 && (r->x < 0 || r->y < 0 || r->width < 1
+          || r->height < 1 || r->x + r->width > f->image.width
+          || r->y + r->height > f->image.height)) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID, "Invalid detection "
+        "request: region %dx%d at %d,%d is not inside the %dx%d frame",
+        r->width, r->height, r->x, r->y, f->image.width, f->image.height);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Writes `data` to `mem` on the detector's copies queue unless it is what
+ * was written there last (`last`, updated), and counts the write. */
+static gboolean
+upload_changed (ClvVjDetector * d, cl_mem mem, GArray * last,
+    const GArray * data, gboolean force, guint * writes, GError ** error)
+{
+  const gsize bytes = (gsize) data->len * g_array_get_element_size (last);
+
+  if (!force && last->len == data->len
+      && memcmp (last->data, data->data, bytes) == 0)
+    return TRUE;
+  g_array_set_size (last, 0);
+  g_array_append_vals (last, data->data, data->len);
+  CLV_CHECK (clEnqueueWriteBuffer (d->copies, mem, CL_FALSE, 0, bytes,
+          last->data, 0, NULL, NULL), error, fail);
+  (*writes)++;
+  return TRUE;
+fail:
+  return FALSE;
+}
+
+/* The batch's tables on the device: those that changed since the last
+ * batch (a stream of one frame size changes none), on the copies queue,
+ * which the device's queue then waits for. */
+static gboolean
+upload_tables (ClvVjDetector * d, GError ** error)
+{
+  guint writes = 0;
+  cl_event copied = NULL;
+  gboolean ok;
+
+  /* A buffer grown by prepare_batch holds nothing yet. */
+  ok = upload_changed (d, d->win_mem, d->last_win, d->batch_win,
+      d->win_fresh, &writes, error)
+      && upload_changed (d, d->levels_mem, d->last_levels, d->batch_levels,
+      d->levels_fresh, &writes, error)
+      && (!d->tab_dirty || (upload_changed (d, d->xtab, d->last_xtab,
+              d->xtab_host, TRUE, &writes, error)
+          && upload_changed (d, d->ytab, d->last_ytab, d->ytab_host, TRUE,
+              &writes, error)));
+  if (!ok || writes == 0)
+    return ok;
+  CLV_CHECK (clEnqueueMarkerWithWaitList (d->copies, 0, NULL, &copied),
+      error, fail);
+  CLV_CHECK (clFlush (d->copies), error, fail);
+  CLV_CHECK (clEnqueueBarrierWithWaitList (d->dev->queue, 1, &copied, NULL),
+      error, fail);
+  clReleaseEvent (copied);
+  return TRUE;
+fail:
+  g_clear_pointer (&copied, clReleaseEvent);
+  return FALSE;
+}
+
+/* The raw windows of the batch, read back: the counters and the first
+ * windows in one read, the rest (rare) in a second. */
+static gboolean
+read_windows (ClvVjDetector * d, guint * count, GError ** error)
+{
+  const gsize first = MIN (d->out_cap, READ_AHEAD);
+
+  if (!clv_read_buffer_after (d->dev, d->copies,
+          g_ptr_array_index (d->events, d->events->len - 1), d->out, 0,
+          (2 + 2 * first) * sizeof (cl_uint), d->out_host, error))
+    return FALSE;
+  *count = d->out_host[0];
+  return *count <= first || *count > d->out_cap
+      || clv_read_buffer (d->dev, d->out, (2 + 2 * first) * sizeof (cl_uint),
+      2 * (gsize) (*count - first) * sizeof (cl_uint),
+      d->out_host + 2 + 2 * first, error);
+}
+
 /* Runs frames[0..n) (all with windows, fitting in one packed buffer) as
  * one batch and fills their candidates. */
 static gboolean
@@ -745,59 +1077,38 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
     guint n, GError ** error)
 {
   ClvVjKeyed *keyed;
-  cl_event copied = NULL;
   guint count;
   gboolean ok = FALSE;
 
-  if (!prepare_batch (d, geo, n, error))
+  if (!prepare_batch (d, geo, n, error) || !plan_sources (d, frames, n,
+          error))
     return FALSE;
-  if (d->out == NULL) {
-    d->out_cap = INITIAL_CAPACITY;
-    d->out = clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
-        (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), error);
-    if (d->out == NULL)
-      return FALSE;
-    g_free (d->out_host);
-    d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
-  }
-  CLV_CHECK (clEnqueueWriteBuffer (d->copies, d->win_mem, CL_FALSE, 0,
-          sizeof (ClvVjWindows) * d->batch_win->len, d->batch_win->data, 0,
-          NULL, NULL), error, fail);
-  CLV_CHECK (clEnqueueWriteBuffer (d->copies, d->levels_mem, CL_FALSE, 0,
-          sizeof (ClvVjLevel) * d->batch_levels->len, d->batch_levels->data,
-          0, NULL, NULL), error, fail);
-  if (!zero_counters (d, d->copies, &copied, error))
-    goto fail;
-  CLV_CHECK (clFlush (d->copies), error, fail);
-  CLV_CHECK (clEnqueueBarrierWithWaitList (d->dev->queue, 1, &copied, NULL),
-      error, fail);
+  d->want_weights = FALSE;
   for (guint i = 0; i < n; i++)
-    if (!enqueue_band_sums (d, i, frames[i], error))
-      goto fail;
-  if (!enqueue_band_carry (d, error) || !enqueue_band_integrals (d, error))
+    d->want_weights |= frames[i]->params.output_reject_levels;
+  if (d->out == NULL && !alloc_out (d, INITIAL_CAPACITY, error))
     goto fail;
-  if (!enqueue_detect (d, error))
+  if (!upload_tables (d, error) || !enqueue_sources (d, frames, error)
+      || (d->tune.variant != CLV_VJ_VARIANT_CPU
+          && (!enqueue_band_carry (d, error)
+              || !enqueue_band_integrals (d, error)))
+      || !enqueue_tilted (d, error) || !enqueue_detect (d, error))
     goto fail;
   for (;;) {
-    if (!clv_read_buffer_after (d->dev, d->copies,
-            g_ptr_array_index (d->events, d->events->len - 1), d->out, 0,
-            (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), d->out_host,
-            error))
+    if (!read_windows (d, &count, error))
       goto fail;
-    count = d->out_host[0];
     if (count <= d->out_cap)
       break;
     /* More windows than room: grow and run the detection again. */
-    g_clear_pointer (&d->out, clReleaseMemObject);
-    g_free (d->out_host);
-    d->out_cap = (guint) clv_round_up (count + count / 2, 1024);
-    d->out = clv_buffer_new (d->dev, CL_MEM_READ_WRITE,
-        (2 + 2 * (gsize) d->out_cap) * sizeof (cl_uint), error);
-    d->out_host = g_new (guint32, 2 + 2 * d->out_cap);
-    if (d->out == NULL || !zero_counters (d, d->dev->queue, NULL, error)
+    if (!alloc_out (d, (guint) clv_round_up (count + count / 2, 1024), error)
+        || !zero_counters (d, d->dev->queue, NULL, error)
         || !enqueue_detect (d, error))
       goto fail;
   }
+  if (d->want_weights && count > 0
+      && !clv_read_buffer (d->dev, d->weights, 0, weight_size (d) * count,
+          d->weights_host, error))
+    goto fail;
 
   /* A window's frame, level, row and column as one key: in key order each
    * frame's windows come as OpenCV finds them (level, row, column). */
@@ -815,11 +1126,14 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
     const ClvRect r = clv_vj_candidate_rect (&geo[f]->scales[(key >> 32)
             & 0xffff], (int) (key & 0xffff), (int) ((key >> 16) & 0xffff));
     g_array_append_val (frames[f]->candidates, r);
+    if (frames[f]->params.output_reject_levels) {
+      const double w = read_weight (d, keyed[k].index);
+      g_array_append_val (frames[f]->weights, w);
+    }
   }
   g_free (keyed);
   ok = TRUE;
 fail:
-  g_clear_pointer (&copied, clReleaseEvent);
   /* Commands of a failed batch may still run, reading the host tables and
    * writing the detector's buffers: they finish before a retry reuses
    * them (what finish says adds nothing to the batch's own error). */
@@ -852,13 +1166,18 @@ clv_vj_detector_candidates_batch (ClvVjDetector * d, ClvVjFrame * frames,
     const ClvLumaImage *f = &frames[i].image;
     const ClvVjParams *p = &frames[i].params;
     ClvVjGeometry *g;
+    ClvRect r;
 
     if (frames[i].candidates == NULL)
       frames[i].candidates = g_array_new (FALSE, FALSE, sizeof (ClvRect));
+    if (frames[i].weights == NULL)
+      frames[i].weights = g_array_new (FALSE, FALSE, sizeof (double));
     g_array_set_size (frames[i].candidates, 0);
-    if (!clv_vj_request_valid (f, p, error))
+    g_array_set_size (frames[i].weights, 0);
+    if (!clv_vj_region_valid (f, &frames[i].region, p, error))
       goto out;
-    if (!(g = get_geometry (d, f->image.width, f->image.height, p, error)))
+    r = frame_region (&frames[i]);
+    if (!(g = get_geometry (d, r.width, r.height, p, error)))
       goto out;
     if (g->n_win == 0)
       continue;
@@ -892,28 +1211,74 @@ GArray *
 clv_vj_detector_candidates (ClvVjDetector * d, cl_mem frame,
     const ClvLumaImage * f, const ClvVjParams * p, GError ** error)
 {
-  ClvVjFrame fr = { frame, *f, *p, NULL };
+  ClvVjFrame fr = { frame, *f, {0, 0, 0, 0}, *p, NULL, NULL };
+  gboolean ok = clv_vj_detector_candidates_batch (d, &fr, 1, error);
 
-  if (!clv_vj_detector_candidates_batch (d, &fr, 1, error)) {
+  g_clear_pointer (&fr.weights, g_array_unref);
+  if (!ok)
     g_clear_pointer (&fr.candidates, g_array_unref);
-    return NULL;
-  }
   return fr.candidates;
+}
+
+GArray *
+clv_vj_frame_faces (const ClvVjFrame * fr, int n_stages)
+{
+  return clv_vj_group_faces_scored (fr->candidates,
+      fr->params.output_reject_levels ? fr->weights : NULL, n_stages,
+      fr->params.min_neighbors, frame_region (fr).width,
+      frame_region (fr).height);
 }
 
 GArray *
 clv_vj_detector_detect (ClvVjDetector * d, cl_mem frame,
     const ClvLumaImage * f, const ClvVjParams * p, GError ** error)
 {
-  GArray *raw = clv_vj_detector_candidates (d, frame, f, p, error);
-  GArray *faces;
+  ClvVjFrame fr = { frame, *f, {0, 0, 0, 0}, *p, NULL, NULL };
+  GArray *faces = NULL;
 
-  if (raw == NULL)
-    return NULL;
-  faces = clv_vj_group_faces (raw, p->min_neighbors, f->image.width,
-      f->image.height);
-  g_array_free (raw, TRUE);
+  if (clv_vj_detector_candidates_batch (d, &fr, 1, error))
+    faces = clv_vj_frame_faces (&fr, d->shape.n_stages);
+  g_clear_pointer (&fr.candidates, g_array_unref);
+  g_clear_pointer (&fr.weights, g_array_unref);
   return faces;
+}
+
+GPtrArray *
+clv_vj_detector_detect_regions (ClvVjDetector * d, cl_mem frame,
+    const ClvLumaImage * f, const ClvRect * regions, guint n,
+    const ClvVjParams * p, GError ** error)
+{
+  ClvVjFrame *fr = g_new0 (ClvVjFrame, MAX (n, 1));
+  GPtrArray *faces = NULL;
+
+  for (guint i = 0; i < n; i++)
+    fr[i] = (ClvVjFrame) {
+    frame, *f, regions[i], *p, NULL, NULL};
+  if (clv_vj_detector_candidates_batch (d, fr, n, error)) {
+    faces = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+    for (guint i = 0; i < n; i++)
+      g_ptr_array_add (faces, clv_vj_frame_faces (&fr[i], d->shape.n_stages));
+  }
+  for (guint i = 0; i < n; i++) {
+    g_clear_pointer (&fr[i].candidates, g_array_unref);
+    g_clear_pointer (&fr[i].weights, g_array_unref);
+  }
+  g_free (fr);
+  return faces;
+}
+
+guint
+clv_vj_detector_launches (ClvVjDetector * d, const char *kernel)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < d->event_kernels->len; i++) {
+    char name[64] = "";
+    clGetKernelInfo (d->event_kernels->pdata[i], CL_KERNEL_FUNCTION_NAME,
+        sizeof name - 1, name, NULL);
+    n += kernel == NULL || strcmp (name, kernel) == 0;
+  }
+  return n;
 }
 
 void

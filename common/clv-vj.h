@@ -21,9 +21,12 @@ typedef enum
   CLV_VJ_VARIANT_UBER,          /* persistent uberkernel, dynamic mapping */
   CLV_VJ_VARIANT_SIMPLE,        /* one work-item per window, one launch per scale */
   CLV_VJ_VARIANT_TILED,         /* the uberkernel over tiles in local memory */
-  CLV_VJ_VARIANT_INVALID,       /* CLVISION_TUNE named neither */
+  CLV_VJ_VARIANT_CPU,           /* SIMD lanes of a CPU over segments of a
+                                 * row, local queues per stage */
+  CLV_VJ_VARIANT_INVALID,       /* CLVISION_TUNE named none */
   CLV_VJ_VARIANT_AUTO,          /* asked for: VJ_VARIANT, or the device's
-                                 * default (tiled on GPUs, simple on CPUs) */
+                                 * default (tiled on GPUs, cpu on CPUs with
+                                 * doubles, else simple) */
 } ClvVjVariant;
 
 /* Kernel tuning, the -D macros of vj_detect.cl / vj_pyramid.cl.  Defaults
@@ -31,7 +34,7 @@ typedef enum
  * field can be overridden through CLVISION_TUNE (names in brackets). */
 typedef struct
 {
-  ClvVjVariant variant;         /* [VJ_VARIANT=uber|simple|tiled] */
+  ClvVjVariant variant;         /* [VJ_VARIANT=uber|simple|tiled|cpu] */
   int wg;                       /* [VJ_WG] work-group size: one warp */
   int chunk;                    /* [VJ_CHUNK] windows per atomic fetch (N) */
   int tile_x, tile_y;           /* [VJ_TILE_X, VJ_TILE_Y] windows of a
@@ -54,6 +57,10 @@ typedef struct
   gboolean unroll;              /* [VJ_UNROLL] the tiled variant compiles a
                                  * stump cascade's stages before
                                  * coop_stage into its code */
+  int lanes;                    /* [VJ_LANES] the cpu variant's vector
+                                 * lanes: 8 or 16 windows at once */
+  int queue_stage;              /* [VJ_QUEUE_STAGE] the cpu variant's first
+                                 * stage taken from its local queues */
   int shuffle;                  /* [VJ_SHUFFLE] 1: the cooperative stages
                                  * sum a window's trees by warp shuffles
                                  * (NVIDIA, inline PTX) instead of in
@@ -68,7 +75,7 @@ void clv_vj_tuning_for_variant (ClvDevice * dev, ClvVjVariant variant,
     ClvVjTuning * tuning);
 
 /* The same for an uberkernel: the tuned variant, or the uberkernel over
- * chunks where that is the simple kernel (the default on CPUs). */
+ * chunks where that is the simple kernel. */
 void clv_vj_uber_tuning_for_device (ClvDevice * dev, ClvVjTuning * tuning);
 
 
@@ -106,14 +113,25 @@ gboolean clv_vj_detector_check_frame (ClvVjDetector * det, int width,
 gboolean clv_vj_request_valid (const ClvLumaImage * f,
     const ClvVjParams * params, GError ** error);
 
+/* The same for a region of it (width 0: all of it). */
+gboolean clv_vj_region_valid (const ClvLumaImage * f, const ClvRect * region,
+    const ClvVjParams * params, GError ** error);
+
 /* One frame of a batch: the device buffer `frame` laid out as `image`
- * says, its parameters, and (filled by the detector) its raw candidates. */
+ * says, the part of it searched, its parameters, and (filled by the
+ * detector) its raw candidates and, with params.output_reject_levels,
+ * their level weights.  Frames of one buffer and layout (crops of one
+ * frame) share their pyramid's launches. */
 typedef struct
 {
   cl_mem frame;
   ClvLumaImage image;
+  ClvRect region;               /* width 0: the whole frame; else inside it,
+                                 * candidates in its coordinates */
   ClvVjParams params;
   GArray *candidates;           /* ClvRect; created when NULL */
+  GArray *weights;              /* double per candidate; created when NULL
+                                 * (empty without scores) */
 } ClvVjFrame;
 
 /* Candidates of several frames at once (batching): their
@@ -125,10 +143,23 @@ typedef struct
 gboolean clv_vj_detector_candidates_batch (ClvVjDetector * det,
     ClvVjFrame * frames, guint n, GError ** error);
 
+/* The faces of a frame whose candidates a batch filled: grouping with eps
+ * 0.2 and clipping, with scores when its params ask for them (reject level
+ * `n_stages`, the cascade's). */
+GArray *clv_vj_frame_faces (const ClvVjFrame * frame, int n_stages);
+
 /* The whole detection: candidates, grouping with eps 0.2 and clipping to
- * the frame, as clv_vj_detect_ref does (GArray of ClvVjFace). */
+ * the frame, as clv_vj_detect_ref does (GArray of ClvVjFace; with scores
+ * when params->output_reject_levels). */
 GArray *clv_vj_detector_detect (ClvVjDetector * det, cl_mem frame,
     const ClvLumaImage * f, const ClvVjParams * params, GError ** error);
+
+/* The faces in `n` regions of one frame (rectangles inside it), detected
+ * in one batch, whose pyramid and detection are one launch each: a
+ * GPtrArray of n GArrays of ClvVjFace in each region's coordinates. */
+GPtrArray *clv_vj_detector_detect_regions (ClvVjDetector * det, cl_mem frame,
+    const ClvLumaImage * f, const ClvRect * regions, guint n,
+    const ClvVjParams * params, GError ** error);
 
 /* For benchmarks: the device time of the last call's pyramid launches
  * (luma, levels, integrals) and of its detection launches, in ms, summed
@@ -136,6 +167,10 @@ GArray *clv_vj_detector_detect (ClvVjDetector * det, cl_mem frame,
  * profiling events (0 where the device gives none). */
 void clv_vj_detector_kernel_ms (ClvVjDetector * det, double *pyramid_ms,
     double *detect_ms);
+
+/* For tests and benchmarks: how many launches of the kernel named
+ * `kernel` (every kernel: NULL) the last call made. */
+guint clv_vj_detector_launches (ClvVjDetector * det, const char *kernel);
 
 /* For benchmarks: the device time of each kernel in the last batch,
  * summed over its launches, as a JSON object {"vj_band_sums": ms, ...}. */

@@ -40,8 +40,19 @@
  *    therefore reported only if the run of stage-0 rejections right before
  *    it in its row has even length, which the kernel checks by walking left.
  *
+ * LBP cascades (VJ_LBP) take the same paths: no variance test, a node's
+ * feature is the 8-bit code of its 3 x 3 blocks (16 corners), and it goes
+ * left when the code's bit is set in its 256-bit subset (OpenCV's
+ * LBPEvaluator and predictCategorical).
+ *
  * Raw windows are written compactly as (scale, y << 16 | x) through an
- * atomic counter; the host groups them. */
+ * atomic counter; the host groups them.  With `want_weights` (scores)
+ * each one's level weight, the sum of its last stage in tree order, is
+ * written too.
+ *
+ * With VJ_CPU the program holds vj_detect_cpu instead, the framework
+ * shaped for a CPU's SIMD lanes (see there); both read the cascade's
+ * tables and scales below. */
 
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -60,6 +71,19 @@ typedef struct
   float threshold;
 } Stage;
 
+#if VJ_LBP
+/* An LBP tree node (the host's ClvVjLbpNode): the offsets of the 4 x 4
+ * corners of its feature's blocks from the window's corner in sbuf, row by
+ * row, the 8 words of its subset, and per side the next node (> 0) or the
+ * leaf value. */
+typedef struct
+{
+  int ofs[16];
+  int subset[8];
+  int2 next;
+  float2 leaf;
+} Node;
+#else
 /* A tree node with its feature resolved for the current layout (the host's
  * ClvVjNode): OpenCV's OptFeature offsets from the window's corner in sbuf,
  * the rectangles' weights and the node threshold, and per side either the
@@ -72,6 +96,7 @@ typedef struct
   int2 next;                    /* left, right: next node, or <= 0: a leaf */
   float2 leaf;                  /* left, right leaf values */
 } Node;
+#endif
 
 /* A scale: nx x ny windows ystep apart, numbered from first_window row by
  * row; for vj_detect_tiled, tiles of VJ_TILE_X x VJ_TILE_Y of them, tiles_x
@@ -88,6 +113,25 @@ typedef struct
   int pad;
 } Scale;
 
+/* The scale whose windows (or tiles) are numbered from `first` on. */
+inline int
+find_scale (__constant const Scale * sc, const int n_scales, const int g,
+    const bool tiles)
+{
+  int lo = 0, hi = n_scales - 1;
+
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) >> 1;
+    if ((tiles ? sc[mid].first_tile : sc[mid].first_window) <= g)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+#if !VJ_CPU
+
 typedef struct
 {
   const __global uint *sbuf;
@@ -99,6 +143,15 @@ typedef struct
   const __global Node *nodes;
 } Cascade;
 
+
+/* Where the kernels write the raw windows (see emit). */
+typedef struct
+{
+  __global uint *out;
+  uint cap;
+  __global real_t *weights;     /* NULL: no scores */
+  int n_stages;
+} Out;
 
 /* OptFeature::calc (pwin) * varianceNormFactor, in float, into `r`: a
  * node's weights W and its rectangles' offsets O0 .. O2 (macro arguments,
@@ -112,6 +165,52 @@ typedef struct
       r = r + (W).z * (float) RECT_SUM (p, O2);                         \
     r = r * (vnf);                                                      \
   } while (0)
+
+#if VJ_LBP
+/* Block (i, j) of an LBP node's 3 x 3 grid at p, summed by RECT_SUM. */
+#define LBP_BLOCK(RECT_SUM, nd, p, i, j)                                \
+  RECT_SUM (p, (int4) (nd->ofs[(i) * 4 + (j)], nd->ofs[(i) * 4 + (j) + 1], \
+          nd->ofs[(i) * 4 + (j) + 4], nd->ofs[(i) * 4 + (j) + 5]))
+/* Whether the window at p goes left at node nd: its code's bit in the
+ * node's subset (outer blocks >= the centre, clockwise from the top left,
+ * bit 7 first). */
+#define NODE_LEFT(RECT_SUM, nd, p, vnf)                                 \
+  node_left_lbp (LBP_BLOCK (RECT_SUM, nd, p, 1, 1), (int8) (            \
+          LBP_BLOCK (RECT_SUM, nd, p, 0, 0),                            \
+          LBP_BLOCK (RECT_SUM, nd, p, 0, 1),                            \
+          LBP_BLOCK (RECT_SUM, nd, p, 0, 2),                            \
+          LBP_BLOCK (RECT_SUM, nd, p, 1, 2),                            \
+          LBP_BLOCK (RECT_SUM, nd, p, 2, 2),                            \
+          LBP_BLOCK (RECT_SUM, nd, p, 2, 1),                            \
+          LBP_BLOCK (RECT_SUM, nd, p, 2, 0),                            \
+          LBP_BLOCK (RECT_SUM, nd, p, 1, 0)), nd->subset)
+
+inline bool
+node_left_lbp (const int centre, const int8 outer,
+    const __global int *subset)
+{
+  const int8 bits = (int8) (128, 64, 32, 16, 8, 4, 2, 1);
+  const int8 set = select ((int8) 0, bits, outer >= centre);
+  const int code = set.s0 | set.s1 | set.s2 | set.s3 | set.s4 | set.s5
+      | set.s6 | set.s7;
+
+  return (subset[code >> 5] >> (code & 31)) & 1;
+}
+#else
+#define NODE_LEFT(RECT_SUM, nd, p, vnf)                                 \
+  (feature_value_##RECT_SUM (nd, p, vnf) < nd->weight.w)
+#endif
+
+#if VJ_LBP
+#define FEATURE_BODY(f, RECT_SUM) (void) f; (void) p; return vnf
+#else
+/* A Haar node's feature value (OptFeature::calc * varianceNormFactor). */
+#define FEATURE_BODY(f, RECT_SUM)                                       \
+  const float4 w = f->weight;                                           \
+  float r;                                                              \
+  FEATURE_VALUE (r, RECT_SUM, p, f->ofs[0], f->ofs[1], f->ofs[2], w, vnf); \
+  return r
+#endif
 
 /* The cascade's evaluation over integrals in address space AS (suffix S):
  * __global for the frame's integrals, __local for a tile of them.  With
@@ -129,15 +228,10 @@ rect_sum##S (const AS uint * p, const int4 o)                           \
 }                                                                       \
                                                                         \
 inline float                                                            \
-feature_value##S (const __global Node * f, const AS uint * p,           \
+feature_value_rect_sum##S (const __global Node * f, const AS uint * p,  \
     const float vnf)                                                    \
 {                                                                       \
-  const float4 w = f->weight;                                           \
-  float r;                                                              \
-                                                                        \
-  FEATURE_VALUE (r, rect_sum##S, p, f->ofs[0], f->ofs[1], f->ofs[2], w, \
-      vnf);                                                             \
-  return r;                                                             \
+  FEATURE_BODY (f, rect_sum##S);                                        \
 }                                                                       \
                                                                         \
 /* The leaf tree `t` gives the window. */                               \
@@ -159,7 +253,7 @@ tree_leaf##S (const Cascade * c, const AS uint * p, const float vnf,    \
   }                                                                     \
   for (;;) {                                                            \
     const __global Node *nd = c->nodes + n;                             \
-    const bool left = feature_value##S (nd, p, vnf) < nd->weight.w;     \
+    const bool left = NODE_LEFT (rect_sum##S, nd, p, vnf);              \
     if (VJ_STUMPS)                                                      \
       return left ? nd->leaf.x : nd->leaf.y;                            \
     const int next = left ? nd->next.x : nd->next.y;                    \
@@ -169,8 +263,9 @@ tree_leaf##S (const Cascade * c, const AS uint * p, const float vnf,    \
   }                                                                     \
 }                                                                       \
                                                                         \
-inline bool                                                             \
-stage_passes##S (const Cascade * c, const AS uint * p, const float vnf, \
+/* The sum of stage si's leaves, in tree order. */                      \
+inline real_t                                                           \
+stage_sum##S (const Cascade * c, const AS uint * p, const float vnf,    \
     const int si)                                                       \
 {                                                                       \
   const Stage s = c->stages[si];                                        \
@@ -178,7 +273,14 @@ stage_passes##S (const Cascade * c, const AS uint * p, const float vnf, \
                                                                         \
   for (int t = 0; t < s.n_trees; t++)                                   \
     sum += (real_t) tree_leaf##S (c, p, vnf, s.first_tree + t);         \
-  return !(sum < (real_t) s.threshold);                                 \
+  return sum;                                                           \
+}                                                                       \
+                                                                        \
+inline bool                                                             \
+stage_passes##S (const Cascade * c, const AS uint * p, const float vnf, \
+    const int si)                                                       \
+{                                                                       \
+  return !(stage_sum##S (c, p, vnf, si) < (real_t) c->stages[si].threshold); \
 }                                                                       \
                                                                         \
 /* Stages [first, last) one after the other, as OpenCV runs them. */    \
@@ -194,7 +296,7 @@ stages_pass##S (const Cascade * c, const AS uint * p, const float vnf,  \
 
 CASCADE_FUNCTIONS (__global, _g, 0)
 /* Only vj_detect_tiled evaluates over a tile. */
-CASCADE_FUNCTIONS (__local, _l, VJ_STUMPS && VJ_TILE_X)
+CASCADE_FUNCTIONS (__local, _l, VJ_STUMPS && VJ_TILE_X && !VJ_LBP)
 
 /* HaarEvaluator::setWindow from the window's sum `s` and squared sum `q`
  * over the variance rectangle: its normalisation; false for windows OpenCV
@@ -202,6 +304,11 @@ CASCADE_FUNCTIONS (__local, _l, VJ_STUMPS && VJ_TILE_X)
 inline bool
 window_norm_sums (const Cascade * c, const int s, const uint q, float *vnf)
 {
+#if VJ_LBP
+  /* LBPEvaluator::setWindow: every window inside the level. */
+  *vnf = 1.0f;
+  return true;
+#endif
   const real_t a = c->area * (real_t) q;
   const real_t b = (real_t) s * (real_t) s;
   real_t nf = a - b;
@@ -219,6 +326,8 @@ window_norm_sums (const Cascade * c, const int s, const uint q, float *vnf)
 inline bool
 window_norm (const Cascade * c, const __global uint * p, float *vnf)
 {
+  if (VJ_LBP)
+    return window_norm_sums (c, 0, 0, vnf);
   return window_norm_sums (c, rect_sum_g (p, c->nofs),
       (uint) rect_sum_g (p + c->sq_ofs, c->nofs), vnf);
 }
@@ -243,32 +352,24 @@ not_skipped (const Cascade * c, const int layer, const int x, const int y,
 }
 
 /* out[0] counts the windows, out[1] is the uberkernel's work counter,
- * window k is out[2 + 2k], out[3 + 2k]. */
+ * window k is out[2 + 2k], out[3 + 2k]; with weights (scores) its level
+ * weight, its last stage's sum evaluated here in tree order from the
+ * frame's integrals, is weights[k]. */
 inline void
-emit (__global uint * out, const uint cap, const int scale, const int x,
-    const int y)
+emit (const Cascade * c, const Out o, const int scale, const int layer,
+    const int x, const int y)
 {
-  const uint k = atomic_inc (out);
+  const uint k = atomic_inc (o.out);
 
-  if (k < cap)
-    vstore2 ((uint2) (scale, ((uint) y << 16) | (uint) x), k + 1, out);
-}
-
-/* The scale whose windows (or tiles) are numbered from `first` on. */
-inline int
-find_scale (__constant const Scale * sc, const int n_scales, const int g,
-    const bool tiles)
-{
-  int lo = 0, hi = n_scales - 1;
-
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) >> 1;
-    if ((tiles ? sc[mid].first_tile : sc[mid].first_window) <= g)
-      lo = mid;
-    else
-      hi = mid - 1;
+  if (k >= o.cap)
+    return;
+  vstore2 ((uint2) (scale, ((uint) y << 16) | (uint) x), k + 1, o.out);
+  if (o.weights) {
+    const __global uint *p = c->sbuf + layer + y * c->sbuf_w + x;
+    float vnf;
+    window_norm (c, p, &vnf);
+    o.weights[k] = stage_sum_g (c, p, vnf, o.n_stages - 1);
   }
-  return lo;
 }
 
 /* Which scale window `g` belongs to, and where it is. */
@@ -288,10 +389,12 @@ decode_window (__constant const Scale * sc, const int n_scales, const int g,
     const __global uint *sbuf, const int sbuf_w, const int sq_ofs,      \
     const int4 nofs, const real_t area,                                 \
     const __global Stage *stages, const int n_stages,                   \
-    const __global Node *nodes, __global uint *out, const uint out_cap
+    const __global Node *nodes, __global uint *out, const uint out_cap, \
+    __global real_t *weights, const int want_weights
 
 #define CASCADE_INIT                                                    \
-  const Cascade c = { sbuf, sbuf_w, sq_ofs, nofs, area, stages, nodes }
+  const Cascade c = { sbuf, sbuf_w, sq_ofs, nofs, area, stages, nodes }; \
+  const Out o = { out, out_cap, want_weights ? weights : 0, n_stages }
 
 __kernel void
 vj_detect_simple (CASCADE_ARGS, const int scale, const int layer_ofs,
@@ -308,7 +411,7 @@ vj_detect_simple (CASCADE_ARGS, const int scale, const int layer_ofs,
 
   if (window_norm (&c, p, &vnf) && stages_pass_g (&c, p, vnf, 0, n_stages)
       && not_skipped (&c, layer_ofs, x, y, ystep))
-    emit (out, out_cap, scale, x, y);
+    emit (&c, o, scale, layer_ofs, x, y);
 }
 
 /* A queue of windows in local memory: per window its corner (in the
@@ -540,7 +643,7 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
           int x, y;
           const int s = decode_window (scales, n_scales, g, &x, &y);
           if (not_skipped (&c, scales[s].layer_ofs, x, y, scales[s].ystep))
-            emit (out, out_cap, s, x, y);
+            emit (&c, o, s, scales[s].layer_ofs, x, y);
         } else {
           queue_push (qb, &l_count, pos, g, vnf);
         }
@@ -560,7 +663,7 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
       int x, y;
       const int s = decode_window (scales, n_scales, passed.win[i], &x, &y);
       if (not_skipped (&c, scales[s].layer_ofs, x, y, scales[s].ystep))
-        emit (out, out_cap, s, x, y);
+        emit (&c, o, s, scales[s].layer_ofs, x, y);
     }
     barrier (CLK_LOCAL_MEM_FENCE);
     if (exhausted)
@@ -764,9 +867,487 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
       const int wy = passed.win[i] / cw, wx = passed.win[i] - wy * cw;
       const int x = x0 + wx * step, y = y0 + wy * step;
       if (not_skipped (&c, scales[s].layer_ofs, x, y, step))
-        emit (out, out_cap, s, x, y);
+        emit (&c, o, s, scales[s].layer_ofs, x, y);
     }
     barrier (CLK_LOCAL_MEM_FENCE);
   }
 }
 #endif
+
+#else /* VJ_CPU */
+
+/* vj_detect_cpu, the detector's cpu variant (VJ_CPU, VJ_LANES wide), for
+ * CPU devices: the cascade over every window of every pyramid level,
+ * shaped for SIMD lanes (PoCL compiles OpenCL vector types straight into
+ * AVX2 / AVX-512 instructions, where it cannot vectorise across
+ * work-items whose loops end at different stages).
+ *
+ * The load-balancing framework of the GPU uberkernel, with a CPU's
+ * vector lanes in the place of a warp's work-items:
+ *  - persistent work-items take segments of VJ_LANES consecutive windows
+ *    of one row of one level from a global atomic counter (dynamic
+ *    mapping), from the coarsest level down;
+ *  - the windows of a segment go through the variance test and stages
+ *    0 .. VJ_QUEUE_STAGE - 1 as one vector: their features' corners are
+ *    VJ_LANES consecutive (step 1) or every other (step 2) integral values,
+ *    read by vector loads, and the segment stops as soon as no window is
+ *    left;
+ *  - the survivors enter local queues, one per later stage, in private
+ *    memory; a queue that holds VJ_LANES windows is evaluated through its
+ *    stage as one vector (corners gathered) and its survivors re-queued
+ *    for the next stage, so the lanes stay full where windows are few;
+ *    when the counter runs out every queue is emptied, stage by stage.
+ *
+ * The results are OpenCV 4.6's exactly, as in vj_detect.cl: float feature
+ * values, double variance and stage sums in tree order (each lane does
+ * what OpenCV does for its window; FP_CONTRACT off), and OpenCV's skip of
+ * the window after a stage-0 rejection checked for the windows that pass
+ * every stage, by evaluating stage 0 on the segments to their left.
+ *
+ * LBP cascades (VJ_LBP): no variance test; a node's feature is the 8-bit
+ * code of 3 x 3 blocks (16 corners of its grid), and the node goes left
+ * when the code's bit is set in its 256-bit subset.
+ *
+ * Raw windows are written as in vj_detect.cl: out[0] counts them, out[1]
+ * is the work counter, window k is (scale, y << 16 | x) at out[2 + 2k];
+ * its level weight (the last stage's sum) is weights[k].
+ *
+ * Build macros: VJ_LANES (8 or 16), VJ_QUEUE_STAGE (< VJ_N_STAGES),
+ * VJ_UNROLLED (stages compiled in), VJ_N_STAGES,
+ * VJ_MAX_NODES (nodes of the largest tree), VJ_STUMPS, VJ_LBP. */
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+typedef CAT (int, VJ_LANES) intv;
+typedef CAT (uint, VJ_LANES) uintv;
+typedef CAT (float, VJ_LANES) floatv;
+typedef CAT (double, VJ_LANES) doublev;
+#define VLOAD CAT (vload, VJ_LANES)
+#define TO_INT CAT (convert_int, VJ_LANES)
+#define TO_UINT CAT (convert_uint, VJ_LANES)
+#define TO_FLOAT CAT (convert_float, VJ_LANES)
+#define TO_DOUBLE CAT (convert_double, VJ_LANES)
+
+typedef struct
+{
+  const __global uint *sbuf;
+  int sbuf_w;
+  int sq_ofs;
+  int tilt_ofs;
+  int4 nofs;
+  double area;
+  const __global Stage *stages;
+  const __global Node *nodes;
+} Cascade;
+
+/* Lane i's value at p[i * step], step 1 or 2. */
+inline uintv
+load_row (const __global uint * p, const int step)
+{
+  if (step == 1)
+    return VLOAD (0, p);
+  const uintv a = VLOAD (0, p), b = VLOAD (0, p + VJ_LANES);
+  return (uintv) (a.even, b.even);
+}
+
+/* Lane i's value at p[pos[i]]. */
+inline uintv
+gather (const __global uint * p, const intv pos)
+{
+  int idx[VJ_LANES];
+  uint v[VJ_LANES];
+
+  CAT (vstore, VJ_LANES) (pos, 0, idx);
+  for (int i = 0; i < VJ_LANES; i++)
+    v[i] = p[idx[i]];
+  return VLOAD (0, v);
+}
+
+/* The windows' values at offset `o` from their corners: segment windows
+ * (SEG, from p, `step` apart) or queued ones (corners `pos` in sbuf). */
+#define AT_SEG(o) load_row (p + (o), step)
+#define AT_QUEUE(o) gather (c->sbuf + (o), pos)
+
+#define RECT(AT, o) TO_INT (AT ((o).x) - AT ((o).y) - AT ((o).z) + AT ((o).w))
+
+/* The cascade's evaluation of VJ_LANES windows at once, with corners read
+ * by AT (suffix S); WINDOWS and WINDOWS_ARGS are the parameters AT uses
+ * and their names. */
+#define LANE_FUNCTIONS(AT, S, UNROLLED_SUM)                             \
+                                                                        \
+/* Whether each window goes left at node `nd`. */                       \
+inline intv                                                             \
+node_left##S (const Cascade * c, WINDOWS, const __global Node * nd,     \
+    const floatv vnf)                                                   \
+{                                                                       \
+  NODE_LEFT (AT);                                                       \
+}                                                                       \
+                                                                        \
+/* Each window's leaf of tree `t`. */                                   \
+inline floatv                                                           \
+tree_leaf##S (const Cascade * c, WINDOWS, const floatv vnf,             \
+    const int t)                                                        \
+{                                                                       \
+  const __global Node *root = c->nodes + t;                             \
+  if (VJ_STUMPS)                                                        \
+    return select ((floatv) root->leaf.y, (floatv) root->leaf.x,        \
+        node_left##S (c, WINDOWS_ARGS, root, vnf));                     \
+  /* Every node of the tree for every window, parents before children:  \
+   * at[k] holds the windows that reach node[k]. */                     \
+  int node[VJ_MAX_NODES];                                               \
+  intv at[VJ_MAX_NODES];                                                \
+  floatv leaf = 0.0f;                                                   \
+  int n = 1;                                                            \
+  node[0] = t;                                                          \
+  at[0] = -1;                                                           \
+  for (int k = 0; k < n; k++) {                                         \
+    const __global Node *nd = c->nodes + node[k];                       \
+    const intv left = node_left##S (c, WINDOWS_ARGS, nd, vnf);          \
+    const intv side[2] = { at[k] & left, at[k] & ~left };               \
+    const int next[2] = { nd->next.x, nd->next.y };                     \
+    const float value[2] = { nd->leaf.x, nd->leaf.y };                  \
+    for (int sd = 0; sd < 2; sd++) {                                    \
+      if (next[sd] > 0 && n < VJ_MAX_NODES) {                           \
+        node[n] = next[sd];                                             \
+        at[n++] = side[sd];                                             \
+      } else {                                                          \
+        leaf = select (leaf, (floatv) value[sd], side[sd]);             \
+      }                                                                 \
+    }                                                                   \
+  }                                                                     \
+  return leaf;                                                          \
+}                                                                       \
+                                                                        \
+/* Each window's sum of stage `si`. */                                  \
+inline doublev                                                          \
+stage_sum##S (const Cascade * c, WINDOWS, const floatv vnf,             \
+    const int si)                                                       \
+{                                                                       \
+  const Stage st = c->stages[si];                                       \
+  doublev sum = 0.0;                                                    \
+                                                                        \
+  if (si < VJ_UNROLLED)                                                 \
+    return UNROLLED_SUM (si);                                           \
+  for (int t = 0; t < st.n_trees; t++)                                  \
+    sum += TO_DOUBLE (tree_leaf##S (c, WINDOWS_ARGS, vnf,               \
+            st.first_tree + t));                                        \
+  return sum;                                                           \
+}
+
+#if VJ_LBP
+/* The 8-bit code of an LBP feature (OpenCV's LBPEvaluator: each outer
+ * block's sum compared with the centre's, clockwise from the top left,
+ * bit 7 first) and its bit in the node's subset. */
+#define BLOCK(AT, i, j)                                                 \
+  TO_INT (AT (nd->ofs[(i) * 4 + (j)]) - AT (nd->ofs[(i) * 4 + (j) + 1]) \
+      - AT (nd->ofs[(i) * 4 + (j) + 4]) + AT (nd->ofs[(i) * 4 + (j) + 5]))
+#define NODE_LEFT(AT)                                                   \
+  const intv cval = BLOCK (AT, 1, 1);                                   \
+  const intv code = ((BLOCK (AT, 0, 0) >= cval) & 128)                  \
+      | ((BLOCK (AT, 0, 1) >= cval) & 64)                               \
+      | ((BLOCK (AT, 0, 2) >= cval) & 32)                               \
+      | ((BLOCK (AT, 1, 2) >= cval) & 16)                               \
+      | ((BLOCK (AT, 2, 2) >= cval) & 8)                                \
+      | ((BLOCK (AT, 2, 1) >= cval) & 4)                                \
+      | ((BLOCK (AT, 2, 0) >= cval) & 2)                                \
+      | ((BLOCK (AT, 1, 0) >= cval) & 1);                               \
+  const int8 words = vload8 (0, nd->subset);                            \
+  const intv word = shuffle (words, TO_UINT (code >> 5));               \
+  (void) vnf;                                                           \
+  return -((word >> (code & 31)) & 1)
+#else
+/* OptFeature::calc (pwin) * varianceNormFactor < threshold, in float. */
+#define NODE_LEFT(AT)                                                   \
+  const float4 w = nd->weight;                                          \
+  floatv r = w.x * TO_FLOAT (RECT (AT, nd->ofs[0]))                     \
+      + w.y * TO_FLOAT (RECT (AT, nd->ofs[1]));                         \
+  if (w.z != 0.0f)                                                      \
+    r = r + w.z * TO_FLOAT (RECT (AT, nd->ofs[2]));                     \
+  r = r * vnf;                                                          \
+  return r < w.w
+#endif
+
+#if VJ_UNROLLED
+/* Stages 0 .. VJ_UNROLLED - 1 of a stump Haar cascade compiled in: the host
+ * appends the definitions of these two (common/clv-vj-codegen.c,
+ * cpu_stages_source), a case per stage and a STUMP per tree with its
+ * corners as R (x, y) = x + y * w (w: the integrals' row stride) or
+ * T (x, y) for the tilted plane, its weights, threshold and leaves as
+ * constants: a tree costs its reads and arithmetic, not a chain of loads
+ * of its node first. */
+doublev unrolled_sum_seg (const __global uint * p, const int step,
+    const floatv vnf, const int w, const int tilt, const int si);
+doublev unrolled_sum_queue (const __global uint * sbuf, const intv pos,
+    const floatv vnf, const int w, const int tilt, const int si);
+
+#define R(x, y) ((x) + (y) * w)
+#define T(x, y) (tilt + R (x, y))
+/* Adds a stump's leaf for every window to `sum`. */
+#define STUMP(AT, o0, o1, o2, wt, leaf_l, leaf_r)                        \
+  do {                                                                  \
+    const float4 k = (wt);                                              \
+    floatv v = k.x * TO_FLOAT (RECT (AT, o0)) + k.y * TO_FLOAT (RECT (AT, o1)); \
+    if (k.z != 0.0f)                                                    \
+      v = v + k.z * TO_FLOAT (RECT (AT, o2));                           \
+    v = v * vnf;                                                        \
+    sum += TO_DOUBLE (select ((floatv) (leaf_r), (floatv) (leaf_l),     \
+            v < k.w));                                                  \
+  } while (0)
+#define AT_QUEUE_SBUF(o) gather (sbuf + (o), pos)
+#define STUMP_SEG(o0, o1, o2, wt, l, r) STUMP (AT_SEG, o0, o1, o2, wt, l, r)
+#define STUMP_QUEUE(o0, o1, o2, wt, l, r)                                \
+  STUMP (AT_QUEUE_SBUF, o0, o1, o2, wt, l, r)
+#define UNROLLED_SUM_SEG(si)                                            \
+  unrolled_sum_seg (p, step, vnf, c->sbuf_w, c->tilt_ofs, si)
+#define UNROLLED_SUM_QUEUE(si)                                          \
+  unrolled_sum_queue (c->sbuf, pos, vnf, c->sbuf_w, c->tilt_ofs, si)
+#else
+#define VJ_UNROLLED 0
+#define UNROLLED_SUM_SEG(si) ((doublev) 0.0)
+#define UNROLLED_SUM_QUEUE(si) ((doublev) 0.0)
+#endif
+
+#define WINDOWS const __global uint * p, const int step
+#define WINDOWS_ARGS p, step
+LANE_FUNCTIONS (AT_SEG, _seg, UNROLLED_SUM_SEG)
+#undef WINDOWS
+#undef WINDOWS_ARGS
+#define WINDOWS const intv pos
+#define WINDOWS_ARGS pos
+LANE_FUNCTIONS (AT_QUEUE, _queue, UNROLLED_SUM_QUEUE)
+#undef WINDOWS
+#undef WINDOWS_ARGS
+
+/* HaarEvaluator::setWindow for the segment's windows: which OpenCV
+ * evaluates (`valid` lanes with enough variance) and their normalisation;
+ * every valid window for LBP. */
+inline intv
+segment_norm (const Cascade * c, const __global uint * p, const int step,
+    const intv valid, floatv * vnf)
+{
+#if VJ_LBP
+  *vnf = 1.0f;
+  return valid;
+#else
+  const doublev s = TO_DOUBLE (RECT (AT_SEG, c->nofs));
+  const doublev q = CAT (convert_double, VJ_LANES) (TO_UINT (RECT (AT_SEG,
+              c->nofs + c->sq_ofs)));
+  const doublev a = c->area * q;
+  const doublev nf = a - s * s;
+  const floatv v = TO_FLOAT ((doublev) 1.0 / sqrt (nf));
+
+  *vnf = select ((floatv) 1.0f, v, TO_INT (nf > 0.0));
+  return valid & TO_INT (nf > 0.0) & TO_INT (c->area * TO_DOUBLE (v) < 0.1);
+#endif
+}
+
+/* Stages [first, last) of the segment's `alive` windows, until none is
+ * left; *sum receives the last stage's sums. */
+inline intv
+segment_stages (const Cascade * c, const __global uint * p, const int step,
+    const floatv vnf, intv alive, const int first, const int last,
+    doublev * sum)
+{
+  for (int si = first; si < last && any (alive); si++) {
+    *sum = stage_sum_seg (c, p, step, vnf, si);
+    alive &= CAT (convert_int, VJ_LANES) (!(*sum < (doublev)
+            c->stages[si].threshold));
+  }
+  return alive;
+}
+
+/* The windows stage 0 rejects (after the variance test) in the segment of
+ * VJ_LANES windows whose first corner is p. */
+inline intv
+stage0_rejects (const Cascade * c, const __global uint * p, const int step)
+{
+  floatv vnf;
+  doublev sum = 0.0;
+  const intv norm = segment_norm (c, p, step, (intv) - 1, &vnf);
+
+  return norm & ~segment_stages (c, p, step, vnf, norm, 0, 1, &sum);
+}
+
+/* OpenCV evaluates the window at (x, y) of a level (corners from `layer`)
+ * unless the run of windows left of it that stage 0 rejected is odd. */
+inline bool
+not_skipped (const Cascade * c, const int layer, const int x, const int y,
+    const int step)
+{
+  int run = 0;
+
+  for (int end = x; end > 0;) {
+    const int x0 = max (end - VJ_LANES * step, 0);
+    int rej[VJ_LANES];
+    CAT (vstore, VJ_LANES) (stage0_rejects (c, c->sbuf + layer
+            + y * c->sbuf_w + x0, step), 0, rej);
+    for (int i = (end - x0) / step - 1; i >= 0; i--) {
+      if (!rej[i])
+        return (run & 1) == 0;
+      run++;
+    }
+    end = x0;
+  }
+  return (run & 1) == 0;
+}
+
+/* Reports window g (a window number) with its weight, unless OpenCV skips
+ * it. */
+inline void
+report (const Cascade * c, __constant const Scale * sc, const int n_scales,
+    const int g, const double weight, __global uint * out,
+    __global double *weights, const uint cap)
+{
+  const int s = find_scale (sc, n_scales, g, false);
+  const int i = g - sc[s].first_window, row = i / sc[s].nx;
+  const int x = (i - row * sc[s].nx) * sc[s].ystep, y = row * sc[s].ystep;
+
+  if (!not_skipped (c, sc[s].layer_ofs, x, y, sc[s].ystep))
+    return;
+  const uint k = atomic_inc (out);
+  if (k < cap) {
+    vstore2 ((uint2) (s, ((uint) y << 16) | (uint) x), k + 1, out);
+    weights[k] = weight;
+  }
+}
+
+/* The local queues: per stage from VJ_QUEUE_STAGE on, its windows' corners
+ * in sbuf, numbers and normalisations; a stage's queue never holds more
+ * than 2 * VJ_LANES - 1 (see drain). */
+#define VJ_QUEUED_STAGES (VJ_N_STAGES - VJ_QUEUE_STAGE)
+#define VJ_QUEUE_CAP (2 * VJ_LANES)
+typedef struct
+{
+  int n[VJ_QUEUED_STAGES];
+  int pos[VJ_QUEUED_STAGES][VJ_QUEUE_CAP];
+  int win[VJ_QUEUED_STAGES][VJ_QUEUE_CAP];
+  float vnf[VJ_QUEUED_STAGES][VJ_QUEUE_CAP];
+} Queues;
+
+/* The first VJ_LANES (at most) windows of stage si's queue through stage
+ * si; the survivors go to the next stage's queue or, after the last, are
+ * reported. */
+inline void
+flush (const Cascade * c, __local Queues * q, const int si,
+    __constant const Scale * sc, const int n_scales, __global uint * out,
+    __global double *weights, const uint cap)
+{
+  const int k = si - VJ_QUEUE_STAGE, n = min (q->n[k], VJ_LANES);
+  int pos_a[VJ_LANES], alive_a[VJ_LANES];
+  float vnf_a[VJ_LANES];
+  double sum_a[VJ_LANES];
+
+  for (int i = 0; i < VJ_LANES; i++) {
+    pos_a[i] = q->pos[k][min (i, n - 1)];
+    vnf_a[i] = q->vnf[k][min (i, n - 1)];
+  }
+  const intv pos = VLOAD (0, pos_a);
+  const doublev sum = stage_sum_queue (c, pos, VLOAD (0, vnf_a), si);
+  CAT (vstore, VJ_LANES) (TO_INT (!(sum < (doublev) c->stages[si].
+              threshold)), 0, alive_a);
+  CAT (vstore, VJ_LANES) (sum, 0, sum_a);
+  for (int i = 0; i < n; i++) {
+    if (!alive_a[i])
+      continue;
+    if (si + 1 == VJ_N_STAGES) {
+      report (c, sc, n_scales, q->win[k][i], sum_a[i], out, weights, cap);
+    } else {
+      const int m = q->n[k + 1]++;
+      q->pos[k + 1][m] = pos_a[i];
+      q->win[k + 1][m] = q->win[k][i];
+      q->vnf[k + 1][m] = vnf_a[i];
+    }
+  }
+  /* The rest move to the front. */
+  for (int i = n; i < q->n[k]; i++) {
+    q->pos[k][i - n] = q->pos[k][i];
+    q->win[k][i - n] = q->win[k][i];
+    q->vnf[k][i - n] = q->vnf[k][i];
+  }
+  q->n[k] -= n;
+}
+
+/* Flushes the deepest queue that holds VJ_LANES windows, until none does:
+ * a flush adds at most VJ_LANES windows to the next stage's queue, which
+ * then held fewer.  With `all`, then the shallowest that holds any, until
+ * every queue is empty. */
+inline void
+drain (const Cascade * c, __local Queues * q, const bool all,
+    __constant const Scale * sc, const int n_scales, __global uint * out,
+    __global double *weights, const uint cap)
+{
+  for (;;) {
+    int si = -1;
+    for (int k = VJ_QUEUED_STAGES - 1; k >= 0 && si < 0; k--)
+      if (q->n[k] >= VJ_LANES)
+        si = VJ_QUEUE_STAGE + k;
+    for (int k = 0; all && k < VJ_QUEUED_STAGES && si < 0; k++)
+      if (q->n[k] > 0)
+        si = VJ_QUEUE_STAGE + k;
+    if (si < 0)
+      return;
+    flush (c, q, si, sc, n_scales, out, weights, cap);
+  }
+}
+
+__kernel void
+vj_detect_cpu (const __global uint * sbuf, const int sbuf_w,
+    const int sq_ofs, const int tilt_ofs, const int4 nofs, const double area,
+    const __global Stage * stages, const __global Node * nodes,
+    __global uint * out, const uint out_cap, __global double *weights,
+    __constant const Scale * scales, const int n_scales, const int total)
+{
+  const Cascade c = { sbuf, sbuf_w, sq_ofs, tilt_ofs, nofs, area, stages,
+    nodes
+  };
+  const intv lane = (intv) (0, 1, 2, 3, 4, 5, 6, 7
+#if VJ_LANES == 16
+      , 8, 9, 10, 11, 12, 13, 14, 15
+#endif
+      );
+  /* In local memory, not on a CPU thread's stack. */
+  __local Queues q;
+
+  for (int k = 0; k < VJ_QUEUED_STAGES; k++)
+    q.n[k] = 0;
+  for (;;) {
+    /* Segments from the last (the coarsest level's) down: the long runs
+     * of a face near the camera start first. */
+    const int taken = (int) atomic_inc (out + 1);
+    if (taken >= total)
+      break;
+    const int t = total - 1 - taken;
+    const int s = find_scale (scales, n_scales, t, true);
+    const Scale sc = scales[s];
+    const int i = t - sc.first_tile, row = i / sc.tiles_x;
+    const int col = (i - row * sc.tiles_x) * VJ_LANES;
+    const int step = sc.ystep, x0 = col * step, y = row * step;
+    const int corner = sc.layer_ofs + y * sbuf_w + x0;
+    const __global uint *p = sbuf + corner;
+    floatv vnf;
+    doublev sum = 0.0;
+    intv alive = segment_norm (&c, p, step, col + lane < sc.nx, &vnf);
+
+    alive = segment_stages (&c, p, step, vnf, alive, 0, VJ_QUEUE_STAGE,
+        &sum);
+    if (!any (alive))
+      continue;
+    int alive_a[VJ_LANES];
+    float vnf_a[VJ_LANES];
+    CAT (vstore, VJ_LANES) (alive, 0, alive_a);
+    CAT (vstore, VJ_LANES) (vnf, 0, vnf_a);
+    for (int l = 0; l < VJ_LANES; l++) {
+      if (!alive_a[l])
+        continue;
+      const int m = q.n[0]++;
+      q.pos[0][m] = corner + l * step;
+      q.win[0][m] = sc.first_window + row * sc.nx + col + l;
+      q.vnf[0][m] = vnf_a[l];
+    }
+    drain (&c, &q, false, scales, n_scales, out, weights, out_cap);
+  }
+  drain (&c, &q, true, scales, n_scales, out, weights, out_cap);
+}
+
+#endif /* VJ_CPU */

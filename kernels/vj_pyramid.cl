@@ -18,8 +18,10 @@
  * first source centre or right of / below the last take the edge pixel.
  *
  * The level table is the whole batch's, in global memory (a batch's table
- * can outgrow __constant memory): vj_band_sums takes one frame's levels
- * from `first_level` on (it reads the frame); vj_band_carry,
+ * can outgrow __constant memory), with every frame's place in the luma
+ * buffer of its launch and the batch's resize tables: vj_band_sums takes
+ * the levels of the frames that share a buffer (crops of one frame, say)
+ * from `first_level` on; vj_band_carry,
  * vj_band_integrals and vj_tilted run once over every level of the batch
  * (the offsets count over it).  Each work-item copies its
  * level into private memory once.
@@ -46,6 +48,8 @@ typedef struct
   int v_ofs;                    /* column sums of bands in vj_band_*'s `v` */
   int h_ofs;                    /* row sums of tiles in `h` */
   int pix_ofs;                  /* resized pixels */
+  uint src_ofs;                 /* its frame's luma in the launch's buffer */
+  int src_w, src_h;             /* its frame's size */
 } Level;
 
 /* OpenCV 4.6's RGB2Gray<uchar>: 15-bit weights, rounded (as
@@ -53,7 +57,8 @@ typedef struct
 __kernel void
 vj_luma (const __global uchar * src, const uint offset, const uint stride,
     const uint pixel_stride, const uint r, const uint g, const uint b,
-    const int width, const int height, __global uchar * dst)
+    const int width, const int height, __global uchar * dst,
+    const uint dst_ofs)
 {
   const int x = get_global_id (0), y = get_global_id (1);
 
@@ -61,9 +66,21 @@ vj_luma (const __global uchar * src, const uint offset, const uint stride,
     return;
   const __global uchar *p = src + offset + (size_t) y * stride
       + (size_t) x * pixel_stride;
-  dst[(size_t) y * width + x] =
+  dst[dst_ofs + (size_t) y * width + x] =
       (uchar) ((p[r] * 9798 + p[g] * 19235 + p[b] * 3735 + (1 << 14)) >> 15);
 }
+
+/* The batch's first pyramid launch clears the detection's counters (the
+ * raw windows' count and the work counter, vj_detect.cl's out[0] and
+ * out[1]): the detection runs after it in the same queue, and the host
+ * has read the last batch's back. */
+#define RESET_COUNTERS(reset)                                           \
+  do {                                                                  \
+    if (reset && get_global_id (0) == 0) {                              \
+      reset[0] = 0;                                                     \
+      reset[1] = 0;                                                     \
+    }                                                                   \
+  } while (0)
 
 /* Output index i of an axis: its source index, the next source index and
  * the 8-bit weight of the next.  Outside [first, end) the edge pixel with
@@ -199,11 +216,11 @@ tile_pixel (const Tile * t, const __global uchar * luma,
  * read them). */
 __kernel __attribute__ ((reqd_work_group_size (VJ_BAND_WG, 1, 1)))
 void
-vj_band_sums (const __global uchar * luma, const uint luma_ofs,
-    const uint luma_stride, const int luma_w, const int luma_h,
+vj_band_sums (const __global uchar * luma, const uint luma_stride,
     const __global Level * levels, const int first_level, const int n_levels,
     const __global int2 * xtab, const __global int2 * ytab,
-    __global uchar * pixels, __global uint2 * v, __global uint2 * h)
+    __global uchar * pixels, __global uint2 * v, __global uint2 * h,
+    __global uint * reset)
 {
   __local uint px[TILE_SIZE];
   __local uint2 seg_total[VJ_BAND_WG];
@@ -211,12 +228,13 @@ vj_band_sums (const __global uchar * luma, const uint luma_ofs,
   const Tile t = tile_of_group (levels, first_level, n_levels);
   uint2 s = (uint2) (0, 0);
 
+  RESET_COUNTERS (reset);
   if (t.x < t.l.width) {
     const int3 tx = resize_tap (xtab + t.l.xtab, t.l.xfirst, t.l.xend,
-        luma_w - 1, t.x);
+        t.l.src_w - 1, t.x);
     for (int r = 0; r < t.rows; r++) {
-      const uint p = tile_pixel (&t, luma + luma_ofs, luma_stride, luma_h,
-          ytab, tx, r);
+      const uint p = tile_pixel (&t, luma + t.l.src_ofs, luma_stride,
+          t.l.src_h, ytab, tx, r);
       pixels[t.l.pix_ofs + (size_t) (t.y0 + r) * t.l.width + t.x] =
           (uchar) p;
       s += (uint2) (p, p * p);
@@ -423,5 +441,48 @@ vj_tilted (const __global Level * levels, const int first_level,
     __global uint *swap = d0;
     d0 = d1;
     d1 = swap;
+  }
+}
+
+/* On CPU devices (the detector's cpu variant): one work-item per level
+ * from `first_level` on (as vj_band_sums takes them), walking down its
+ * rows as clv_vj_integrals_compute does: a row is resized, summed across,
+ * and added to the integral row above, which is still in the cache.  The
+ * level's pixels are written too (vj_tilted and tests read them). */
+__kernel void
+vj_cpu_levels (const __global uchar * luma, const uint luma_stride,
+    const __global Level * levels, const int first_level,
+    const __global int2 * xtab, const __global int2 * ytab,
+    __global uchar * pixels, __global uint * sbuf, const int sbuf_w,
+    const int sq_ofs, __global uint * reset)
+{
+  const Level l = levels[first_level + get_global_id (0)];
+  const __global uchar *src = luma + l.src_ofs;
+  __global uint *s = sbuf + l.layer_ofs;
+
+  RESET_COUNTERS (reset);
+
+  for (int x = 0; x <= l.width; x++) {
+    s[x] = 0;
+    s[x + sq_ofs] = 0;
+  }
+  for (int y = 0; y < l.height; y++) {
+    const int3 ty = resize_tap (ytab + l.ytab, l.yfirst, l.yend,
+        l.src_h - 1, y);
+    __global uchar *px = pixels + l.pix_ofs + (size_t) y * l.width;
+    __global uint *row = s + (size_t) (y + 1) * sbuf_w;
+    uint rs = 0, rq = 0;
+
+    row[0] = 0;
+    row[sq_ofs] = 0;
+    for (int x = 0; x < l.width; x++) {
+      const uint p = tap_pixel (src, luma_stride, resize_tap (xtab + l.xtab,
+              l.xfirst, l.xend, l.src_w - 1, x), ty);
+      px[x] = (uchar) p;
+      rs += p;
+      rq += p * p;
+      row[x + 1] = row[x + 1 - sbuf_w] + rs;
+      row[x + 1 + sq_ofs] = row[x + 1 - sbuf_w + sq_ofs] + rq;
+    }
   }
 }

@@ -29,7 +29,7 @@
  * |[<!-- language="json" -->
  * {"frame":0,"seq":0,"pts":0,"duration":33333333,"running_time":0,
  *  "stream_id":"04772a5e…","source":"door","width":512,"height":512,
- *  "rois":[{"id":0,"parent_id":0,"roi_type":"face",
+ *  "rois":[{"id":0,"parent_id":-1,"roi_type":"face",
  *    "box":{"x":153,"y":85,"w":229,"h":229},
  *    "box_normalized":{"x_min":0.2988,"y_min":0.1660,"x_max":0.7461,"y_max":0.6133},
  *    "detection":{"label":"face","label_id":0,"confidence":0.857,"neighbors":30},
@@ -53,8 +53,12 @@
  *   x/width, `y_min` = y/height, `x_max` = (x+w)/width, `y_max` =
  *   (y+h)/height, not clamped); `detection` and `recognition` when the ROI
  *   has those structures (fields as vjfacedetect and eigenrecognise give
- *   them); `params`, one member per other parameter structure, holding its
- *   fields.
+ *   them; with vjfacedetect's output-reject-levels the detection also has
+ *   `reject-level` and `level-weight`); `params`, one member per other
+ *   parameter structure, holding its fields.  A ROI found inside another
+ *   (cascadedetect's `parent`: eyes in faces) names it by `parent_id`; a
+ *   ROI that is no child has `parent_id` -1 (GStreamer's default, 0, from
+ *   other elements).
  *
  * Other structures map by type: booleans, integers (unsigned 64-bit values
  * past 2^63 as floating-point numbers), floats, strings, nested structures
@@ -363,9 +367,15 @@ add_structure (JsonBuilder * b, const GstStructure * s)
   json_builder_end_object (b);
 }
 
+/* The detection's contract fields, and the cascade detector's scores
+ * (reject-level, level-weight) where `s` has them. */
 static void
-add_detection (JsonBuilder * b, const GstClvDetection * det)
+add_detection (JsonBuilder * b, const GstClvDetection * det,
+    const GstStructure * s)
 {
+  gint level;
+  gdouble weight;
+
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "label");
   roi_export_json_add_string (b, det->label);
@@ -374,6 +384,12 @@ add_detection (JsonBuilder * b, const GstClvDetection * det)
   add_double (b, "confidence", det->confidence);
   json_builder_set_member_name (b, "neighbors");
   json_builder_add_int_value (b, det->neighbors);
+  if (gst_structure_get_int (s, "reject-level", &level)
+      && gst_structure_get_double (s, "level-weight", &weight)) {
+    json_builder_set_member_name (b, "reject-level");
+    json_builder_add_int_value (b, level);
+    add_double (b, "level-weight", weight);
+  }
   json_builder_end_object (b);
 }
 
@@ -431,7 +447,7 @@ add_roi_params (JsonBuilder * b, GstVideoRegionOfInterestMeta * roi)
     if (gst_structure_has_name (s, GST_CLV_DETECTION_NAME)) {
       json_builder_set_member_name (b, GST_CLV_DETECTION_NAME);
       if (gst_clv_roi_meta_get_detection (roi, &det))
-        add_detection (b, &det);
+        add_detection (b, &det, s);
       else
         add_structure (b, s);
     } else if (gst_structure_has_name (s, GST_CLV_RECOGNITION_NAME)) {

@@ -20,7 +20,10 @@
  * whichever reads better; Pango renders each distinct text once, in
  * `font-desc`, into a cached alpha mask.  Colours: one per label_id (the
  * recognition's, else the detection's) from a palette of eight, or the
- * fixed `color` (drawn opaque).  The palette: 0 green, 1 red, 2 azure,
+ * fixed `color` (drawn opaque); a ROI inside another one (its parent_id
+ * names another ROI of the frame, as a cascadedetect with `parent` makes
+ * them: eyes inside faces) takes the palette's next colour after its
+ * parent's, one step per level.  The palette: 0 green, 1 red, 2 azure,
  * 3 yellow, 4 magenta, 5 cyan, 6 orange, 7 violet; ids wrap modulo 8 and
  * -1 (unknown) takes violet.  Colours are converted to the frame's
  * components with BT.601 (limited range for YUV, OpenCV's gray weights for
@@ -389,15 +392,16 @@ redact_shape (GstVideoRegionOfInterestMeta * roi, const Settings * st)
   return shape;
 }
 
-/* The box and label of `roi`. */
+/* The box and label of `roi`, `depth` levels below a ROI without a
+ * parent. */
 static gboolean
 add_drawing (GstRoiOverlay * self, GstVideoRegionOfInterestMeta * roi,
-    const Settings * st, GArray * shapes, GError ** error)
+    guint depth, const Settings * st, GArray * shapes, GError ** error)
 {
   gint label_id;
   gchar *text = label_text (roi, st->show_confidence, &label_id);
   Shape box = { {0} };
-  ClvRgb rgb = palette[((label_id % 8) + 8) % 8];
+  ClvRgb rgb = palette[(((label_id + (gint) depth) % 8) + 8) % 8];
   gboolean ok = TRUE;
 
   if (st->color != 0)
@@ -439,15 +443,43 @@ add_drawing (GstRoiOverlay * self, GstVideoRegionOfInterestMeta * roi,
   return ok;
 }
 
+/* How many ancestors `roi` has among the frame's ROIs (`parents`: id ->
+ * parent_id + 1): a parent_id naming its own id (GStreamer's default 0 for
+ * a ROI of id 0) or a chain that loops or runs deeper than 8 gives 0. */
+static guint
+roi_depth (GHashTable * parents, const GstVideoRegionOfInterestMeta * roi)
+{
+  gint id = roi->id, up_id = roi->parent_id;
+  guint depth = 0;
+  gpointer up;
+
+  while (up_id >= 0 && up_id != id && g_hash_table_lookup_extended (parents,
+          GINT_TO_POINTER (up_id), NULL, &up)) {
+    if (++depth > 8 || up_id == roi->id)
+      return 0;
+    id = up_id;
+    up_id = GPOINTER_TO_INT (up) - 1;
+  }
+  return depth;
+}
+
 /* What every ROI of `buf` the element acts on gives, in meta order. */
 static gboolean
 build_shapes (GstRoiOverlay * self, GstBuffer * buf, const Settings * st,
     GArray * shapes, GError ** error)
 {
+  GHashTable *parents = g_hash_table_new (NULL, NULL);
   gpointer state = NULL;
   GstMeta *meta;
   gboolean ok = TRUE;
 
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    g_hash_table_insert (parents, GINT_TO_POINTER (roi->id),
+        GINT_TO_POINTER (roi->parent_id + 1));
+  }
+  state = NULL;
   while (ok && (meta = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
@@ -455,13 +487,15 @@ build_shapes (GstRoiOverlay * self, GstBuffer * buf, const Settings * st,
     if (!roi_selected (roi, st->labels))
       continue;
     if (st->mode == GST_ROI_OVERLAY_MODE_DRAW) {
-      ok = add_drawing (self, roi, st, shapes, error);
+      ok = add_drawing (self, roi, roi_depth (parents, roi), st, shapes,
+          error);
     } else {
       const Shape shape = redact_shape (roi, st);
 
       g_array_append_val (shapes, shape);
     }
   }
+  g_hash_table_unref (parents);
   return ok;
 }
 

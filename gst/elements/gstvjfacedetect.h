@@ -13,4 +13,12 @@ G_DECLARE_FINAL_TYPE (GstVjFaceDetect, gst_vj_face_detect, GST,
 
 GST_ELEMENT_REGISTER_DECLARE (vjfacedetect);
 
+/* cascadedetect: vjfacedetect under a general name (its own metadata). */
+typedef GstVjFaceDetect GstCascadeDetect;
+typedef GstVjFaceDetectClass GstCascadeDetectClass;
+#define GST_TYPE_CASCADE_DETECT (gst_cascade_detect_get_type ())
+GType gst_cascade_detect_get_type (void);
+
+GST_ELEMENT_REGISTER_DECLARE (cascadedetect);
+
 G_END_DECLS

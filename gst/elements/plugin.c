@@ -40,6 +40,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (sarrotscale, plugin);
   ret |= GST_ELEMENT_REGISTER (sarspeckle, plugin);
   ret |= GST_ELEMENT_REGISTER (vjfacedetect, plugin);
+  ret |= GST_ELEMENT_REGISTER (cascadedetect, plugin);
   ret |= GST_ELEMENT_REGISTER (eigenrecognise, plugin);
   ret |= GST_ELEMENT_REGISTER (roiexport, plugin);
   ret |= GST_ELEMENT_REGISTER (roioverlay, plugin);

@@ -147,7 +147,8 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
       "\"static\": %s, \"frame\": \"%s\", \"width\": %d, \"height\": %d, "
       "\"faces\": %u, \"repeat\": %d, ", label,
       t.variant == CLV_VJ_VARIANT_SIMPLE ? "simple" :
-      t.variant == CLV_VJ_VARIANT_TILED ? "tiled" : "uber",
+      t.variant == CLV_VJ_VARIANT_TILED ? "tiled" :
+      t.variant == CLV_VJ_VARIANT_CPU ? "cpu" : "uber",
       tune ? tune : "", t.wg, t.chunk, t.coop_windows, t.coop_stage,
       t.groups_per_cu, clv_vj_detector_unrolled_stages (det),
       clv_vj_detector_shuffles (det) ? "true" : "false",
@@ -197,8 +198,8 @@ bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
     if (!(mem[i] = clv_buffer_new (dev, CL_MEM_READ_ONLY, size, &error)))
       g_error ("bench-vj: %s", error->message);
     batch[i] = (ClvVjFrame) {
-    mem[i], clv_luma_image_gray (f->width, f->height, 0, f->width),
-          o->params, NULL};
+    .frame = mem[i],.image = clv_luma_image_gray (f->width, f->height, 0,
+          f->width),.params = o->params};
   }
   for (int r = -o->warmup; r < o->repeat; r++) {
     double t0 = now_ms (), t1, t2;
@@ -246,6 +247,7 @@ bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   g_string_append (out, "}");
   for (guint i = 0; i < n; i++) {
     g_array_free (batch[i].candidates, TRUE);
+    g_array_free (batch[i].weights, TRUE);
     clReleaseMemObject (mem[i]);
   }
   clv_vj_detector_free (det);
@@ -284,7 +286,7 @@ reference_work (const ClvCascade * c, const Frame * f, const ClvVjParams * p)
         windows++;
         if (clv_vj_window_norm (c, in, x, y, &vnf)) {
           /* 1: passed; 0 or -si: rejected by stage si. */
-          const int r = clv_vj_eval_stages (c, in, x, y, vnf);
+          const int r = clv_vj_eval_stages (c, in, x, y, vnf, NULL);
           const int last = r > 0 ? c->n_stages - 1 : -r;
           evaluated++;
           for (int si = 0; si <= last; si++)

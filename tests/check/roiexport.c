@@ -224,6 +224,48 @@ GST_END_TEST;
 
 /* Structures other than detection/recognition, and a detection missing
  * fields of the contract, are serialised generically by type. */
+/* A face with the cascade detector's scores and an eye inside it: the
+ * detection's reject-level and level-weight, the eye's parent_id naming
+ * the face. */
+GST_START_TEST (test_scores_and_children)
+{
+  gchar *path = temp_path ("out.jsonl");
+  GstHarness *h = harness_for_file (path, NULL);
+  GstBuffer *buf = frame_new (0);
+  GstVideoRegionOfInterestMeta *face = add_face (buf, 8, 12, 40, 40, NULL, 0);
+  GstVideoRegionOfInterestMeta *eye = add_face (buf, 16, 20, 10, 10, NULL, 0);
+  GPtrArray *records;
+  JsonObject *det;
+
+  face->id = 3;
+  face->parent_id = -1;
+  gst_structure_set (gst_video_region_of_interest_meta_get_param (face,
+          "detection"), "reject-level", G_TYPE_INT, 25, "level-weight",
+      G_TYPE_DOUBLE, 5.8296480217832141, NULL);
+  eye->id = 4;
+  eye->parent_id = 3;
+  push_passthrough (h, buf);
+  records = read_records (path);
+  det = json_object_get_object_member (record_roi (records, 0, 0),
+      "detection");
+  fail_unless_equals_int (json_object_get_int_member (det, "reject-level"),
+      25);
+  fail_unless_equals_float (json_object_get_double_member (det,
+          "level-weight"), 5.8296480217832141);
+  fail_unless_equals_int (json_object_get_int_member (record_roi (records, 0,
+              0), "parent_id"), -1);
+  fail_unless_equals_int (json_object_get_int_member (record_roi (records, 0,
+              1), "parent_id"), 3);
+  /* Without scores: no such members. */
+  fail_if (json_object_has_member (json_object_get_object_member (record_roi
+              (records, 0, 1), "detection"), "reject-level"));
+  g_ptr_array_unref (records);
+  gst_harness_teardown (h);
+  remove_temp (path);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_generic_params)
 {
   gchar *path = temp_path ("out.jsonl");
@@ -1616,6 +1658,7 @@ roiexport_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_record_fields);
+  tcase_add_test (tc, test_scores_and_children);
   tcase_add_test (tc, test_generic_params);
   tcase_add_test (tc, test_tracking);
   tcase_add_test (tc, test_gva_record);

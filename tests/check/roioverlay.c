@@ -878,6 +878,47 @@ GST_START_TEST (test_label_colors)
 
 GST_END_TEST;
 
+/* A ROI inside another (its parent_id names a ROI of the frame) takes the
+ * next palette colour, one step per level: a face green, its eye red, a
+ * pupil in the eye azure; a parent_id naming no ROI of the frame, or the
+ * ROI itself, changes nothing. */
+GST_START_TEST (test_children_colors)
+{
+  const Roi rois[4] = { {4, 30, 100, 80}, {20, 50, 30, 20}, {24, 54, 10, 8},
+  {120, 30, 30, 20}
+  };
+  const gint ids[4][2] = { {5, -1}, {6, 5}, {7, 6}, {8, 42} };
+  const ClvRgb want[4] = { {0, 255, 0}, {255, 0, 0}, {0, 128, 255},
+  {0, 255, 0}
+  };
+  GstVideoInfo *info = info_for ("RGB", 160, 120);
+  GstHarness *h = new_harness ("RGB", FALSE, 160, 120, "show-label=false");
+  GstBuffer *in = clv_check_frame (info, 5), *out;
+  GstMapInfo m;
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  for (int i = 0; i < 4; i++)
+    add_roi (in, &rois[i], 0);
+  for (int i = 0; (meta = gst_buffer_iterate_meta_filtered (in, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)); i++) {
+    ((GstVideoRegionOfInterestMeta *) meta)->id = ids[i][0];
+    ((GstVideoRegionOfInterestMeta *) meta)->parent_id = ids[i][1];
+  }
+  out = push_pull (h, in);
+  fail_unless (gst_buffer_map (out, &m, GST_MAP_READ));
+  for (int i = 0; i < 4; i++)
+    fail_unless_equals_int (count_rgb (&m, 160, rois[i].x, rois[i].y,
+            THICKNESS, rois[i].h, want[i]), THICKNESS * rois[i].h);
+  gst_buffer_unmap (out, &m);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  gst_video_info_free (info);
+}
+
+GST_END_TEST;
+
 /* The error message the element posted on `bus`; asserts there is one in
  * `domain`, with `code`, that contains `said`. */
 static void
@@ -1140,6 +1181,7 @@ roioverlay_suite (void)
   tcase_add_test (tc, test_thickness);
   tcase_add_test (tc, test_font_desc);
   tcase_add_test (tc, test_label_colors);
+  tcase_add_test (tc, test_children_colors);
   tcase_add_test (tc, test_bad_font);
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_redaction);

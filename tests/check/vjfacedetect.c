@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* vjfacedetect: OpenCV's faces (the golden files) on real pictures, the same
- * faces from every caps format, the metas and bus messages, interval,
+/* vjfacedetect: OpenCV's faces (the golden files) on real pictures, Haar
+ * and LBP, the same faces from every caps format, the metas and bus
+ * messages, OpenCV's scores, labels, eyes inside faces (parent), interval,
  * min/max size, tiny frames, and cascade or settings errors that fail the
- * state change with a message. */
+ * state change with a message; cascadedetect, its general name. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <glib/gstdio.h>
@@ -212,11 +213,319 @@ GST_START_TEST (test_golden_alt_tree)
 
 GST_END_TEST;
 
+static GstBus *watch_bus (GstHarness * h);
+static ClvCascade *default_cascade (void);
+
+/* LBP cascades: OpenCV's faces on every picture. */
+GST_START_TEST (test_golden_lbp)
+{
+  check_golden ("lbp_frontalface");
+  check_golden ("lbp_frontalface_improved");
+}
+
+GST_END_TEST;
+
+/* output-reject-levels: the golden files' reject levels and level weights
+ * in the metas and the message, the same rectangles as without. */
+GST_START_TEST (test_scores)
+{
+  GstHarness *h = harness ("output-reject-levels=true");
+  GstBus *bus = watch_bus (h);
+
+  for (guint i = 0; vj_test_images[i]; i++) {
+    Gray g = load_gray (vj_test_images[i]);
+    GArray *golden = vj_test_golden_scores (vj_test_images[i],
+        "frontalface_default", 3);
+    GArray *scored = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
+    GstBuffer *out;
+    GArray *found = push_frame (h, &g, "GRAY8", &out);
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+    const GValue *list = gst_structure_get_value (gst_message_get_structure
+        (msg), "faces");
+    gpointer state = NULL;
+    GstMeta *meta;
+
+    assert_golden (found, vj_test_images[i], "frontalface_default", 1.1, 3);
+    while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *)
+          meta;
+      GstStructure *d = gst_video_region_of_interest_meta_get_param (roi,
+          "detection");
+      const GstStructure *m = gst_value_get_structure
+          (gst_value_list_get_value (list, scored->len));
+      ClvVjFace f = { {roi->x, roi->y, roi->w, roi->h}, 0 };
+      int level;
+      double weight;
+
+      fail_unless (gst_structure_get_int (d, "reject-level", &f.reject_level));
+      fail_unless (gst_structure_get_double (d, "level-weight",
+              &f.level_weight));
+      fail_unless (gst_structure_get_int (m, "reject-level", &level));
+      fail_unless (gst_structure_get_double (m, "level-weight", &weight));
+      fail_unless_equals_int (level, f.reject_level);
+      fail_unless_equals_float (weight, f.level_weight);
+      g_array_append_val (scored, f);
+    }
+    vj_test_assert_scores (golden, scored, vj_test_images[i]);
+    g_array_free (scored, TRUE);
+    g_array_free (golden, TRUE);
+    g_array_free (found, TRUE);
+    gst_message_unref (msg);
+    gst_buffer_unref (out);
+    g_free (g.pixels);
+  }
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The label names the metas' type, the detection's label and the
+ * message's entries: from the cascade's file name, or as set. */
+GST_START_TEST (test_labels)
+{
+  Gray g = load_gray ("franck-2500");
+  char *eye = vj_test_cascade_path ("eye");
+  const char *const labels[] = { NULL, "pupil" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (labels); k++) {
+    char *props = g_strdup_printf ("cascade=%s%s%s", eye,
+        labels[k] ? " label=" : "", labels[k] ? labels[k] : "");
+    GstHarness *h = harness (props);
+    GstBus *bus = watch_bus (h);
+    GstBuffer *out;
+    GArray *found;
+    GstMessage *msg;
+    const GstStructure *e;
+    const char *expect = labels[k] ? labels[k] : "eye";
+    gpointer state = NULL;
+    GstMeta *meta;
+    guint n = 0;
+
+    found = push_frame (h, &g, "GRAY8", &out);
+    while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *)
+          meta;
+      fail_unless_equals_string (g_quark_to_string (roi->roi_type), expect);
+      fail_unless_equals_string (gst_structure_get_string
+          (gst_video_region_of_interest_meta_get_param (roi, "detection"),
+              "label"), expect);
+      fail_unless_equals_int (roi->parent_id, -1);
+      n++;
+    }
+    fail_unless (n > 0);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+    e = gst_value_get_structure (gst_value_list_get_value
+        (gst_structure_get_value (gst_message_get_structure (msg), "faces"),
+            0));
+    fail_unless (gst_structure_has_name (e, expect));
+    gst_message_unref (msg);
+    gst_buffer_unref (out);
+    g_array_free (found, TRUE);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+    g_free (props);
+  }
+  g_free (eye);
+  g_free (g.pixels);
+}
+
+GST_END_TEST;
+
+/* cascadedetect is the same element under a general name: its own
+ * metadata and message name, the same detections. */
+GST_START_TEST (test_cascadedetect)
+{
+  GstElementFactory *f = gst_element_factory_find ("cascadedetect");
+  GstHarness *h = gst_harness_new ("cascadedetect");
+  GstBus *bus = watch_bus (h);
+  Gray g = load_gray ("grace_hopper");
+  GArray *found;
+  GstMessage *msg;
+
+  fail_unless (f != NULL);
+  fail_unless (strstr (gst_element_factory_get_metadata (f,
+              GST_ELEMENT_METADATA_LONGNAME), "Cascade") != NULL);
+  found = push_frame (h, &g, "GRAY8", NULL);
+  assert_golden (found, "grace_hopper", "frontalface_default", 1.1, 3);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  fail_unless (gst_structure_has_name (gst_message_get_structure (msg),
+          "cascadedetect"));
+  gst_message_unref (msg);
+  g_array_free (found, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  gst_object_unref (f);
+  g_free (g.pixels);
+}
+
+GST_END_TEST;
+
+/* The eye metas of a frame as VjTestChild entries: their parents' index
+ * in `faces` (sorted as the golden files' parents are). */
+static GArray *
+eyes_by_face (GstBuffer * out, GArray * faces)
+{
+  GArray *eyes = g_array_new (FALSE, FALSE, sizeof (VjTestChild));
+  GHashTable *face_ids = g_hash_table_new (NULL, NULL);
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    if (roi->roi_type == g_quark_from_string ("face"))
+      g_hash_table_insert (face_ids, GINT_TO_POINTER (roi->id),
+          GINT_TO_POINTER (roi->x << 16 | roi->y));
+  }
+  state = NULL;
+  while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
+    VjTestChild c = { -1, {{roi->x, roi->y, roi->w, roi->h}, 0} };
+    gpointer corner;
+
+    if (roi->roi_type != g_quark_from_string ("eye"))
+      continue;
+    fail_unless (g_hash_table_lookup_extended (face_ids,
+            GINT_TO_POINTER (roi->parent_id), NULL, &corner));
+    for (guint i = 0; i < faces->len; i++) {
+      const ClvRect *r = &g_array_index (faces, ClvVjFace, i).rect;
+      if ((r->x << 16 | r->y) == GPOINTER_TO_INT (corner))
+        c.parent = (int) i;
+    }
+    fail_unless (gst_structure_get_int
+        (gst_video_region_of_interest_meta_get_param (roi, "detection"),
+            "neighbors", &c.face.neighbors));
+    g_array_append_val (eyes, c);
+  }
+  g_hash_table_unref (face_ids);
+  return eyes;
+}
+
+/* Eyes inside faces: vjfacedetect ! vjfacedetect cascade=eye parent=face
+ * gives OpenCV's eyes on each face's crop, mapped back, each the child of
+ * its face, on every picture. */
+GST_START_TEST (test_eyes_in_faces)
+{
+  char *eye = vj_test_cascade_path ("eye");
+  char *launch = g_strdup_printf ("vjfacedetect ! vjfacedetect cascade=%s "
+      "parent=face", eye);
+  GstHarness *h = gst_harness_new_parse (launch);
+
+  for (guint i = 0; vj_test_images[i]; i++) {
+    Gray g = load_gray (vj_test_images[i]);
+    GArray *parents, *golden = vj_test_golden_children (vj_test_images[i],
+        "eye", "frontalface_default", &parents);
+    GstBuffer *out;
+    GArray *faces = push_frame (h, &g, "GRAY8", &out), *eyes;
+
+    /* vj_test_assert_faces sorts the faces as the golden parents are. */
+    vj_test_assert_faces (parents, faces, 0, vj_test_images[i]);
+    eyes = eyes_by_face (out, faces);
+    fail_unless_equals_int (eyes->len, golden->len);
+    for (guint f = 0; f < faces->len; f++) {
+      GArray *want = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
+      GArray *got = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
+      for (guint k = 0; k < golden->len; k++)
+        if (g_array_index (golden, VjTestChild, k).parent == (int) f)
+          g_array_append_val (want, g_array_index (golden, VjTestChild,
+                  k).face);
+      for (guint k = 0; k < eyes->len; k++)
+        if (g_array_index (eyes, VjTestChild, k).parent == (int) f)
+          g_array_append_val (got, g_array_index (eyes, VjTestChild, k).face);
+      vj_test_assert_faces (want, got, 0, vj_test_images[i]);
+      g_array_free (want, TRUE);
+      g_array_free (got, TRUE);
+    }
+    g_array_free (eyes, TRUE);
+    g_array_free (faces, TRUE);
+    g_array_free (parents, TRUE);
+    g_array_free (golden, TRUE);
+    gst_buffer_unref (out);
+    g_free (g.pixels);
+  }
+  gst_harness_teardown (h);
+  g_free (launch);
+  g_free (eye);
+}
+
+GST_END_TEST;
+
+/* Parents at the frame's edges and beyond are clipped, empty ones and
+ * ones of other labels skipped; every child equals the reference on its
+ * parent's crop. */
+GST_START_TEST (test_parents_clipped)
+{
+  Gray g = load_gray ("astronaut");
+  ClvCascade *c = default_cascade ();
+  GstHarness *h = harness ("min-neighbors=0 parent=head label=face");
+  GstCaps *caps;
+  GstBuffer *in = frame_buffer (&g, "GRAY8", &caps), *out;
+  const int boxes[][4] = { {150, 40, 150, 150}, {400, 400, 300, 300},
+  {600, 10, 50, 50}, {170, 50, 111, 113}
+  };
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  gpointer state = NULL;
+  GstMeta *meta;
+  guint matched = 0;
+
+  p.min_neighbors = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (boxes); i++) {
+    GstVideoRegionOfInterestMeta *roi =
+        gst_buffer_add_video_region_of_interest_meta (in, i == 3 ? "body" :
+        "head", boxes[i][0], boxes[i][1], boxes[i][2], boxes[i][3]);
+    roi->id = 10 + i;
+  }
+  gst_harness_set_src_caps (h, caps);
+  out = gst_harness_push_and_pull (h, in);
+  for (guint i = 0; i < 2; i++) {
+    const int x = boxes[i][0], y = boxes[i][1];
+    const int w = MIN (boxes[i][2], g.width - x);
+    const int hh = MIN (boxes[i][3], g.height - y);
+    GArray *ref = clv_vj_detect_ref (c, g.pixels + y * g.width + x, w, hh,
+        g.width, &p);
+    GArray *got = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
+    state = NULL;
+    while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *)
+          meta;
+      ClvVjFace f = { {roi->x - x, roi->y - y, roi->w, roi->h}, 1 };
+      if (roi->parent_id == 10 + (int) i)
+        g_array_append_val (got, f);
+    }
+    fail_unless (ref->len > 0);
+    matched += got->len;
+    vj_test_assert_faces (ref, got, 0, "clipped parent");
+    g_array_free (ref, TRUE);
+    g_array_free (got, TRUE);
+  }
+  /* Only the two heads that overlap the frame have children. */
+  state = NULL;
+  while ((meta = gst_buffer_iterate_meta_filtered (out, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    matched -= ((GstVideoRegionOfInterestMeta *) meta)->roi_type
+        == g_quark_from_string ("face");
+  fail_unless_equals_int (matched, 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  clv_cascade_free (c);
+  g_free (g.pixels);
+}
+
+GST_END_TEST;
+
 /* Every variant, with shared batches and without (batch-size 0), gives
  * the same golden faces.  __i__: the variant and the batch size. */
 GST_START_TEST (test_golden_variants)
 {
-  static const char *variants[] = { "simple", "uber", "tiled" };
+  static const char *variants[] = { "simple", "uber", "tiled", "cpu" };
   gchar *props = g_strdup_printf ("min-neighbors=0 variant=%s batch-size=%d",
       variants[__i__ / 2], __i__ % 2 ? 0 : 4);
   GstHarness *h = harness (props);
@@ -1405,8 +1714,14 @@ vjfacedetect_suite (void)
   tcase_add_test (tc, test_golden_alt);
   tcase_add_test (tc, test_golden_alt2);
   tcase_add_test (tc, test_golden_alt_tree);
-  tcase_add_loop_test (tc, test_golden_variants, 0, 6);
+  tcase_add_loop_test (tc, test_golden_variants, 0, 8);
   tcase_add_test (tc, test_bad_tuned_variant);
+  tcase_add_test (tc, test_golden_lbp);
+  tcase_add_test (tc, test_scores);
+  tcase_add_test (tc, test_labels);
+  tcase_add_test (tc, test_cascadedetect);
+  tcase_add_test (tc, test_eyes_in_faces);
+  tcase_add_test (tc, test_parents_clipped);
   tcase_add_test (tc, test_formats_agree);
   tcase_add_test (tc, test_pinned_upload);
   tcase_add_test (tc, test_proposed_pool_frames);

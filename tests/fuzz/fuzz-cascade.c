@@ -1,15 +1,30 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Fuzz target: the OpenCV cascade XML loader (common/clv-cascade.c).
- * Every input either fails with a message or loads into a cascade whose
- * indices the detectors can follow without a bounds check (what
+ * Every input (Haar or LBP) either fails with a message or loads into a
+ * cascade whose indices the detectors can follow without a bounds check (what
  * clv-cascade.h promises); a crash, a leak or a sanitizer report is a
  * finding. */
 #include "clv-cascade.h"
 #include "fuzz-target.h"
 
+/* An LBP feature: one rectangle whose 3 x 3 blocks lie in the window. */
+static void
+check_lbp_feature (const ClvCascade * c, const ClvCascadeFeature * f)
+{
+  gint64 x = f->x[0], y = f->y[0], w = f->w[0], h = f->h[0];
+
+  if (f->n_rects != 1 || f->tilted || x < 0 || y < 0 || w < 1 || h < 1
+      || x + 3 * w > c->window_w || y + 3 * h > c->window_h)
+    abort ();
+}
+
 static void
 check_feature (const ClvCascade * c, const ClvCascadeFeature * f)
 {
+  if (c->feature_type == CLV_CASCADE_LBP) {
+    check_lbp_feature (c, f);
+    return;
+  }
   /* OpenCV reads 1 to 3 rectangles; the unused ones stay zero. */
   if (f->n_rects < 1 || f->n_rects > CLV_CASCADE_MAX_RECTS)
     abort ();
@@ -66,6 +81,13 @@ check_cascade (const ClvCascade * c)
   }
   for (int i = 0; i < c->n_features; i++)
     check_feature (c, &c->features[i]);
+  /* An LBP code (0..255) indexes 8 words of subset per node. */
+  if (c->feature_type == CLV_CASCADE_LBP) {
+    if (c->subset_size != 8 || c->subsets == NULL || c->has_tilted)
+      abort ();
+  } else if (c->subset_size != 0 || c->subsets != NULL) {
+    abort ();
+  }
 }
 
 int

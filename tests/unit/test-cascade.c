@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The cascade loader: every Debian Haar cascade, both XML formats, and every
- * kind of malformed file giving an error that names the file and the
- * problem (never a crash, never a half-loaded cascade). */
+/* The cascade loader: every Debian Haar and LBP cascade, both XML formats,
+ * and every kind of malformed file giving an error that names the file and
+ * the problem (never a crash, never a half-loaded cascade); the labels
+ * cascade names give. */
 #include "clv-cascade.h"
 #include "clv-opencl.h"
 #include "clv-test-util.h"
@@ -320,6 +321,135 @@ test_debian_cascades (void)
   g_assert_cmpint (n_files, >=, 17);
 }
 
+/* A small LBP cascade: one stage of two stumps. */
+static const char mini_lbp[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<opencv_storage>\n"
+    "<cascade type_id=\"opencv-cascade-classifier\">\n"
+    "  <stageType>BOOST</stageType>\n"
+    "  <featureType>LBP</featureType>\n"
+    "  <height>24</height>\n"
+    "  <width>20</width>\n"
+    "  <featureParams><maxCatCount>256</maxCatCount></featureParams>\n"
+    "  <stages><_>\n"
+    "    <stageThreshold>-0.75</stageThreshold>\n"
+    "    <weakClassifiers>\n"
+    "      <_><internalNodes>0 -1 1 -67130709 -21569 -1426120013 2147483647\n"
+    "        -2147483648 -16385 587145899 -24005</internalNodes>\n"
+    "        <leafValues>-0.5 0.875</leafValues></_>\n"
+    "      <_><internalNodes>0 -1 0 1 2 3 4 5 6 7 8</internalNodes>\n"
+    "        <leafValues>0.25 -0.125</leafValues></_>\n"
+    "    </weakClassifiers></_></stages>\n"
+    "  <features>\n"
+    "    <_><rect>0 0 3 5</rect></_>\n"
+    "    <_><rect>11 9 3 5</rect></_>\n"
+    "  </features>\n"
+    "</cascade>\n"
+    "</opencv_storage>\n";
+
+static void
+test_mini_lbp (void)
+{
+  GError *error = NULL;
+  ClvCascade *c = clv_cascade_load_from_data (mini_lbp, strlen (mini_lbp),
+      "mini-lbp.xml", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (c->feature_type, ==, CLV_CASCADE_LBP);
+  g_assert_cmpint (c->window_w, ==, 20);
+  g_assert_cmpint (c->window_h, ==, 24);
+  g_assert_cmpint (c->n_stages, ==, 1);
+  g_assert_cmpfloat (c->stages[0].threshold, ==, -0.75f - 1e-5f);
+  g_assert_cmpint (c->n_trees, ==, 2);
+  g_assert_true (c->is_stump_based);
+  g_assert_false (c->has_tilted);
+  g_assert_cmpint (c->subset_size, ==, 8);
+  g_assert_cmpint (c->nodes[0].feature, ==, 1);
+  g_assert_cmpint (c->nodes[0].left, ==, 0);
+  g_assert_cmpint (c->nodes[0].right, ==, -1);
+  g_assert_cmpint (c->subsets[0], ==, -67130709);
+  g_assert_cmpint (c->subsets[3], ==, G_MAXINT32);
+  g_assert_cmpint (c->subsets[4], ==, G_MININT32);
+  g_assert_cmpint (c->subsets[8 + 7], ==, 8);
+  g_assert_cmpfloat (c->leaves[3], ==, -0.125f);
+  g_assert_cmpint (c->n_features, ==, 2);
+  g_assert_cmpint (c->features[1].x[0], ==, 11);
+  g_assert_cmpint (c->features[1].y[0], ==, 9);
+  g_assert_cmpint (c->features[1].w[0], ==, 3);
+  g_assert_cmpint (c->features[1].h[0], ==, 5);
+  clv_cascade_free (c);
+}
+
+/* Debian's LBP cascades (their stage and tree counts). */
+static void
+test_lbp_cascades (void)
+{
+  static const struct
+  {
+    const char *name, *window;
+    int stages, trees;
+  } known[] = {
+    {"lbpcascade_frontalface.xml", "24x24", 20, 139},
+    {"lbpcascade_frontalface_improved.xml", "45x45", 19, 149},
+    {"lbpcascade_profileface.xml", "20x34", 16, 130},
+    {"lbpcascade_frontalcatface.xml", "24x24", 20, 419},
+    {"lbpcascade_silverware.xml", "12x80", 16, 130},
+  };
+  char *dir = g_build_filename (HAAR_DIR, "..", "lbpcascades", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (known); i++) {
+    GError *error = NULL;
+    char *path = g_build_filename (dir, known[i].name, NULL), *window, *text;
+    ClvCascade *c = clv_cascade_load (path, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+    window = g_strdup_printf ("%dx%d", c->window_w, c->window_h);
+    g_assert_cmpstr (window, ==, known[i].window);
+    g_assert_cmpint (c->feature_type, ==, CLV_CASCADE_LBP);
+    g_assert_cmpint (c->n_stages, ==, known[i].stages);
+    g_assert_cmpint (c->n_trees, ==, known[i].trees);
+    g_assert_cmpint (c->n_features, ==, count_substr (text, "<rect>"));
+    g_assert_true (c->is_stump_based);
+    g_assert_cmpint (c->subset_size, ==, 8);
+    g_free (text);
+    g_free (window);
+    g_free (path);
+    clv_cascade_free (c);
+  }
+  g_free (dir);
+}
+
+static void
+test_labels (void)
+{
+  static const char *const cases[][2] = {
+    {"/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml",
+        "face"},
+    {"haarcascade_profileface.xml", "face"},
+    {"lbpcascade_frontalface_improved.xml", "face"},
+    {"lbpcascade_frontalcatface.xml", "cat-face"},
+    {"haarcascade_frontalcatface_extended.xml", "cat-face"},
+    {"haarcascade_eye_tree_eyeglasses.xml", "eye"},
+    {"haarcascade_lefteye_2splits.xml", "eye"},
+    {"haarcascade_licence_plate_rus_16stages.xml", "plate"},
+    {"haarcascade_russian_plate_number.xml", "plate"},
+    {"haarcascade_fullbody.xml", "full-body"},
+    {"haarcascade_upperbody.xml", "upper-body"},
+    {"haarcascade_smile.xml", "smile"},
+    {"lbpcascade_silverware.xml", "silverware"},
+    {"/home/me/models/cascade.xml", "cascade"},
+    {"my.cars.xml", "my.cars"},
+    {".xml", ".xml"},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    char *label = clv_cascade_label_for_path (cases[i][0]);
+    g_assert_cmpstr (label, ==, cases[i][1]);
+    g_free (label);
+  }
+}
+
 typedef struct
 {
   const char *name, *window;
@@ -439,7 +569,7 @@ test_malformed_structure (void)
   assert_load_fails ("<opencv_storage><x><rows>1</rows></x></opencv_storage>",
       -1, "neither <stageType>", NULL);
   assert_edit_fails ("<featureType>HAAR", "<featureType>LBP",
-      "LBP cascades are not supported", NULL);
+      "maxCatCount is 0: an LBP cascade has 256 categories", NULL);
   assert_edit_fails ("<featureType>HAAR", "<featureType>HOG",
       "featureType \"HOG\" is not supported", NULL);
   assert_edit_fails ("BOOST", "GAB", "stageType \"GAB\"", NULL);
@@ -551,6 +681,39 @@ test_malformed_old_format (void)
       "<threshold>x</threshold>", "\"x\" is not a number");
   assert_old_edit_fails ("trees>", "tres>", "stage 0 has no <trees>");
   assert_old_edit_fails ("</trees>", "</tres>", "not valid XML");
+}
+
+static void
+assert_lbp_edit_fails (const char *from, const char *to, const char *expect)
+{
+  assert_replaced_fails (mini_lbp, from, to, expect, NULL);
+}
+
+static void
+test_malformed_lbp (void)
+{
+  assert_lbp_edit_fails ("<maxCatCount>256", "<maxCatCount>255",
+      "maxCatCount is 255: an LBP cascade has 256 categories");
+  assert_lbp_edit_fails ("<featureParams><maxCatCount>256</maxCatCount>"
+      "</featureParams>", "", "has no <featureParams>");
+  assert_lbp_edit_fails ("0 -1 0 1 2 3 4 5 6 7 8", "0 -1 0 1 2 3 4 5 6 7",
+      "has 10 values, expected groups of 11");
+  assert_lbp_edit_fails ("2147483647", "2147483648",
+      "2.14748e+09 is not a 32-bit integer");
+  assert_lbp_edit_fails ("-2147483648", "1.5", "1.5 is not a 32-bit integer");
+  assert_lbp_edit_fails ("<rect>11 9 3 5</rect>", "<rect>11 10 3 5</rect>",
+      "feature 1: 3 x 3 blocks of 3 x 5 from (11, 10) are not inside the "
+      "20 x 24 window");
+  assert_lbp_edit_fails ("<rect>11 9 3 5</rect>", "<rect>12 9 3 5</rect>",
+      "are not inside");
+  assert_lbp_edit_fails ("<rect>0 0 3 5</rect>", "<rect>0 0 0 5</rect>",
+      "are not inside");
+  assert_lbp_edit_fails ("<rect>0 0 3 5</rect>", "<rect>0 0 3</rect>",
+      "feature 0 <rect> has 3 values, expected \"x y width height\"");
+  assert_lbp_edit_fails ("<rect>0 0 3 5</rect>", "<rects>0 0 3 5</rects>",
+      "feature 0 has no <rect>");
+  assert_lbp_edit_fails ("0 -1 1 -67130709", "0 -1 2 -67130709",
+      "uses feature 2 but there are 2 features");
 }
 
 static char *
@@ -666,6 +829,10 @@ main (int argc, char **argv)
   g_test_add_func ("/cascade/old-format-trees", test_old_format_trees);
   g_test_add_func ("/cascade/debian-cascades", test_debian_cascades);
   g_test_add_func ("/cascade/face-cascades", test_face_cascades);
+  g_test_add_func ("/cascade/mini-lbp", test_mini_lbp);
+  g_test_add_func ("/cascade/lbp-cascades", test_lbp_cascades);
+  g_test_add_func ("/cascade/labels", test_labels);
+  g_test_add_func ("/cascade/malformed/lbp", test_malformed_lbp);
   g_test_add_func ("/cascade/default-path", test_default_path);
   g_test_add_func ("/cascade/malformed/xml", test_malformed_xml);
   g_test_add_func ("/cascade/malformed/structure", test_malformed_structure);

@@ -23,6 +23,7 @@ static const struct
   {CLV_VJ_VARIANT_TILED, TRUE, "tiled"},
   {CLV_VJ_VARIANT_TILED, FALSE, "tiled, node loop"},
   {CLV_VJ_VARIANT_SIMPLE, TRUE, "simple"},
+  {CLV_VJ_VARIANT_CPU, TRUE, "cpu"},
 };
 
 /* opencv-data's haarcascade_NAME.xml */
@@ -250,6 +251,9 @@ static const Case cases[] = {
   {"frontalface_default", "astronaut", 200, 171, 1.2},
   /* tilted features */
   {"smile", "astronaut", 160, 160, 1.2},
+  /* LBP */
+  {"lbp_frontalface", "grace_hopper", 256, 256, 1.1},
+  {"lbp_frontalface_improved", "franck-2500", 0, 0, 1.2},
 };
 
 static void
@@ -393,6 +397,125 @@ test_faces_match_reference (void)
   }
   clReleaseMemObject (m);
   clv_vj_detector_free (d);
+  g_free (g.pixels);
+  clv_cascade_free (c);
+}
+
+/* Scores (reject levels and level weights) equal clv_vj_detect_ref's, for
+ * every variant, Haar stumps and trees and LBP, grouped or not. */
+static void
+test_scores_match_reference (void)
+{
+  const char *const names[] = { "frontalface_alt2", "lbp_frontalface" };
+  Gray full = load_gray ("grace_hopper");
+  Gray g = scaled (&full, 256, 256);
+  cl_mem m = upload (g.pixels, (gsize) g.width * g.height);
+  ClvLumaImage f = clv_luma_image_gray (g.width, g.height, 0, g.width);
+
+  for (guint c = 0; c < G_N_ELEMENTS (names); c++) {
+    ClvCascade *cascade = load_cascade (names[c]);
+    for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
+      ClvVjDetector *d = detector_unrolled (cascade, variants[v].variant,
+          variants[v].unroll, NULL);
+      for (int mn = 0; mn <= 3; mn += 3) {
+        ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+        GError *error = NULL;
+        GArray *ref, *got;
+        char *what = g_strdup_printf ("%s %s min-neighbors %d", names[c],
+            variants[v].name, mn);
+
+        p.min_neighbors = mn;
+        p.output_reject_levels = TRUE;
+        ref = clv_vj_detect_ref (cascade, g.pixels, g.width, g.height,
+            g.width, &p);
+        got = clv_vj_detector_detect (d, m, &f, &p, &error);
+        g_assert_no_error (error);
+        g_assert_cmpuint (ref->len, >, 0);
+        vj_test_assert_scores (ref, got, what);
+        for (guint i = 0; i < got->len; i++)
+          g_assert_cmpfloat (g_array_index (got, ClvVjFace, i).level_weight,
+              ==, g_array_index (ref, ClvVjFace, i).level_weight);
+        g_free (what);
+        g_array_free (ref, TRUE);
+        g_array_free (got, TRUE);
+      }
+      clv_vj_detector_free (d);
+    }
+    clv_cascade_free (cascade);
+  }
+  clReleaseMemObject (m);
+  g_free (g.pixels);
+  g_free (full.pixels);
+}
+
+/* Sixteen regions of one frame (a face cascade's in 4 x 4 crops of one
+ * picture, some at its edges, one too small for the window) equal the
+ * reference on each crop, for gray and packed RGB frames, with one
+ * pyramid launch (a luma launch more for RGB) and one detection launch. */
+static void
+test_regions_one_launch (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  Gray g = load_gray ("astronaut");
+  const int k = g.width / 4;
+  ClvRect regions[16];
+  guint8 *rgb = g_malloc ((gsize) g.width * g.height * 3);
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+
+  p.min_neighbors = 0;
+  for (int i = 0; i < 16; i++)
+    regions[i] = (ClvRect) {
+    (i % 4) * k, (i / 4) * k, i == 5 ? 20 : k + (i % 4 == 3 ? 0 : 40),
+          i == 5 ? 20 : k + (i / 4 == 3 ? 0 : 40)};
+  for (gsize i = 0; i < (gsize) g.width * g.height; i++)
+    rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = g.pixels[i];
+  for (guint v = 0; v < G_N_ELEMENTS (variants); v++) {
+    ClvVjDetector *d;
+    if (variants[v].variant == CLV_VJ_VARIANT_SIMPLE)
+      continue;
+    d = detector_unrolled (c, variants[v].variant, variants[v].unroll, NULL);
+    for (int packed = 0; packed < 2; packed++) {
+      cl_mem m = packed ? upload (rgb, (gsize) g.width * g.height * 3)
+          : upload (g.pixels, (gsize) g.width * g.height);
+      ClvLumaImage f = clv_luma_image_gray (g.width, g.height, 0, g.width);
+      GError *error = NULL;
+      GPtrArray *got;
+
+      if (packed) {
+        f.image.bpp = 3;
+        f.image.stride = (gsize) g.width * 3;
+        f.r = 0;
+        f.g = 1;
+        f.b = 2;
+      }
+      got = clv_vj_detector_detect_regions (d, m, &f, regions, 16, &p,
+          &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (got->len, ==, 16);
+      for (int i = 0; i < 16; i++) {
+        const ClvRect *r = &regions[i];
+        GArray *ref = clv_vj_detect_ref (c, g.pixels + r->y * g.width + r->x,
+            r->width, r->height, g.width, &p);
+        char *what = g_strdup_printf ("%s region %d%s", variants[v].name, i,
+            packed ? " (RGB)" : "");
+        vj_test_assert_faces (ref, got->pdata[i], 0, what);
+        g_free (what);
+        g_array_free (ref, TRUE);
+      }
+      g_assert_cmpuint (clv_vj_detector_launches (d, variants[v].variant
+              == CLV_VJ_VARIANT_CPU ? "vj_cpu_levels" : "vj_band_sums"),
+          ==, 1);
+      g_assert_cmpuint (clv_vj_detector_launches (d, "vj_luma"), ==, packed);
+      g_assert_cmpuint (clv_vj_detector_launches (d, variants[v].variant
+              == CLV_VJ_VARIANT_CPU ? "vj_detect_cpu" : variants[v].variant
+              == CLV_VJ_VARIANT_TILED ? "vj_detect_tiled" : "vj_detect_uber"),
+          ==, 1);
+      g_ptr_array_unref (got);
+      clReleaseMemObject (m);
+    }
+    clv_vj_detector_free (d);
+  }
+  g_free (rgb);
   g_free (g.pixels);
   clv_cascade_free (c);
 }
@@ -676,7 +799,7 @@ check_batch (ClvVjDetector * d, BatchFrame * frames, const guint * order,
   for (guint i = 0; i < n; i++) {
     BatchFrame *f = &frames[order[i]];
     batch[i] = (ClvVjFrame) {
-    f->mem, f->image, f->params, NULL};
+    .frame = f->mem,.image = f->image,.params = f->params};
   }
   g_assert_true (clv_vj_detector_candidates_batch (d, batch, n, &error));
   g_assert_no_error (error);
@@ -686,6 +809,7 @@ check_batch (ClvVjDetector * d, BatchFrame * frames, const guint * order,
     assert_rects_equal (batch[i].candidates, frames[order[i]].ref, name);
     g_free (name);
     g_array_free (batch[i].candidates, TRUE);
+    g_array_free (batch[i].weights, TRUE);
   }
   g_free (batch);
 }
@@ -1075,6 +1199,9 @@ main (int argc, char **argv)
       test_skip_rule_and_many_candidates);
   g_test_add_func ("/vj-gpu/faces-match-reference",
       test_faces_match_reference);
+  g_test_add_func ("/vj-gpu/scores-match-reference",
+      test_scores_match_reference);
+  g_test_add_func ("/vj-gpu/regions-one-launch", test_regions_one_launch);
   g_test_add_func ("/vj-gpu/busy-record", test_busy_record);
   g_test_add_func ("/vj-gpu/packed-rgb", test_packed_rgb);
   g_test_add_func ("/vj-gpu/plane-with-offset-and-stride",

@@ -12,8 +12,51 @@
 /* ---------------------------------------------------------------------- */
 /* Whole detections */
 
-/* Every golden file of one image: the raw candidates once per cascade and
+static ClvCascade *
+load_test_cascade (const char *name)
+{
+  char *path = vj_test_cascade_path (name);
+  GError *error = NULL;
+  ClvCascade *cascade = clv_cascade_load (path, &error);
+
+  g_assert_no_error (error);
+  g_free (path);
+  return cascade;
+}
+
+/* The golden files of one image and cascade: the raw candidates once per
  * scale factor, grouped for each min-neighbors. */
+static void
+assert_golden_cascade (const char *image, const guint8 * gray, int w, int h,
+    const char *name)
+{
+  ClvCascade *cascade = load_test_cascade (name);
+
+  for (int s = 0; s < 2; s++) {
+    ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+    GArray *raw;
+
+    p.scale_factor = vj_test_scale_factors[s];
+    raw = clv_vj_detect_raw (cascade, gray, w, h, w, &p);
+    for (int n = 0; n < 2; n++) {
+      GArray *golden = vj_test_golden_faces (image, name, p.scale_factor,
+          vj_test_min_neighbors[n]);
+      GArray *faces = clv_vj_group_faces (raw, vj_test_min_neighbors[n], w,
+          h);
+      char *what = g_strdup_printf ("%s %s scale %g min-neighbors %d",
+          image, name, p.scale_factor, vj_test_min_neighbors[n]);
+
+      vj_test_assert_faces (golden, faces, 0, what);
+      g_free (what);
+      g_array_free (golden, TRUE);
+      g_array_free (faces, TRUE);
+    }
+    g_array_free (raw, TRUE);
+  }
+  clv_cascade_free (cascade);
+}
+
+/* Every golden file of one image: Haar and LBP cascades. */
 static void
 test_golden (gconstpointer data)
 {
@@ -21,37 +64,99 @@ test_golden (gconstpointer data)
   int w, h;
   guint8 *gray = vj_test_load_image (image, &w, &h);
 
-  for (int c = 0; vj_test_cascades[c] != NULL; c++) {
-    char *path = vj_test_cascade_path (vj_test_cascades[c]);
-    GError *error = NULL;
-    ClvCascade *cascade = clv_cascade_load (path, &error);
+  for (int c = 0; vj_test_cascades[c] != NULL; c++)
+    assert_golden_cascade (image, gray, w, h, vj_test_cascades[c]);
+  for (int c = 0; vj_test_lbp_cascades[c] != NULL; c++)
+    assert_golden_cascade (image, gray, w, h, vj_test_lbp_cascades[c]);
+  g_free (gray);
+}
 
-    g_assert_no_error (error);
-    for (int s = 0; s < 2; s++) {
+/* Scores (detectMultiScale3): rectangles, reject levels and level weights
+ * of the golden files; and the same rectangles as without scores. */
+static void
+test_golden_scores (gconstpointer data)
+{
+  const char *image = data;
+  const char *const names[] = { "frontalface_default", "frontalface_alt",
+    "frontalface_alt2", "frontalface_alt_tree", "lbp_frontalface"
+  };
+  int w, h;
+  guint8 *gray = vj_test_load_image (image, &w, &h);
+
+  for (guint c = 0; c < G_N_ELEMENTS (names); c++) {
+    ClvCascade *cascade = load_test_cascade (names[c]);
+
+    for (int n = 0; n < 2; n++) {
       ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
-      GArray *raw;
+      GArray *golden, *faces, *plain;
+      char *what = g_strdup_printf ("%s %s scores min-neighbors %d", image,
+          names[c], vj_test_min_neighbors[n]);
 
-      p.scale_factor = vj_test_scale_factors[s];
-      raw = clv_vj_detect_raw (cascade, gray, w, h, w, &p);
-      for (int n = 0; n < 2; n++) {
-        GArray *golden = vj_test_golden_faces (image, vj_test_cascades[c],
-            p.scale_factor, vj_test_min_neighbors[n]);
-        GArray *faces = clv_vj_group_faces (raw, vj_test_min_neighbors[n], w,
-            h);
-        char *what = g_strdup_printf ("%s %s scale %g min-neighbors %d",
-            image, vj_test_cascades[c], p.scale_factor,
-            vj_test_min_neighbors[n]);
-
-        vj_test_assert_faces (golden, faces, 0, what);
-        g_free (what);
-        g_array_free (golden, TRUE);
-        g_array_free (faces, TRUE);
+      p.min_neighbors = vj_test_min_neighbors[n];
+      plain = clv_vj_detect_ref (cascade, gray, w, h, w, &p);
+      p.output_reject_levels = TRUE;
+      faces = clv_vj_detect_ref (cascade, gray, w, h, w, &p);
+      golden = vj_test_golden_scores (image, names[c], p.min_neighbors);
+      vj_test_assert_scores (golden, faces, what);
+      for (guint i = 0; i < faces->len; i++) {
+        const ClvVjFace *f = &g_array_index (faces, ClvVjFace, i);
+        g_assert_cmpint (f->reject_level, ==, cascade->n_stages);
       }
-      g_array_free (raw, TRUE);
+      /* The rectangles and neighbours of detectMultiScale. */
+      vj_test_assert_faces (plain, faces, 0, what);
+      g_array_free (golden, TRUE);
+      g_array_free (faces, TRUE);
+      g_array_free (plain, TRUE);
+      g_free (what);
     }
     clv_cascade_free (cascade);
-    g_free (path);
   }
+  g_free (gray);
+}
+
+/* Eyes inside faces: OpenCV's eye detections on each face's crop of the
+ * image, mapped back, for the faces OpenCV finds. */
+static void
+test_golden_children (gconstpointer data)
+{
+  const char *image = data;
+  ClvCascade *face = load_test_cascade ("frontalface_default");
+  ClvCascade *eye = load_test_cascade ("eye");
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  GArray *golden_parents, *golden, *parents;
+  int w, h;
+  guint8 *gray = vj_test_load_image (image, &w, &h);
+
+  golden = vj_test_golden_children (image, "eye", "frontalface_default",
+      &golden_parents);
+  parents = clv_vj_detect_ref (face, gray, w, h, w, &p);
+  /* Sorts both into the golden file's parent order. */
+  vj_test_assert_faces (golden_parents, parents, 0, image);
+  for (guint i = 0; i < parents->len; i++) {
+    const ClvRect *r = &g_array_index (parents, ClvVjFace, i).rect;
+    GArray *expected = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
+    GArray *eyes = clv_vj_detect_ref (eye, gray + r->y * w + r->x, r->width,
+        r->height, w, &p);
+    char *what = g_strdup_printf ("%s eyes in face %u", image, i);
+
+    for (guint k = 0; k < golden->len; k++)
+      if (g_array_index (golden, VjTestChild, k).parent == (int) i)
+        g_array_append_val (expected, g_array_index (golden, VjTestChild,
+                k).face);
+    for (guint k = 0; k < eyes->len; k++) {
+      g_array_index (eyes, ClvVjFace, k).rect.x += r->x;
+      g_array_index (eyes, ClvVjFace, k).rect.y += r->y;
+    }
+    vj_test_assert_faces (expected, eyes, 0, what);
+    g_free (what);
+    g_array_free (expected, TRUE);
+    g_array_free (eyes, TRUE);
+  }
+  g_array_free (golden_parents, TRUE);
+  g_array_free (golden, TRUE);
+  g_array_free (parents, TRUE);
+  clv_cascade_free (face);
+  clv_cascade_free (eye);
   g_free (gray);
 }
 
@@ -71,10 +176,13 @@ assert_file_matches_oracle (const char *path, const char *pgm,
   expected = vj_test_oracle_faces (path, pgm, p);
   faces = clv_vj_detect_ref (cascade, gray, w, h, w, p);
   what = g_strdup_printf ("%s on %s (%dx%d) scale %g min-neighbors %d "
-      "min %dx%d max %dx%d", path, pgm, w, h, p->scale_factor,
+      "min %dx%d max %dx%d%s", path, pgm, w, h, p->scale_factor,
       p->min_neighbors, p->min_width, p->min_height, p->max_width,
-      p->max_height);
-  vj_test_assert_faces (expected, faces, 0, what);
+      p->max_height, p->output_reject_levels ? " scores" : "");
+  if (p->output_reject_levels)
+    vj_test_assert_scores (expected, faces, what);
+  else
+    vj_test_assert_faces (expected, faces, 0, what);
   g_free (what);
   g_array_free (expected, TRUE);
   g_array_free (faces, TRUE);
@@ -112,6 +220,9 @@ test_oracle_cascades (void)
     {"upperbody", "franck-2500", 1.05, 0},
     {"profileface", "astronaut", 1.1, 0},
     {"licence_plate_rus_16stages", "astronaut", 1.1, 0},
+    {"lbp_frontalcatface", "astronaut", 1.05, 0},
+    {"lbp_silverware", "franck-2500", 1.1, 0},
+    {"lbp_frontalface_improved", "franck-1000", 1.05, 2},
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
@@ -184,6 +295,38 @@ test_oracle_sizes (void)
   g_free (pgm);
 }
 
+/* Scores with a tree cascade, min and max sizes, other scales and
+ * neighbour counts, and LBP. */
+static void
+test_oracle_scores (void)
+{
+  static const struct
+  {
+    const char *cascade, *image;
+    double scale;
+    int neighbors, min, max;
+  } cases[] = {
+    {"frontalface_alt2", "grace_hopper", 1.05, 1, 0, 0},
+    {"frontalface_default", "franck-2500", 1.2, 5, 60, 200},
+    {"eye_tree_eyeglasses", "astronaut", 1.1, 2, 0, 0},
+    {"lbp_frontalface_improved", "franck-4000", 1.07, 3, 50, 0},
+    {"lbp_profileface", "astronaut", 1.1, 0, 0, 0},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+    char *pgm = vj_test_image_path (cases[i].image);
+
+    p.scale_factor = cases[i].scale;
+    p.min_neighbors = cases[i].neighbors;
+    p.min_width = p.min_height = cases[i].min;
+    p.max_width = p.max_height = cases[i].max;
+    p.output_reject_levels = TRUE;
+    assert_matches_oracle (cases[i].cascade, pgm, &p);
+    g_free (pgm);
+  }
+}
+
 /* Odd sizes, images barely larger or smaller than the window, flat and
  * noisy images: crops and fills written as PGMs for both detectors. */
 static void
@@ -222,6 +365,7 @@ test_oracle_image_sizes (void)
     p.min_neighbors = 0;
     assert_matches_oracle ("frontalface_default", pgm, &p);
     assert_matches_oracle ("frontalface_alt2", pgm, &p);
+    assert_matches_oracle ("lbp_frontalface", pgm, &p);
   }
   g_rand_free (rand);
   g_unlink (pgm);
@@ -706,12 +850,20 @@ main (int argc, char **argv)
     char *name = g_strdup_printf ("/vj-ref/golden/%s", vj_test_images[i]);
     g_test_add_data_func (name, vj_test_images[i], test_golden);
     g_free (name);
+    name = g_strdup_printf ("/vj-ref/golden-scores/%s", vj_test_images[i]);
+    g_test_add_data_func (name, vj_test_images[i], test_golden_scores);
+    g_free (name);
+    name = g_strdup_printf ("/vj-ref/golden-eyes-in-faces/%s",
+        vj_test_images[i]);
+    g_test_add_data_func (name, vj_test_images[i], test_golden_children);
+    g_free (name);
   }
   /* Only where OpenCV is installed (the golden files cover the rest). */
   if (vj_test_have_oracle ()) {
     g_test_add_func ("/vj-ref/oracle/cascades", test_oracle_cascades);
     g_test_add_func ("/vj-ref/oracle/old-format", test_oracle_old_format);
     g_test_add_func ("/vj-ref/oracle/sizes", test_oracle_sizes);
+    g_test_add_func ("/vj-ref/oracle/scores", test_oracle_scores);
     g_test_add_func ("/vj-ref/oracle/image-sizes", test_oracle_image_sizes);
   }
   return g_test_run ();

@@ -4,6 +4,7 @@
 #include "clv-pgm.h"
 #include "clv-test-util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +19,27 @@ const char *const vj_test_cascades[] = {
   "frontalface_alt_tree", NULL
 };
 
+const char *const vj_test_lbp_cascades[] = {
+  "lbp_frontalface", "lbp_frontalface_improved", "lbp_profileface", NULL
+};
+
 const double vj_test_scale_factors[2] = { 1.1, 1.2 };
 const int vj_test_min_neighbors[2] = { 0, 3 };
 
 char *
 vj_test_cascade_path (const char *name)
 {
-  char *file = g_strdup_printf ("haarcascade_%s.xml", name);
-  char *path = g_build_filename (clv_cascade_dir (), file, NULL);
+  char *file, *path;
 
+  if (g_str_has_prefix (name, "lbp_")) {
+    char *dir = g_path_get_dirname (clv_cascade_dir ());
+    file = g_strdup_printf ("lbpcascade_%s.xml", name + strlen ("lbp_"));
+    path = g_build_filename (dir, "lbpcascades", file, NULL);
+    g_free (dir);
+  } else {
+    file = g_strdup_printf ("haarcascade_%s.xml", name);
+    path = g_build_filename (clv_cascade_dir (), file, NULL);
+  }
   g_free (file);
   return path;
 }
@@ -128,6 +141,27 @@ vj_test_parse_faces (const char *text)
 }
 
 GArray *
+vj_test_parse_scores (const char *text)
+{
+  GArray *faces = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
+  char **lines = g_strsplit (text, "\n", -1);
+
+  for (char **l = lines; *l != NULL; l++) {
+    ClvVjFace f = { 0 };
+    char weight[64];
+    if (**l == '#' || **l == '\0')
+      continue;
+    if (sscanf (*l, "%d %d %d %d %d %63s", &f.rect.x, &f.rect.y,
+            &f.rect.width, &f.rect.height, &f.reject_level, weight) != 6)
+      g_error ("bad score line \"%s\"", *l);
+    f.level_weight = g_ascii_strtod (weight, NULL);
+    g_array_append_val (faces, f);
+  }
+  g_strfreev (lines);
+  return faces;
+}
+
+GArray *
 vj_test_golden_faces (const char *image, const char *cascade,
     double scale_factor, int min_neighbors)
 {
@@ -139,6 +173,52 @@ vj_test_golden_faces (const char *image, const char *cascade,
   g_free (text);
   g_free (name);
   return faces;
+}
+
+GArray *
+vj_test_golden_scores (const char *image, const char *cascade,
+    int min_neighbors)
+{
+  char *name = g_strdup_printf ("tests/data/golden/%s.%s.s1.1.n%d.levels.txt",
+      image, cascade, min_neighbors);
+  char *text = read_golden (name);
+  GArray *faces = vj_test_parse_scores (text);
+
+  g_free (text);
+  g_free (name);
+  return faces;
+}
+
+GArray *
+vj_test_golden_children (const char *image, const char *child,
+    const char *parent, GArray ** parents)
+{
+  char *name = g_strdup_printf ("tests/data/golden/%s.%s-in-%s.txt", image,
+      child, parent);
+  char *text = read_golden (name), **lines = g_strsplit (text, "\n", -1);
+  GArray *children = g_array_new (FALSE, FALSE, sizeof (VjTestChild));
+
+  *parents = g_array_new (FALSE, FALSE, sizeof (ClvVjFace));
+  for (char **l = lines; *l != NULL; l++) {
+    VjTestChild c = { 0 };
+    int n;
+    if (sscanf (*l, "# parent %d %d %d %d %d %d", &n, &c.face.rect.x,
+            &c.face.rect.y, &c.face.rect.width, &c.face.rect.height,
+            &c.face.neighbors) == 6) {
+      g_assert_cmpint (n, ==, (*parents)->len);
+      g_array_append_val (*parents, c.face);
+    } else if (**l != '#' && **l != '\0') {
+      if (sscanf (*l, "%d %d %d %d %d %d", &c.parent, &c.face.rect.x,
+              &c.face.rect.y, &c.face.rect.width, &c.face.rect.height,
+              &c.face.neighbors) != 6)
+        g_error ("bad line \"%s\" in %s", *l, name);
+      g_array_append_val (children, c);
+    }
+  }
+  g_strfreev (lines);
+  g_free (text);
+  g_free (name);
+  return children;
 }
 
 gboolean
@@ -154,7 +234,8 @@ vj_test_oracle_faces (const char *cascade_path, const char *pgm_path,
   char scale[32], neighbors[16], min[32], max[32], *out = NULL, *err = NULL;
   const char *argv[] = { g_getenv ("CLV_ORACLE_DETECT"), "--cascade",
     cascade_path, "--image", pgm_path, "--scale-factor", scale,
-    "--min-neighbors", neighbors, "--min-size", min, "--max-size", max, NULL
+    "--min-neighbors", neighbors, "--min-size", min, "--max-size", max,
+    p->output_reject_levels ? "--reject-levels" : NULL, NULL
   };
   GError *error = NULL;
   GArray *faces;
@@ -170,7 +251,8 @@ vj_test_oracle_faces (const char *cascade_path, const char *pgm_path,
     g_error ("cannot run the oracle: %s", error->message);
   if (!g_spawn_check_wait_status (status, NULL))
     g_error ("the oracle failed on %s: %s", pgm_path, err);
-  faces = vj_test_parse_faces (out);
+  faces = p->output_reject_levels ? vj_test_parse_scores (out)
+      : vj_test_parse_faces (out);
   g_free (out);
   g_free (err);
   return faces;
@@ -271,5 +353,55 @@ vj_test_assert_faces (GArray * expected, GArray * actual, int tol,
     char *de = describe_faces (expected), *da = describe_faces (actual);
     g_error ("%s: faces differ (x y width height neighbors)\nexpected %u:%s"
         "\nactual %u:%s", what, expected->len, de, actual->len, da);
+  }
+}
+
+/* Scores are compared after sorting by rectangle. */
+static int
+compare_rects (gconstpointer pa, gconstpointer pb)
+{
+  const ClvVjFace *a = pa, *b = pb;
+  const int ka[4] = { a->rect.x, a->rect.y, a->rect.width, a->rect.height };
+  const int kb[4] = { b->rect.x, b->rect.y, b->rect.width, b->rect.height };
+
+  for (int i = 0; i < 4; i++)
+    if (ka[i] != kb[i])
+      return ka[i] < kb[i] ? -1 : 1;
+  return 0;
+}
+
+static char *
+describe_scores (GArray * faces)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < faces->len; i++) {
+    const ClvVjFace *f = &g_array_index (faces, ClvVjFace, i);
+    g_string_append_printf (s, "\n  %d %d %d %d %d %.17g", f->rect.x,
+        f->rect.y, f->rect.width, f->rect.height, f->reject_level,
+        f->level_weight);
+  }
+  return g_string_free (s, FALSE);
+}
+
+void
+vj_test_assert_scores (GArray * expected, GArray * actual, const char *what)
+{
+  gboolean ok = expected->len == actual->len;
+
+  g_array_sort (expected, compare_rects);
+  g_array_sort (actual, compare_rects);
+  for (guint i = 0; ok && i < expected->len; i++) {
+    const ClvVjFace *e = &g_array_index (expected, ClvVjFace, i);
+    const ClvVjFace *a = &g_array_index (actual, ClvVjFace, i);
+    ok = compare_rects (e, a) == 0 && e->reject_level == a->reject_level
+        && fabs (e->level_weight - a->level_weight)
+        <= 1e-5 * fabs (e->level_weight);
+  }
+  if (!ok) {
+    char *de = describe_scores (expected), *da = describe_scores (actual);
+    g_error ("%s: scores differ (x y width height reject_level "
+        "level_weight)\nexpected %u:%s\nactual %u:%s", what, expected->len,
+        de, actual->len, da);
   }
 }

@@ -15,7 +15,11 @@ extern const char *const vj_test_cascades[];    /* "frontalface_default", ... */
 extern const double vj_test_scale_factors[2];
 extern const int vj_test_min_neighbors[2];
 
-/* Path of haarcascade_NAME.xml in Debian's opencv-data. */
+/* The LBP cascades the golden files cover: "lbp_frontalface", ... */
+extern const char *const vj_test_lbp_cascades[];        /* NULL-terminated */
+
+/* Path of haarcascade_NAME.xml in Debian's opencv-data, or of
+ * lbpcascade_REST.xml for a NAME "lbp_REST". */
 char *vj_test_cascade_path (const char *name);
 
 /* `c` written in OpenCV's old XML format (opencv-haar-classifier, trees of
@@ -40,10 +44,31 @@ GArray *vj_test_parse_faces (const char *text);
 GArray *vj_test_golden_faces (const char *image, const char *cascade,
     double scale_factor, int min_neighbors);
 
+/* Scored faces ("x y width height reject_level level_weight" lines), as
+ * the oracle writes them with --reject-levels. */
+GArray *vj_test_parse_scores (const char *text);
+
+/* tests/data/golden/IMAGE.CASCADE.s1.1.nNEIGHBORS.levels.txt */
+GArray *vj_test_golden_scores (const char *image, const char *cascade,
+    int min_neighbors);
+
+/* A detection inside a parent detection: the parent's index. */
+typedef struct
+{
+  int parent;
+  ClvVjFace face;
+} VjTestChild;
+
+/* tests/data/golden/IMAGE.CHILD-in-PARENT.txt: the children (GArray of
+ * VjTestChild) and, in *parents, the parents in index order. */
+GArray *vj_test_golden_children (const char *image, const char *child,
+    const char *parent, GArray ** parents);
+
 /* Whether OpenCV's oracle was built ($CLV_ORACLE_DETECT). */
 gboolean vj_test_have_oracle (void);
 
-/* Runs the oracle on a PGM with the parameters. */
+/* Runs the oracle on a PGM with the parameters (scores with
+ * output_reject_levels). */
 GArray *vj_test_oracle_faces (const char *cascade_path, const char *pgm_path,
     const ClvVjParams * params);
 
@@ -51,6 +76,11 @@ GArray *vj_test_oracle_faces (const char *cascade_path, const char *pgm_path,
  * `tolerance` pixels of its partner and, when tolerance is 0, the same
  * neighbour count.  `what` names the case in the failure message. */
 void vj_test_assert_faces (GArray * expected, GArray * actual, int tolerance,
+    const char *what);
+
+/* Asserts the same rectangles and reject levels and level weights within
+ * 1e-5 relative, in any order. */
+void vj_test_assert_scores (GArray * expected, GArray * actual,
     const char *what);
 
 G_END_DECLS
