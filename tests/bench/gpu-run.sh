@@ -5,7 +5,7 @@
 # see docs/performance.md.  Results go to $OUT (or ./gpu-out).
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [speckle]
-#                          [vj] [eigen]
+#                          [vj] [photos] [eigen]
 #                          [vj-registers] [crowded] [recognise] [streams]
 #                          [streams-video] [batch] [spread] [track-streams]
 #                          [compare]
@@ -60,6 +60,12 @@ for step in "$@"; do
     vj)
       ORACLE=$oracle/oracle-detect tests/bench/bench-vj.sh $b \
         > "$out/bench-vj.json" ;;
+    photos)
+      # Every test photograph at its own size, a Haar and an LBP face
+      # cascade, against OpenCV with 16 threads; small frames against
+      # 0.2 ms; kernels, host share and launches per frame
+      # (bench-photos.json).
+      ORACLE=$oracle/oracle-detect tests/bench/bench-photos.sh $b "$out" ;;
     vj-registers)
       # What limits the detection kernel's resident warps: ptxas' register
       # report for every build (-cl-nv-verbose through CLVISION_CL_OPTIONS,
