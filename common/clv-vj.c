@@ -1019,6 +1019,18 @@ fail:
   return FALSE;
 }
 
+/* After a failed batch the device's tables are unknown: the next batch
+ * writes them all. */
+static void
+forget_tables (ClvVjDetector * d)
+{
+  g_array_set_size (d->tab_serials, 0);
+  g_array_set_size (d->last_win, 0);
+  g_array_set_size (d->last_levels, 0);
+  g_array_set_size (d->last_xtab, 0);
+  g_array_set_size (d->last_ytab, 0);
+}
+
 /* The batch's tables on the device: those that changed since the last
  * batch (a stream of one frame size changes none), on the copies queue,
  * which the device's queue then waits for. */
@@ -1082,7 +1094,7 @@ run_batch (ClvVjDetector * d, ClvVjFrame ** frames, ClvVjGeometry ** geo,
 
   if (!prepare_batch (d, geo, n, error) || !plan_sources (d, frames, n,
           error))
-    return FALSE;
+    goto fail;
   d->want_weights = FALSE;
   for (guint i = 0; i < n; i++)
     d->want_weights |= frames[i]->params.output_reject_levels;
@@ -1140,6 +1152,7 @@ fail:
   if (!ok) {
     clFinish (d->copies);
     clFinish (d->dev->queue);
+    forget_tables (d);
   }
   return ok;
 }

@@ -700,7 +700,7 @@ detect_regions (GstVjFaceDetect * self, cl_mem frame, const ClvLumaImage * f,
       clv_vj_detector_detect_regions (self->detector, frame, f, r,
       regions->len, params, error);
 
-  GST_LOG_OBJECT (self, "%u regions, batch of %u requests", regions->len,
+  GST_LOG_OBJECT (self, "%u regions, batch of %u frames", regions->len,
       batch);
   return faces;
 }

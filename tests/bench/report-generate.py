@@ -709,6 +709,54 @@ figures are the queue's profiling events.
                    "its figure is tree evaluations per second (G/s), "
                    + ", ".join(rows) + " (How cost grows).\n")
 
+    def photographs(self):
+        """The detector on every test photograph at its own size: a CPU
+        (bench-cpu.sh) and a GPU (bench-photos.sh), each against OpenCV."""
+        self.w("## The detector on photographs: CPUs and small frames\n")
+        said = False
+        for r in self.runs:
+            c = r.j("bench-cpu.json")
+            if c:
+                said = True
+                cs = c["cpu_summary"]
+                rows = [(f"{x['frame']}" + (" (scaled)" if x.get("synthetic") else ""),
+                         f"{x['width']}×{x['height']}", x["variant"],
+                         fmt(x["ms_median"]), fmt(x["opencv_ms_median"]),
+                         f"{fmt(x['speedup'])}×",
+                         "yes" if x["equal_to_reference"] else "NO")
+                        for x in cs["frames"]]
+                self.w(f"**{c.get('device', r.device)}** ({cs['cpu']}), "
+                       f"{cs['threads']} threads "
+                       "each (PoCL's and OpenCV's), wall time per frame with "
+                       "upload and grouping, median "
+                       "(`tests/bench/bench-cpu.sh`):\n")
+                self.w(table(["photograph", "size", "variant", "ms",
+                              f"OpenCV-{cs['threads']} ms", "vs OpenCV",
+                              "faces equal OpenCV's"], rows))
+            ph = r.j("bench-photos.json")
+            if ph:
+                said = True
+                rows = [(x["cascade"], x["frame"], f"{x['width']}×{x['height']}",
+                         fmt(x["ms_median"], 3),
+                         fmt(x["pyramid_kernels_ms_median"]
+                             + x["detect_kernels_ms_median"], 3),
+                         x.get("launches") or "", fmt(x["opencv_ms_median"]),
+                         f"{fmt(x['vs_opencv'], 1)}×",
+                         "yes" if x["equal_to_reference"] else "NO")
+                        for x in ph["summary"]]
+                self.w(f"**{ph.get('device', r.device)}**, wall time per frame "
+                       "(upload, kernels, "
+                       "read-back, grouping), median of "
+                       "`tests/bench/bench-photos.sh`; kernels: pyramid and "
+                       "detection; launches: kernels per frame:\n")
+                self.w(table(["cascade", "photograph", "size", "ms",
+                              "kernels ms", "launches",
+                              f"OpenCV-{ph['summary'][0]['opencv_threads']} ms",
+                              "vs OpenCV", "faces equal OpenCV's"], rows))
+        if not said:
+            self.w("Not measured in these runs (`tests/bench/bench-cpu.sh`, "
+                   "`tests/bench/gpu-run.sh photos`).\n")
+
     def sar_float(self):
         """Speckle filters, the float chain, and the CPU runs against OTB."""
         self.w("## Float SAR: speckle filters and Orfeo ToolBox\n")
@@ -797,7 +845,8 @@ STEPS="vj streams" tests/bench/report.sh build OUT_DIR
 ```
 
 `STEPS="tune vj" QUICK=1 tests/bench/report.sh build OUT_DIR` is the small
-run for a CPU device (PoCL).  Then, with the runs' folders under
+run for a CPU device (PoCL), `STEPS=cpu` the detector against OpenCV with
+two threads each (`tests/bench/bench-cpu.sh`).  Then, with the runs' folders under
 `docs/bench/` (the GPU's first):
 
 ```sh
@@ -811,8 +860,9 @@ environment variables are listed at its top.
 
     def write(self):
         self.header()
-        for section in (self.correctness, self.peers, self.ablation, self.growth,
-                        self.streams, self.many_gpus, self.archives, self.limits, self.sar_float,
+        for section in (self.correctness, self.peers, self.photographs,
+                        self.ablation, self.growth, self.streams,
+                        self.many_gpus, self.archives, self.limits, self.sar_float,
                         self.tuning,
                         self.reproduce):
             try:

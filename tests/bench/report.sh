@@ -29,6 +29,11 @@
 #   vj        bench-vj.sh (uber, simple, OpenCV 16 threads, ablation tunes)
 #             over VJ_SIZES, defaults; the tuned detector at two sizes; frames
 #             with 0..16 faces on one canvas; batches of VJ_BATCHES frames
+#   photos    bench-photos.sh: every test photograph at its own size, a Haar
+#             and an LBP cascade, against OpenCV with 16 threads; the
+#             kernels', the host's share and launches per frame
+#   cpu       bench-cpu.sh (not in the default STEPS: for a CPU device):
+#             the cpu variant against OpenCV with 2 threads each
 #   eigen     bench-eigen.sh (training vs faces, recognition; OpenCV on
 #             EIG_OPENCV_FACES)
 #   streams   bench-streams: 1 to 64 pipelines of a photograph in one
@@ -77,7 +82,7 @@ TUNE_VJ_SIZE=${TUNE_VJ_SIZE:-1920x1400}
 VJ_TUNED_SIZES=${VJ_TUNED_SIZES:-1920x1400 3840x2160}
 STREAM_SIZES=${STREAM_SIZES:-640x480,1280x720,1920x1280}
 STREAM_COUNTS=${STREAM_COUNTS:-1,4,16,64}
-STEPS=${STEPS:-tests tune sar chain sarpeers speckle eigen vj streams facedetect}
+STEPS=${STEPS:-tests tune sar chain sarpeers speckle eigen vj photos streams facedetect}
 images=${IMAGES_DIR:-tests/data/cache}
 oracle=${ORACLE_DIR:-/tmp/oracle-bundle}
 if [ ! -d "$oracle" ] && [ -f .device/oracle.tar.xz ]; then
@@ -261,6 +266,16 @@ step_vj() {
   return $rc
 }
 
+step_photos() {
+  CLVISION_AUTOTUNE=0 ORACLE=$oracle/oracle-detect \
+    tests/bench/bench-photos.sh "$b" "$out" > /dev/null
+}
+
+step_cpu() {
+  ORACLE=$oracle/oracle-detect tests/bench/bench-cpu.sh "$b" \
+    > "$out/bench-cpu.json"
+}
+
 step_eigen() {
   CLVISION_AUTOTUNE=0 EIG_BENCH_FACES=$EIG_FACES \
     EIG_BENCH_OPENCV_FACES=$EIG_OPENCV_FACES \
@@ -286,7 +301,7 @@ step_facedetect() {
 status=0
 for step in $STEPS; do
   case $step in
-    tests|tune|sar|chain|sarpeers|speckle|vj|eigen|streams|facedetect)
+    tests|tune|sar|chain|sarpeers|speckle|vj|photos|cpu|eigen|streams|facedetect)
       run_step "$step" "step_$step" ;;
     *) log "unknown step $step"; status=2 ;;
   esac

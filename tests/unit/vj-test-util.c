@@ -303,32 +303,46 @@ vj_test_cascade_to_old_format (const ClvCascade * c)
   return g_string_free (s, FALSE);
 }
 
+/* Faces in rectangle order (x, y, width, height). */
 static int
-compare_faces (gconstpointer pa, gconstpointer pb)
+compare_rects (gconstpointer pa, gconstpointer pb)
 {
   const ClvVjFace *a = pa, *b = pb;
-  const int ka[5] = { a->rect.x, a->rect.y, a->rect.width, a->rect.height,
-    a->neighbors
-  };
-  const int kb[5] = { b->rect.x, b->rect.y, b->rect.width, b->rect.height,
-    b->neighbors
-  };
+  const int ka[4] = { a->rect.x, a->rect.y, a->rect.width, a->rect.height };
+  const int kb[4] = { b->rect.x, b->rect.y, b->rect.width, b->rect.height };
 
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 4; i++)
     if (ka[i] != kb[i])
       return ka[i] < kb[i] ? -1 : 1;
   return 0;
 }
 
+/* The same, then by neighbours. */
+static int
+compare_faces (gconstpointer pa, gconstpointer pb)
+{
+  const ClvVjFace *a = pa, *b = pb;
+  const int c = compare_rects (a, b);
+
+  return c ? c : (a->neighbors > b->neighbors) - (a->neighbors < b->neighbors);
+}
+
+/* One line a face: its rectangle, then its neighbours or (`scores`) its
+ * reject level and level weight. */
 static char *
-describe_faces (GArray * faces)
+describe_faces (GArray * faces, gboolean scores)
 {
   GString *s = g_string_new (NULL);
 
   for (guint i = 0; i < faces->len; i++) {
     const ClvVjFace *f = &g_array_index (faces, ClvVjFace, i);
-    g_string_append_printf (s, "\n  %d %d %d %d %d", f->rect.x, f->rect.y,
-        f->rect.width, f->rect.height, f->neighbors);
+    g_string_append_printf (s, "\n  %d %d %d %d", f->rect.x, f->rect.y,
+        f->rect.width, f->rect.height);
+    if (scores)
+      g_string_append_printf (s, " %d %.17g", f->reject_level,
+          f->level_weight);
+    else
+      g_string_append_printf (s, " %d", f->neighbors);
   }
   return g_string_free (s, FALSE);
 }
@@ -350,40 +364,14 @@ vj_test_assert_faces (GArray * expected, GArray * actual, int tol,
         && (tol > 0 || e->neighbors == a->neighbors);
   }
   if (!ok) {
-    char *de = describe_faces (expected), *da = describe_faces (actual);
+    char *de = describe_faces (expected, FALSE);
+    char *da = describe_faces (actual, FALSE);
     g_error ("%s: faces differ (x y width height neighbors)\nexpected %u:%s"
         "\nactual %u:%s", what, expected->len, de, actual->len, da);
   }
 }
 
 /* Scores are compared after sorting by rectangle. */
-static int
-compare_rects (gconstpointer pa, gconstpointer pb)
-{
-  const ClvVjFace *a = pa, *b = pb;
-  const int ka[4] = { a->rect.x, a->rect.y, a->rect.width, a->rect.height };
-  const int kb[4] = { b->rect.x, b->rect.y, b->rect.width, b->rect.height };
-
-  for (int i = 0; i < 4; i++)
-    if (ka[i] != kb[i])
-      return ka[i] < kb[i] ? -1 : 1;
-  return 0;
-}
-
-static char *
-describe_scores (GArray * faces)
-{
-  GString *s = g_string_new (NULL);
-
-  for (guint i = 0; i < faces->len; i++) {
-    const ClvVjFace *f = &g_array_index (faces, ClvVjFace, i);
-    g_string_append_printf (s, "\n  %d %d %d %d %d %.17g", f->rect.x,
-        f->rect.y, f->rect.width, f->rect.height, f->reject_level,
-        f->level_weight);
-  }
-  return g_string_free (s, FALSE);
-}
-
 void
 vj_test_assert_scores (GArray * expected, GArray * actual, const char *what)
 {
@@ -399,7 +387,8 @@ vj_test_assert_scores (GArray * expected, GArray * actual, const char *what)
         <= 1e-5 * fabs (e->level_weight);
   }
   if (!ok) {
-    char *de = describe_scores (expected), *da = describe_scores (actual);
+    char *de = describe_faces (expected, TRUE);
+    char *da = describe_faces (actual, TRUE);
     g_error ("%s: scores differ (x y width height reject_level "
         "level_weight)\nexpected %u:%s\nactual %u:%s", what, expected->len,
         de, actual->len, da);
