@@ -9,6 +9,7 @@ struct _ClvSpeckle
   ClvDevice *dev;
   cl_kernel kernel;
   size_t local[2];
+  int rows;                     /* outputs per work-item down a column */
 };
 
 /* Frost's distance classes: -DNCLASS, -DFROST_CLASS_OF (the class of each
@@ -40,6 +41,22 @@ append_frost_classes (GString * opts, int r)
   g_string_append_printf (opts, " -DNCLASS=%d", n);
 }
 
+/* The kernel's local memory (kernels/sar_speckle.cl's tile, and its row
+ * sums where they are shared). */
+static guint64
+local_bytes (const ClvSpeckle * sp, ClvSpeckleFilter filter, int r,
+    gboolean strips, gsize real)
+{
+  const guint64 th = sp->local[1] * sp->rows + 2 * r, tw = sp->local[0] + 2 * r;
+  guint64 bytes = th * tw * sizeof (float);
+
+  if (filter == CLV_SPECKLE_REFINED_LEE)
+    bytes += th * (tw - 2) * real;
+  else if (filter != CLV_SPECKLE_MEDIAN && !strips)
+    bytes += 2 * th * sp->local[0] * real;
+  return bytes;
+}
+
 /* Median windows up to 64 values are sorted in registers. */
 static int
 median_pad (int r)
@@ -62,6 +79,7 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
       CLV_REFINED_LEE_RADIUS : p->radius;
   GString *opts = g_string_new (NULL);
   gboolean fp64;
+  gint64 strips;
   cl_program prog;
 
   sp->dev = clv_device_ref (dev);
@@ -74,10 +92,17 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   /* Window statistics in double, as OTB computes them, where the device
    * has it; SAR_SPECKLE_FP64=0 measures float's speed. */
   fp64 = dev->has_fp64 && clv_device_tune_int (dev, "SAR_SPECKLE_FP64", 1);
+  /* 0: one output per work-item; K: a strip of K outputs down a column. */
+  strips = CLAMP (clv_device_tune_int (dev, "SAR_SPECKLE_ROWS", 0), 0, 64);
+  sp->rows = MAX (strips, 1);
+  /* Large radii and strips: a shorter work-group, so that the tile fits. */
+  while (sp->local[1] > 1 && local_bytes (sp, p->filter, r, strips > 0,
+          fp64 ? sizeof (double) : sizeof (float)) > dev->local_mem_size)
+    sp->local[1] /= 2;
   g_string_printf (opts, "-DSAMPLE=%d -DFILTER=%d -DR=%d -DLX=%zu -DLY=%zu "
-      "-DHAVE_FP64=%d -DLOOKS=%.17g -DDERAMP=%.17g -DNPAD=%d", sample,
-      p->filter, r, sp->local[0], sp->local[1], fp64, p->looks, p->deramp,
-      median_pad (r));
+      "-DROWS=%d -DHAVE_FP64=%d -DLOOKS=%.17g -DDERAMP=%.17g -DNPAD=%d",
+      sample, p->filter, r, sp->local[0], sp->local[1], (int) strips, fp64,
+      p->looks, p->deramp, median_pad (r));
   if (p->filter == CLV_SPECKLE_FROST)
     append_frost_classes (opts, r);
   prog = clv_device_get_program (dev, "sar_speckle", opts->str, error);
@@ -104,7 +129,7 @@ clv_speckle_enqueue (ClvSpeckle * sp, cl_mem src, const ClvImage * si,
   };
   const cl_int w = si->width, h = si->height;
   size_t global[2] = { clv_round_up (w, sp->local[0]),
-    clv_round_up (h, sp->local[1])
+    clv_round_up (h, sp->local[1] * sp->rows) / sp->rows
   };
 
   if (w == 0 || h == 0)

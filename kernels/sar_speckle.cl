@@ -3,18 +3,24 @@
  *
  * Build macros: SAMPLE (ClvSample: 1 uchar, 2 ushort, 3 float), FILTER (0 Lee,
  * 1 Frost, 2 Gamma-MAP, 3 Kuan, 4 refined Lee, 5 boxcar, 6 median), R (the
- * radius), LOOKS and DERAMP (double literals), LX x LY (the work-group, one
- * output pixel per work-item), HAVE_FP64 (window statistics in double, as
- * OTB computes them); Frost: NCLASS distinct distances in the window,
+ * radius), LOOKS and DERAMP (double literals), LX x LY (the work-group),
+ * ROWS (0: one output pixel per work-item; K: a column strip of K outputs
+ * per work-item), HAVE_FP64 (window statistics in double, as OTB computes
+ * them); Frost: NCLASS distinct distances in the window,
  * FROST_CLASS_OF (each offset's class, row by row) and FROST_DIST (each
  * class's distance); median: NPAD (a power of two >= the window's size, or
  * 0 for windows too large to sort in registers).
  *
- * A work-group reads its (LY + 2R) x (LX + 2R) input tile, halo included,
+ * A work-group reads its (LY RY + 2R) x (LX + 2R) input tile, halo included,
  * into local memory once, edge pixels repeated beyond the image (OTB's
- * border rule).  Box sums are separable: each work-item sums rows of the
- * tile across (x and x^2), then its column of those down, so a window costs
- * 2 (2R + 1) additions instead of (2R + 1)^2. */
+ * border rule).  Box sums are separable: rows of the tile are summed across
+ * (x and x^2), then 2R + 1 of those down, so a window costs 2 (2R + 1)
+ * additions instead of (2R + 1)^2.  With ROWS = 0 the work-group shares the
+ * row sums through local memory (a second barrier); with ROWS = K each
+ * work-item slides its window down its strip, keeping the last 2R + 1 row
+ * sums in registers, so a row is summed once per strip instead of once per
+ * output, the halo is read once per K rows, and there is one barrier.  Both
+ * shapes add in the same order: their outputs are the same bits. */
 
 #pragma OPENCL FP_CONTRACT OFF
 #if HAVE_FP64
@@ -32,8 +38,13 @@ typedef ushort sample_t;
 typedef float sample_t;
 #endif
 
+#if ROWS
+#define RY ROWS
+#else
+#define RY 1
+#endif
 #define TW (LX + 2 * R)
-#define TH (LY + 2 * R)
+#define TH (LY * RY + 2 * R)
 #define SIDE (2 * R + 1)
 #define N (SIDE * SIDE)
 
@@ -43,20 +54,45 @@ load_tile (const __global sample_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
     __local float tile[TH][TW])
 {
-  const int x0 = get_group_id (0) * LX - R, y0 = get_group_id (1) * LY - R;
-  const int lid = get_local_id (1) * LX + get_local_id (0);
+  const int x0 = get_group_id (0) * LX - R;
+  const int y0 = get_group_id (1) * LY * RY - R;
 
-  for (int i = lid; i < TW * TH; i += LX * LY) {
-    const int tx = i % TW, ty = i / TW;
-    const int gx = clamp (x0 + tx, 0, width - 1);
-    const int gy = clamp (y0 + ty, 0, height - 1);
+  for (int ty = get_local_id (1); ty < TH; ty += LY) {
+    const __global sample_t *row = src + src_offset +
+        (size_t) clamp (y0 + ty, 0, height - 1) * src_stride;
 
-    tile[ty][tx] = (float) src[src_offset + (size_t) gy * src_stride + gx];
+    for (int tx = get_local_id (0); tx < TW; tx += LX)
+      tile[ty][tx] = (float) row[clamp (x0 + tx, 0, width - 1)];
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 }
 
+inline void
+store (__global float *dst, const uint dst_offset, const uint dst_stride,
+    const int width, const int height, const int x, const int y,
+    const float out)
+{
+  if (x < width && y < height)
+    dst[dst_offset + (size_t) y * dst_stride + x] = out;
+}
+
 #if FILTER <= 3 || FILTER == 5
+/* The sums of x and x^2 along one row of a window. */
+inline void
+row_sums (__local float tile[TH][TW], const int ty, const int tx,
+    real_t * a, real_t * b)
+{
+  *a = 0;
+  *b = 0;
+#pragma unroll
+  for (int dx = 0; dx < SIDE; dx++) {
+    const real_t v = tile[ty][tx + dx];
+    *a += v;
+    *b += v * v;
+  }
+}
+
+#if !ROWS
 /* The window sums of x and x^2 of this work-item's pixel: rows across,
  * then down. */
 inline void
@@ -66,13 +102,9 @@ box_sums (__local float tile[TH][TW], __local real_t hs[TH][LX],
   const int lx = get_local_id (0), ly = get_local_id (1);
 
   for (int row = ly; row < TH; row += LY) {
-    real_t a = 0, b = 0;
-#pragma unroll
-    for (int dx = 0; dx < SIDE; dx++) {
-      const real_t v = tile[row][lx + dx];
-      a += v;
-      b += v * v;
-    }
+    real_t a, b;
+
+    row_sums (tile, row, lx, &a, &b);
     hs[row][lx] = a;
     hs2[row][lx] = b;
   }
@@ -85,6 +117,7 @@ box_sums (__local float tile[TH][TW], __local real_t hs[TH][LX],
     *s2 += hs2[ly + dy][lx];
   }
 }
+#endif
 #endif
 
 #if FILTER == 0 || FILTER == 2 || FILTER == 3
@@ -132,9 +165,9 @@ __constant real_t frost_dist[NCLASS] = { FROST_DIST };
 /* Weights exp(-alpha d) take one value per distinct distance: the window
  * is summed by distance class, and only NCLASS exponentials are taken. */
 inline float
-frost (__local float tile[TH][TW], const real_t e, const real_t var)
+frost (__local float tile[TH][TW], const int ty, const int tx,
+    const real_t e, const real_t var)
 {
-  const int lx = get_local_id (0), ly = get_local_id (1);
   float sums[NCLASS], counts[NCLASS];
   real_t alpha, num = 0, den = 0;
 
@@ -148,7 +181,7 @@ frost (__local float tile[TH][TW], const real_t e, const real_t var)
     sums[k] = counts[k] = 0;
 #pragma unroll
   for (int j = 0; j < N; j++) {
-    sums[frost_class_of[j]] += tile[ly + j / SIDE][lx + j % SIDE];
+    sums[frost_class_of[j]] += tile[ty + j / SIDE][tx + j % SIDE];
     counts[frost_class_of[j]] += 1;
   }
 #pragma unroll
@@ -164,29 +197,36 @@ frost (__local float tile[TH][TW], const real_t e, const real_t var)
 #if FILTER == 4
 /* Refined Lee: R is 3.  h3 holds the tile's rows summed over 3 columns
  * (column c: tile columns c .. c + 2). */
-inline float
-refined_lee (__local float tile[TH][TW], __local real_t h3[TH][TW - 2])
+inline void
+sum_threes (__local float tile[TH][TW], __local real_t h3[TH][TW - 2])
 {
-  const int lx = get_local_id (0), ly = get_local_id (1);
-  const int lid = ly * LX + lx;
-  const real_t looks = LOOKS, sv = 1 / looks;
-  real_t m[3][3], g[4], near0[4], near1[4];
-  real_t sum = 0, sum2 = 0, mean, var, var_x;
-  int k = 0, d, n = 0;
+  const int lid = get_local_id (1) * LX + get_local_id (0);
 
   for (int i = lid; i < TH * (TW - 2); i += LX * LY) {
     const int c = i % (TW - 2), row = i / (TW - 2);
     h3[row][c] = (real_t) tile[row][c] + tile[row][c + 1] + tile[row][c + 2];
   }
   barrier (CLK_LOCAL_MEM_FENCE);
+}
+
+/* The window whose top left corner is tile (ty, tx). */
+inline float
+refined_lee (__local float tile[TH][TW], __local real_t h3[TH][TW - 2],
+    const int ty, const int tx)
+{
+  const real_t looks = LOOKS, sv = 1 / looks;
+  real_t m[3][3], g[4], near0[4], near1[4];
+  real_t sum = 0, sum2 = 0, mean, var, var_x;
+  int k = 0, d, n = 0;
+
   /* Sub-window (i, j) centres at offset (2i - 2, 2j - 2): tile column
-   * lx + 2i + 1, whose 3-sum starts at lx + 2i. */
+   * tx + 2i + 1, whose 3-sum starts at tx + 2i. */
 #pragma unroll
   for (int j = 0; j < 3; j++)
 #pragma unroll
     for (int i = 0; i < 3; i++)
-      m[j][i] = (h3[ly + 2 * j][lx + 2 * i] + h3[ly + 2 * j + 1][lx + 2 * i]
-          + h3[ly + 2 * j + 2][lx + 2 * i]) / 9;
+      m[j][i] = (h3[ty + 2 * j][tx + 2 * i] + h3[ty + 2 * j + 1][tx + 2 * i]
+          + h3[ty + 2 * j + 2][tx + 2 * i]) / 9;
   g[0] = fabs (m[1][0] - m[1][2]);
   g[1] = fabs (m[0][2] - m[2][0]);
   g[2] = fabs (m[0][1] - m[2][1]);
@@ -212,7 +252,7 @@ refined_lee (__local float tile[TH][TW], __local real_t h3[TH][TW - 2])
           : d == 6 ? dy >= 0 : d == 1 ? dx >= dy : d == 5 ? dx <= dy
           : d == 3 ? dx <= -dy : dx >= -dy;
       if (in) {
-        const real_t v = tile[ly + 3 + dy][lx + 3 + dx];
+        const real_t v = tile[ty + 3 + dy][tx + 3 + dx];
         sum += v;
         sum2 += v * v;
         n++;
@@ -223,7 +263,7 @@ refined_lee (__local float tile[TH][TW], __local real_t h3[TH][TW - 2])
   if (var == 0)
     return (float) mean;
   var_x = fmax ((var - mean * mean * sv) / (1 + sv), (real_t) 0);
-  return (float) (mean + var_x / var * (tile[ly + 3][lx + 3] - mean));
+  return (float) (mean + var_x / var * (tile[ty + 3][tx + 3] - mean));
 }
 #endif
 
@@ -232,14 +272,13 @@ refined_lee (__local float tile[TH][TW], __local real_t h3[TH][TW - 2])
 /* Batcher's odd-even merge sort of NPAD values in registers; only the
  * median is stored, so the compiler drops the exchanges it does not need. */
 inline float
-median (__local float tile[TH][TW])
+median (__local float tile[TH][TW], const int ty, const int tx)
 {
-  const int lx = get_local_id (0), ly = get_local_id (1);
   float v[NPAD];
 
 #pragma unroll
   for (int j = 0; j < NPAD; j++)
-    v[j] = j < N ? tile[ly + j / SIDE][lx + j % SIDE] : INFINITY;
+    v[j] = j < N ? tile[ty + j / SIDE][tx + j % SIDE] : INFINITY;
 #pragma unroll
   for (int p = 1; p < NPAD; p <<= 1)
 #pragma unroll
@@ -259,16 +298,14 @@ median (__local float tile[TH][TW])
 /* Large windows: the value with fewer than N/2 + 1 values below it and at
  * least N/2 + 1 at or below it. */
 inline float
-median (__local float tile[TH][TW])
+median (__local float tile[TH][TW], const int ty, const int tx)
 {
-  const int lx = get_local_id (0), ly = get_local_id (1);
-
   for (int a = 0; a < N; a++) {
-    const float c = tile[ly + a / SIDE][lx + a % SIDE];
+    const float c = tile[ty + a / SIDE][tx + a % SIDE];
     int below = 0, at_or_below = 0;
 
     for (int b = 0; b < N; b++) {
-      const float x = tile[ly + b / SIDE][lx + b % SIDE];
+      const float x = tile[ty + b / SIDE][tx + b % SIDE];
       below += x < c;
       at_or_below += x <= c;
     }
@@ -276,6 +313,61 @@ median (__local float tile[TH][TW])
       return c;
   }
   return NAN;
+}
+#endif
+#endif
+
+#if FILTER <= 3 || FILTER == 5
+/* The output of the window whose top left corner is tile (ty, tx), from
+ * its sums of x and x^2. */
+inline float
+window_output (__local float tile[TH][TW], const int ty, const int tx,
+    const real_t s, const real_t s2)
+{
+  const real_t e = s / N, var = (s2 - s * e) / (N - 1);
+
+#if FILTER == 1
+  return frost (tile, ty, tx, e, var);
+#elif FILTER == 5
+  return (float) e;
+#else
+  return stats_rule (e, var, tile[ty + R][tx + R]);
+#endif
+}
+
+#if ROWS
+/* This work-item's strip of ROWS outputs: the window slides down, the
+ * oldest of its 2R + 1 row sums dropped as the next row enters (registers
+ * once unrolled). */
+inline void
+strip (__local float tile[TH][TW], __global float *dst, const uint dst_offset,
+    const uint dst_stride, const int width, const int height)
+{
+  const int lx = get_local_id (0), ty0 = get_local_id (1) * ROWS;
+  const int x = get_global_id (0), y0 = get_group_id (1) * LY * ROWS + ty0;
+  real_t h[SIDE], h2[SIDE];
+
+#pragma unroll
+  for (int j = 1; j < SIDE; j++)
+    row_sums (tile, ty0 + j - 1, lx, &h[j], &h2[j]);
+#pragma unroll
+  for (int k = 0; k < ROWS; k++) {
+    real_t s = 0, s2 = 0;
+
+#pragma unroll
+    for (int j = 0; j < SIDE - 1; j++) {
+      h[j] = h[j + 1];
+      h2[j] = h2[j + 1];
+    }
+    row_sums (tile, ty0 + k + SIDE - 1, lx, &h[SIDE - 1], &h2[SIDE - 1]);
+#pragma unroll
+    for (int j = 0; j < SIDE; j++) {
+      s += h[j];
+      s2 += h2[j];
+    }
+    store (dst, dst_offset, dst_stride, width, height, x, y0 + k,
+        window_output (tile, ty0 + k, lx, s, s2));
+  }
 }
 #endif
 #endif
@@ -288,36 +380,38 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
 {
   /* Local memory is declared at the kernel's scope (OpenCL 1.2). */
   __local float tile[TH][TW];
-#if FILTER <= 3 || FILTER == 5
+#if (FILTER <= 3 || FILTER == 5) && !ROWS
   __local real_t hs[TH][LX], hs2[TH][LX];
 #elif FILTER == 4
   __local real_t h3[TH][TW - 2];
 #endif
-  const int x = get_global_id (0), y = get_global_id (1);
   const int lx = get_local_id (0), ly = get_local_id (1);
-  float out;
 
   load_tile (src, src_offset, src_stride, width, height, tile);
+#if FILTER == 4
+  sum_threes (tile, h3);
+#endif
+#if (FILTER <= 3 || FILTER == 5) && ROWS
+  strip (tile, dst, dst_offset, dst_stride, width, height);
+#else
+  /* Not unrolled: the median's sorting network is large. */
+#pragma unroll 1
+  for (int k = 0; k < RY; k++) {
+    const int ty = ly * RY + k;
+    float out;
+
 #if FILTER <= 3 || FILTER == 5
-  {
-    real_t s, s2, e, var;
+    real_t s, s2;
 
     box_sums (tile, hs, hs2, &s, &s2);
-    e = s / N;
-    var = (s2 - s * e) / (N - 1);
-#if FILTER == 1
-    out = frost (tile, e, var);
-#elif FILTER == 5
-    out = (float) e;
-#else
-    out = stats_rule (e, var, tile[ly + R][lx + R]);
-#endif
-  }
+    out = window_output (tile, ty, lx, s, s2);
 #elif FILTER == 4
-  out = refined_lee (tile, h3);
+    out = refined_lee (tile, h3, ty, lx);
 #else
-  out = median (tile);
+    out = median (tile, ty, lx);
 #endif
-  if (x < width && y < height)
-    dst[dst_offset + (size_t) y * dst_stride + x] = out;
+    store (dst, dst_offset, dst_stride, width, height, get_global_id (0),
+        get_group_id (1) * LY * RY + ty, out);
+  }
+#endif
 }

@@ -10,7 +10,8 @@
  * device's copy bandwidth and against one copy of the same traffic, and
  * whether its output on a 509 x 397 crop equals the C reference (within
  * 1e-5 relative; the median exactly).  --tunes adds CLVISION_TUNE settings
- * (SAR_SPECKLE_LX, SAR_SPECKLE_LY) whose kernel times are reported beside.
+ * (SAR_SPECKLE_LX, SAR_SPECKLE_LY, SAR_SPECKLE_ROWS, SAR_SPECKLE_FP64)
+ * whose kernel times and reference checks are reported beside.
  *
  * The float chain: a CFloat32 frame through sarintensity, sarmultilook
  * looks=4, sarspeckle lee radius 2 and sardb, the four kernels back to

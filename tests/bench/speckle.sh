@@ -16,9 +16,13 @@ build=${1:?usage: speckle.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: speckle.sh BUILD_DIR OUT_DIR}
 shift 2
 mkdir -p "$out"
+# Column strips of outputs per work-item (SAR_SPECKLE_ROWS), in double and
+# in float.
+strips="SAR_SPECKLE_ROWS=8;SAR_SPECKLE_ROWS=16;SAR_SPECKLE_ROWS=16,SAR_SPECKLE_LY=4"
+strips+=";SAR_SPECKLE_ROWS=16,SAR_SPECKLE_LX=64,SAR_SPECKLE_LY=2;SAR_SPECKLE_ROWS=16,SAR_SPECKLE_FP64=0"
 export GST_PLUGIN_PATH_1_0=$build/gst/elements${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}
 "$build/tests/bench/bench-speckle" --size 4096 --iterations 100 \
-  --tunes "SAR_SPECKLE_LX=64,SAR_SPECKLE_LY=4;SAR_SPECKLE_LX=16,SAR_SPECKLE_LY=16;SAR_SPECKLE_FP64=0" \
+  --tunes "SAR_SPECKLE_LX=64,SAR_SPECKLE_LY=4;SAR_SPECKLE_LX=16,SAR_SPECKLE_LY=16;SAR_SPECKLE_FP64=0;$strips" \
   --out "$out/speckle.json" "$@" >/dev/null
 # A summary; the JSON is what counts.
 /usr/bin/python3 - "$out/speckle.json" <<'PY'
@@ -28,6 +32,9 @@ for k in r["speckle"]:
     print(f'{k["filter"]:12} r={k["radius"]}  {k["kernel_ms"]:8.3f} ms  '
           f'{k["kernel_vs_copy"] * 100:5.1f}% of copy  '
           f'reference {"ok" if k["equals_reference"] else "DIFFERS"}')
+    for t in k["tunings"]:
+        print(f'{"":12}      {t["kernel_ms"]:8.3f} ms  {t["kernel_vs_copy"] * 100:5.1f}% of copy  '
+              f'reference {"ok" if t["equals_reference"] else "DIFFERS"}  {t["CLVISION_TUNE"]}')
 c = r["float_chain"]
 print(f'float chain: kernels {c["kernels_ms"]:.3f} ms ({c["kernels_vs_copy"] * 100:.1f}% of copy), '
       f'elements {c["element_ms"]:.2f} ms ({c["element_frames_per_s"]:.0f} frames/s)')

@@ -54,26 +54,52 @@ static const int sizes[][2] = { {1, 1}, {2, 9}, {7, 5}, {65, 33},
 {130, 71}
 };
 
+/* The device's output of the filter `p` on `src`, built under the
+ * CLVISION_TUNE value `tune` (NULL: the defaults). */
+static guint8 *
+speckle_on_device (ClvDevice * dev, const char *tune, ClvSample sample,
+    const ClvSpeckleParams * p, const guint8 * src, const ClvImage * si,
+    const ClvImage * di)
+{
+  GError *error = NULL;
+  ClvSpeckle *sp;
+  guint8 *out;
+
+  if (tune)
+    g_setenv ("CLVISION_TUNE", tune, TRUE);
+  sp = clv_speckle_new (dev, sample, p, &error);
+  g_unsetenv ("CLVISION_TUNE");
+  g_assert_no_error (error);
+  out = run_on_device (dev, sp, speckle_enqueue, src, si, di);
+  clv_speckle_free (sp);
+  return out;
+}
+
+/* The filter `p` under `tune` against the C reference on every size; with
+ * a tune, its output is also the default shape's, bit for bit. */
 static void
-check_speckle (ClvDevice * dev, ClvSample sample, const ClvSpeckleParams * p)
+check_speckle (ClvDevice * dev, const char *tune, ClvSample sample,
+    const ClvSpeckleParams * p)
 {
   for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
     ClvImage si, di;
     guint8 *src = clv_test_random_samples (&si, sizes[s][0], sizes[s][1],
         sample, 17 * s + p->filter);
     guint8 *ref, *out;
-    GError *error = NULL;
-    ClvSpeckle *sp = clv_speckle_new (dev, sample, p, &error);
 
-    g_assert_no_error (error);
     di = clv_image_make (si.width, si.height, 4, si.width * 4);
     ref = g_malloc0 (di.stride * di.height);
     clv_speckle_ref (src, &si, sample, ref, &di, p);
-    out = run_on_device (dev, sp, speckle_enqueue, src, &si, &di);
+    out = speckle_on_device (dev, tune, sample, p, src, &si, &di);
     /* The median picks a value; the others sum in another order. */
     clv_test_assert_floats_close (out, ref, &di, p->filter ==
         CLV_SPECKLE_MEDIAN ? 0 : 1e-5, 0);
-    clv_speckle_free (sp);
+    if (tune) {
+      guint8 *plain = speckle_on_device (dev, NULL, sample, p, src, &si, &di);
+
+      clv_test_assert_floats_close (out, plain, &di, 0, 0);
+      g_free (plain);
+    }
     g_free (out);
     g_free (ref);
     g_free (src);
@@ -96,7 +122,30 @@ test_speckle_matches_reference (void)
         if (f == CLV_SPECKLE_REFINED_LEE ? r != CLV_REFINED_LEE_RADIUS :
             r == 2 || (r == 4 && f != CLV_SPECKLE_MEDIAN))
           continue;
-        check_speckle (dev, samples[k], &p);
+        check_speckle (dev, NULL, samples[k], &p);
+      }
+  clv_device_unref (dev);
+}
+
+/* Column strips of outputs per work-item (SAR_SPECKLE_ROWS): every filter,
+ * radius 1-3, strips that do not divide the sizes and a short work-group;
+ * Float32 at odd radii, UInt16 at even ones. */
+static void
+test_speckle_strips (void)
+{
+  static const char *tunes[] = { "SAR_SPECKLE_ROWS=16",
+    "SAR_SPECKLE_ROWS=5,SAR_SPECKLE_LY=2,SAR_SPECKLE_LX=8"
+  };
+  ClvDevice *dev = clv_test_device ();
+
+  for (guint t = 0; t < G_N_ELEMENTS (tunes); t++)
+    for (int f = CLV_SPECKLE_LEE; f <= CLV_SPECKLE_MEDIAN; f++)
+      for (int r = 1; r <= 3; r++) {
+        const ClvSpeckleParams p = { f, r, r % 2 ? 1 : 3.5, r % 2 ? 0.1 : 2 };
+
+        if (f != CLV_SPECKLE_REFINED_LEE || r == CLV_REFINED_LEE_RADIUS)
+          check_speckle (dev, tunes[t], r % 2 ? CLV_SAMPLE_F32 :
+              CLV_SAMPLE_U16, &p);
       }
   clv_device_unref (dev);
 }
@@ -308,6 +357,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sar-float/speckle/reference",
       test_speckle_matches_reference);
+  g_test_add_func ("/sar-float/speckle/strips", test_speckle_strips);
   g_test_add_func ("/sar-float/speckle/uniform", test_speckle_uniform);
   g_test_add_func ("/sar-float/detect/reference",
       test_detect_matches_reference);
