@@ -187,13 +187,18 @@ clv_vj_tuning_check (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
         clv_device_tune_string (dev, "VJ_VARIANT", ""));
     return FALSE;
   }
-  if (t->variant == CLV_VJ_VARIANT_CPU && (!dev->has_fp64
-          || (t->lanes != 8 && t->lanes != 16) || t->queue_stage < 0)) {
+  if (t->variant == CLV_VJ_VARIANT_CPU && !dev->has_fp64) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
-        "Invalid vjfacedetect tuning for %s: VJ_VARIANT=cpu needs double "
-        "precision (%s), VJ_LANES 8 or 16 (%d), VJ_QUEUE_STAGE >= 0 (%d)",
-        dev->device_name, dev->has_fp64 ? "present" : "absent", t->lanes,
-        t->queue_stage);
+        "The detector's cpu variant needs double precision, which %s "
+        "lacks: use variant=auto or simple", dev->device_name);
+    return FALSE;
+  }
+  if (t->variant == CLV_VJ_VARIANT_CPU && ((t->lanes != 8 && t->lanes != 16)
+          || t->queue_stage < 0)) {
+    g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
+        "Invalid vjfacedetect tuning for %s: the cpu variant takes VJ_LANES "
+        "8 or 16 (%d) and VJ_QUEUE_STAGE >= 0 (%d)", dev->device_name,
+        t->lanes, t->queue_stage);
     return FALSE;
   }
   if (t->max_registers != 0) {

@@ -1073,6 +1073,11 @@ test_bad_tuning (void)
   t.tile_x = 128;
   t.tile_y = 64;
   assert_tuning_refused (c, &t, "16 bits", NULL);
+  /* The cpu variant's vectors are 8 or 16 windows wide. */
+  clv_vj_tuning_for_device (device, &t);
+  t.variant = CLV_VJ_VARIANT_CPU;
+  t.lanes = 4;
+  assert_tuning_refused (c, &t, "VJ_LANES", "(4)");
   clv_cascade_free (c);
 }
 
