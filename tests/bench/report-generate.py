@@ -194,7 +194,9 @@ class Report:
         rows = []
         for r in self.runs:
             m = r.meta
-            steps = ", ".join(f"{s['step']}" + ("" if s["rc"] == 0 else " (failed)")
+            steps = ", ".join(f"{s['step']}" + ("" if s["rc"] == 0 else
+                                                 " (cut at its time limit)" if s["rc"] == 124
+                                                 else " (failed)")
                               for s in m.get("steps", []))
             rows.append((f"{r.device}" + (f", {r.cu} compute units" if r.cu else ""),
                          f"{r.platform}, driver {r.driver}",
