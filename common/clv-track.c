@@ -389,7 +389,10 @@ clv_tracker_update (ClvTracker * t, const ClvTrackDetection * dets, guint n,
   match (t, dets, n);
   g_array_set_size (t->det_used, n);
   det_used = (gboolean *) t->det_used->data;
-  memset (det_used, 0, n * sizeof (gboolean));
+  /* No detections: the array has no data, and memset of NULL is undefined
+   * even for 0 bytes. */
+  if (n > 0)
+    memset (det_used, 0, n * sizeof (gboolean));
   nt = t->tracks->len;
   for (guint i = 0, k = 0; k < nt; k++) {
     ClvTrack *track = &g_array_index (t->tracks, ClvTrack, i);
