@@ -14,6 +14,7 @@
 
 #include "clv-sar.h"
 #include "clv-test-util.h"
+#include "caps-check-util.h"
 #include "gdal-check-util.h"
 
 /* Band 1 of `path` as floats (g_free them) and its size. */
@@ -365,44 +366,6 @@ GST_START_TEST (test_gcps_through_multilook)
 
 GST_END_TEST;
 
-/* Errors of `element` (named det) when `caps` come to it after linking, as
- * when a stream changes size: its own, which *det_error receives, and
- * asserts that anything else is GStreamer's echo. */
-static guint
-late_caps_errors (const gchar * element, const gchar * caps,
-    GError ** det_error)
-{
-  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! capsfilter "
-      "name=late ! %s name=det ! fakesink", element);
-  GstElement *pipe = gst_parse_launch (desc, NULL);
-  GstElement *late = gst_bin_get_by_name (GST_BIN (pipe), "late");
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg;
-  guint n = 0;
-
-  gst_util_set_object_arg (G_OBJECT (late), "caps", caps);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  while ((msg = gst_bus_timed_pop_filtered (bus, n ? GST_SECOND / 5 :
-              60 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS))) {
-    GError *err = NULL;
-
-    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s passed", caps);
-    gst_message_parse_error (msg, &err, NULL);
-    if (g_strcmp0 (GST_MESSAGE_SRC_NAME (msg), "det") == 0 && n++ == 0)
-      *det_error = g_error_copy (err);
-    else
-      fail_unless_equals_string (err->message, "Internal data stream error.");
-    g_error_free (err);
-    gst_message_unref (msg);
-  }
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (late);
-  gst_object_unref (pipe);
-  g_free (desc);
-  return n;
-}
-
 /* Frames beyond a SAR element's limits fail at negotiation, once, saying
  * what is too large or small and what to change: a frame smaller than
  * sarmultilook's look block, a sarrotscale output or a sarspeckle output
@@ -428,7 +391,7 @@ GST_START_TEST (test_limits_said_at_negotiation)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     GError *err = NULL;
 
-    fail_unless_equals_int (late_caps_errors (cases[i].element,
+    fail_unless_equals_int (clv_check_late_caps_errors (cases[i].element,
             cases[i].caps, &err), 1);
     fail_unless (strstr (err->message, cases[i].says) != NULL, "%s",
         err->message);

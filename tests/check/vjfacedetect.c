@@ -13,6 +13,7 @@
 
 #include "clv-vj-ref.h"
 #include "batch-check-util.h"
+#include "caps-check-util.h"
 #include "cl-check-util.h"
 #include "vj-check-frame.h"
 #include "gstclv-private.h"
@@ -1207,41 +1208,6 @@ GST_START_TEST (test_tiny_frames)
 
 GST_END_TEST;
 
-/* The errors posted while a pipeline whose capsfilter "late" gets `caps`
- * once linked (as when a stream changes size) runs to its end: those of
- * vjfacedetect, and whether anything else than GStreamer's echo came. */
-static guint
-late_caps_errors (const gchar * caps, GError ** det_error)
-{
-  GstElement *pipe = gst_parse_launch ("videotestsrc num-buffers=1 ! "
-      "capsfilter name=late ! vjfacedetect name=det ! fakesink", NULL);
-  GstElement *late = gst_bin_get_by_name (GST_BIN (pipe), "late");
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg;
-  guint n = 0;
-
-  gst_util_set_object_arg (G_OBJECT (late), "caps", caps);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  while ((msg = gst_bus_timed_pop_filtered (bus, n ? GST_SECOND / 5 :
-              60 * GST_SECOND, GST_MESSAGE_ERROR | GST_MESSAGE_EOS))) {
-    GError *err = NULL;
-
-    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s passed", caps);
-    gst_message_parse_error (msg, &err, NULL);
-    if (g_strcmp0 (GST_MESSAGE_SRC_NAME (msg), "det") == 0 && n++ == 0)
-      *det_error = g_error_copy (err);
-    else
-      fail_unless_equals_string (err->message, "Internal data stream error.");
-    g_error_free (err);
-    gst_message_unref (msg);
-  }
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (late);
-  gst_object_unref (pipe);
-  return n;
-}
-
 /* Frames the detector cannot take fail at negotiation, once, saying what
  * is too large and what to change: more than 65535 pixels a side (beyond
  * the templates: said when upstream asks for it), or an image pyramid
@@ -1262,7 +1228,8 @@ GST_START_TEST (test_huge_frames_refused)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     GError *err = NULL;
 
-    fail_unless_equals_int (late_caps_errors (cases[i].caps, &err), 1);
+    fail_unless_equals_int (clv_check_late_caps_errors ("vjfacedetect",
+            cases[i].caps, &err), 1);
     fail_unless (strstr (err->message, cases[i].says) != NULL, "%s",
         err->message);
     fail_unless (strstr (err->message, "scale it down") != NULL);
