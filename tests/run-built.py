@@ -9,19 +9,46 @@ onto where the checkout is now, runs every test (or those named), and prints
 'N passed, N failed'.
 
     tests/run-built.py BUILD [TEST ...] [--log DIR] [--env NAME=VALUE ...]
-                       [--skip TEST ...] [--map OLD=NEW ...]
+                       [--skip TEST ...] [--map OLD=NEW ...] [--split TEST ...]
 
 --env replaces a variable of the tests' environment (e.g. point the OpenCV
 oracle at a bundle that runs without OpenCV installed); --skip leaves a test
 out (it is listed as skipped, not passed); --map replaces a path recorded
 in the tests' commands and environment (e.g. a data folder that lies
-elsewhere on that machine).
+elsewhere on that machine).  A test's program that this machine lacks
+(an interpreter found at configure time) is looked up on the PATH.
+--split runs each case of a GLib test program as a process of its own,
+as many at once as there are CPUs (a GPU server's many cores build the
+OpenCL programs of a test's cases side by side).
 """
+import concurrent.futures
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
+
+
+def run_cases(cmd, env, cwd, timeout):
+    """Runs each case of a GLib test program (-l lists them) as a process of
+    its own, as many at once as there are CPUs; (all passed, the output of
+    every case with its seconds)."""
+    listing = subprocess.run(cmd + ["-l"], env=env, cwd=cwd, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, timeout=timeout or None)
+    cases = [line for line in listing.stdout.decode().splitlines() if line.startswith("/")]
+
+    def run(case):
+        t0 = time.time()
+        p = subprocess.run(cmd + ["-p", case], env=env, cwd=cwd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout or None)
+        head = f"== {case}: exit {p.returncode}, {time.time() - t0:.2f}s\n".encode()
+        return p.returncode == 0, head + p.stdout
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
+        results = list(pool.map(run, cases))
+    ok = listing.returncode == 0 and bool(cases) and all(r[0] for r in results)
+    return ok, listing.stdout + b"".join(r[1] for r in results)
 
 
 def main():
@@ -46,6 +73,11 @@ def main():
     while "--map" in args:
         i = args.index("--map")
         maps.append(tuple(args[i + 1].split("=", 1)))
+        del args[i:i + 2]
+    split = set()
+    while "--split" in args:
+        i = args.index("--split")
+        split.add(args[i + 1])
         del args[i:i + 2]
     build = os.path.abspath(args[0])
     wanted = set(args[1:])
@@ -78,22 +110,29 @@ def main():
             env[k] = v
         env.update(overrides)
         cmd = [remap(c) for c in t["cmd"]]
+        # An interpreter found at configure time (python3 of a virtual
+        # environment) that this machine lacks: the one on its PATH.
+        if not os.path.exists(cmd[0]) and shutil.which(os.path.basename(cmd[0])):
+            cmd[0] = shutil.which(os.path.basename(cmd[0]))
         t0 = time.time()
         # As meson test: in the build directory unless the test names one
         # (arguments such as an executable of ours are relative to it).
-        p = subprocess.run(cmd, env=env, cwd=remap(t["workdir"]) if t["workdir"] else build,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=t["timeout"] or None)
-        ok = p.returncode == 0
+        cwd = remap(t["workdir"]) if t["workdir"] else build
+        if t["name"] in split:
+            ok, output = run_cases(cmd, env, cwd, t["timeout"])
+        else:
+            p = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=t["timeout"] or None)
+            ok, output = p.returncode == 0, p.stdout
         passed += ok
         failed += not ok
         print(f"{t['name']:<28} {'OK' if ok else 'FAIL'} {time.time() - t0:7.2f}s", flush=True)
         if log_dir:
             os.makedirs(log_dir, exist_ok=True)
             with open(os.path.join(log_dir, t["name"] + ".log"), "wb") as f:
-                f.write(p.stdout)
+                f.write(output)
         if not ok:
-            sys.stdout.write(p.stdout.decode(errors="replace")[-4000:])
+            sys.stdout.write(output.decode(errors="replace")[-4000:])
     print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed else 0
 

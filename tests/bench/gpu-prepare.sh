@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ../shared/device/make-bundle.sh
-# libyaml (the model reader), libvpx (plugins-good's VP8 decoder and encoder, for the webm videos of the
+# libyaml (the model reader), gst-rtsp-server (the RTSP camera tests), libvpx (plugins-good's VP8 decoder and encoder, for the webm videos of the
 # tests and examples) and the runtime libraries of roioverlay (Pango/Cairo
 # and a font), roiexport (json-glib, libmosquitto) and the mosquitto broker
 # its tests start.  GDAL
@@ -20,7 +20,8 @@ extra=(libjson-glib-1.0-0 libmosquitto1 mosquitto mosquitto-clients libcjson1
        libpixman-1-0 libx11-6 libxcb1 libxcb-render0 libxcb-shm0 libxext6
        libxrender1 libx11-data libxau6 libxdmcp6 libbsd0 libmd0
        libgraphite2-3 libbrotli1
-       libvpx7 libbz2-1.0 libnsl2 libtirpc3 libtirpc-common libyaml-0-2)
+       libvpx7 libbz2-1.0 libnsl2 libtirpc3 libtirpc-common libyaml-0-2
+       libgstrtspserver-1.0-0)
 ( cd .device/debs && apt-get download "${extra[@]}" >/dev/null 2>&1 )
 # Fontconfig there must look for fonts where setup.sh unpacks them.
 cat >> .device/setup.sh <<'SETUP'

@@ -28,11 +28,15 @@ for step in "$@"; do
     tests)
       # oracle-pieces links OpenCV itself (a CPU-only check of OpenCV's
       # resize and integrals against ours): it runs where OpenCV is installed.
-      # example-app-python and check-gir-python need PyGObject and
-      # example-app-c meson, which the GPU server lacks.  Cascades, mosquitto and mosquitto_passwd lie
-      # where setup.sh and gpu-prepare.sh put them.
+      # example-app-python and check-gir-python need PyGObject,
+      # example-readme-camera Python's jsonschema and example-app-c meson,
+      # which the GPU server lacks.  Cascades, mosquitto and mosquitto_passwd
+      # lie where setup.sh and gpu-prepare.sh put them.  unit-vj-gpu builds
+      # many programs (NVIDIA's compiler takes seconds for each): its cases
+      # run side by side.
       python3 tests/run-built.py $b --log /tmp/test-logs --skip oracle-pieces \
         --skip example-app-python --skip example-app-c --skip check-gir-python \
+        --skip example-readme-camera --split unit-vj-gpu \
         --map /usr/share/opencv4=$PWD/.device/opencv4 \
         --env CLV_MOSQUITTO="$(command -v mosquitto)" \
         --env CLV_MOSQUITTO_PASSWD="$(command -v mosquitto_passwd)" \

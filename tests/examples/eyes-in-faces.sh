@@ -33,7 +33,7 @@ grep -q "^face 0: x=[0-9]* y=[0-9]* w=[0-9]* h=[0-9]*, [1-9][0-9]* inside$" "$tm
 grep -q "^  eye [0-9]*: " "$tmp/log" || fail "no summary line for an eye"
 [ -s "$tmp/grace_hopper_512x512-annotated.png" ] || fail "no annotated picture"
 "$src/examples/eyes-in-faces.sh" --out "$tmp/smile" \
-  --cascade /usr/share/opencv4/haarcascades/haarcascade_smile.xml "$photo" \
+  --cascade "${CLVISION_CASCADE_DIR:-/usr/share/opencv4/haarcascades}/haarcascade_smile.xml" "$photo" \
   > "$tmp/smile.log" || fail "with a smile cascade: exited with $?"
 grep -q '"roi_type":"smile"' "$tmp/smile/grace_hopper_512x512.jsonl" \
   || fail "no smile in the face"
