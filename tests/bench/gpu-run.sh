@@ -29,14 +29,17 @@ for step in "$@"; do
       # oracle-pieces links OpenCV itself (a CPU-only check of OpenCV's
       # resize and integrals against ours): it runs where OpenCV is installed.
       # example-app-python and check-gir-python need PyGObject,
-      # example-readme-camera Python's jsonschema and example-app-c meson,
-      # which the GPU server lacks.  Cascades, mosquitto and mosquitto_passwd
+      # example-readme-camera and export-gva Python's jsonschema,
+      # track-synthetic and track-franck numpy, tool-camera-unit
+      # systemd-analyze and example-app-c meson, which the GPU server lacks
+      # (its Python is not Debian's).  Cascades, mosquitto and mosquitto_passwd
       # lie where setup.sh and gpu-prepare.sh put them.  unit-vj-gpu builds
       # many programs (NVIDIA's compiler takes seconds for each): its cases
       # run side by side.
       python3 tests/run-built.py $b --log /tmp/test-logs --skip oracle-pieces \
         --skip example-app-python --skip example-app-c --skip check-gir-python \
-        --skip example-readme-camera --split unit-vj-gpu \
+        --skip example-readme-camera --skip export-gva --skip track-synthetic \
+        --skip track-franck --skip tool-camera-unit --split unit-vj-gpu \
         --map /usr/share/opencv4=$PWD/.device/opencv4 \
         --env CLV_MOSQUITTO="$(command -v mosquitto)" \
         --env CLV_MOSQUITTO_PASSWD="$(command -v mosquitto_passwd)" \
