@@ -30,8 +30,9 @@
  * object's last detection (its `detection` box fields moved with it) and
  * `tracking.predicted` = TRUE.
  *
- * State is per stream: a flush, a new stream (stream-start) or EOS ends
- * every track.  With #GstRoiTrack:post-messages, an element message named
+ * State is per stream: a flush, a new stream (stream-start), EOS or a
+ * change of frame size (the tracks' boxes are in the old frame's pixels)
+ * ends every track.  With #GstRoiTrack:post-messages, an element message named
  * "track-started" or "track-ended" tells each start and end, with the
  * track's `id`, `roi-type`, `label-id`, `first-seen`, `last-seen`, `age`
  * and the `timestamp` of the frame that started or ended it (none when a
@@ -185,7 +186,7 @@ tracks_ended (GstRoiTrack * self, GstClockTime timestamp, gboolean post)
   }
 }
 
-/* Ends every track (a flush, a new stream, EOS). */
+/* Ends every track (a flush, a new stream, EOS, a new frame size). */
 static void
 end_all_tracks (GstRoiTrack * self)
 {
@@ -361,6 +362,9 @@ gst_roi_track_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   if (!gst_video_info_from_caps (&info, incaps))
     goto bad_caps;
+  if (GST_VIDEO_INFO_WIDTH (&info) != self->width
+      || GST_VIDEO_INFO_HEIGHT (&info) != self->height)
+    end_all_tracks (self);
   self->width = GST_VIDEO_INFO_WIDTH (&info);
   self->height = GST_VIDEO_INFO_HEIGHT (&info);
   return TRUE;

@@ -269,8 +269,17 @@ eos (void)
   return gst_event_new_eos ();
 }
 
-/* Messages only when asked; a flush, a new stream and EOS end every track
- * and identifiers go on counting. */
+/* Caps of another frame size (new caps of the same size: see
+ * test_same_size_caps_keep). */
+static GstEvent *
+resize (void)
+{
+  return gst_event_new_caps (gst_caps_from_string ("video/x-raw,"
+          "format=GRAY8,width=640,height=480,framerate=30/1"));
+}
+
+/* Messages only when asked; a flush, a new stream, EOS and a new frame
+ * size end every track and identifiers go on counting. */
 static void
 check_reset_by (GstEvent * (*make_event) (void), gboolean post)
 {
@@ -333,6 +342,36 @@ GST_START_TEST (test_eos_ends_tracks)
 
 GST_END_TEST;
 
+GST_START_TEST (test_resize_ends_tracks)
+{
+  check_reset_by (resize, TRUE);
+}
+
+GST_END_TEST;
+
+/* New caps of the same frame size (another frame rate) keep the tracks. */
+GST_START_TEST (test_same_size_caps_keep)
+{
+  GstHarness *h = new_harness (NULL);
+  const Box face = { "face", 100, 100, 40 };
+  GstVideoRegionOfInterestMeta *rois[4];
+  GstClvTracking t[4];
+  GstBuffer *out;
+
+  for (guint f = 0; f < 3; f++)
+    gst_buffer_unref (push_frame (h, f, &face, 1, FALSE));
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=320,"
+      "height=240,framerate=15/1");
+  out = push_frame (h, 3, &face, 1, FALSE);
+  fail_unless_equals_int (get_rois (out, rois, t, 4), 1);
+  fail_unless_equals_uint64 (t[0].id, 1);
+  fail_unless_equals_int (t[0].age, 4);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* With vjfacedetect interval=3 on a real photograph, the frames between
  * analyses carry the track's box, predicted, and one identifier. */
 GST_START_TEST (test_after_vjfacedetect)
@@ -385,6 +424,8 @@ roitrack_suite (void)
   tcase_add_test (tc, test_flush_resets);
   tcase_add_test (tc, test_stream_start_resets);
   tcase_add_test (tc, test_eos_ends_tracks);
+  tcase_add_test (tc, test_resize_ends_tracks);
+  tcase_add_test (tc, test_same_size_caps_keep);
   tcase_add_test (tc, test_after_vjfacedetect);
   return s;
 }
