@@ -8,7 +8,8 @@
 #
 # (on a GPU server through tests/bench/gpu-run.sh batch, which sets up the
 # carried runtime and cascades).  Runs, each timed from start to exit, the
-# frames counted in the JSON Lines written:
+# frames counted in the JSON Lines written, with the CPU seconds of its
+# processes (cores_busy: their share of the run's wall time):
 #   batch-1gpu-jN   clvision-batch on the first GPU, -j N (N in JOBS)
 #   batch-all-jN    clvision-batch on every GPU, -j N per GPU (N in ALL_JOBS)
 #   procs-all-kK    K clvision-batch processes per GPU, each on its GPU with
@@ -57,20 +58,33 @@ one=$(cut -d' ' -f1 <<< "$first")
 template="filesrc location={input} ! $detect device={device} ! roiexport location={output} ! fakesink"
 : > "$work/runs.txt"
 
-# Runs "NAME GPUS JOBS" with the command after it; records seconds and the
-# frames of the JSON Lines under $work/NAME.
+# CPU seconds (user + system) of every child this shell waited for so far,
+# into the variable named $1 (`times` in this shell: a subshell's are its
+# own).
+children_cpu () {
+  times > "$work/times"
+  printf -v "$1" '%s' "$(awk 'NR == 2 { for (i = 1; i <= 2; i++) {
+    split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%.2f", s }' "$work/times")"
+}
+
+# Runs "NAME GPUS JOBS" with the command after it; records seconds, the
+# frames of the JSON Lines under $work/NAME and the CPU seconds it took
+# (whether the host's cores or the devices bound the run).
 run () {
-  local name=$1 gpus=$2 jobs=$3 start end frames
+  local name=$1 gpus=$2 jobs=$3 start end frames cpu0 cpu1
   shift 3
   rm -rf "$work/$name"
   mkdir -p "$work/$name"
+  children_cpu cpu0
   start=$(date +%s.%N)
   "$@" > "$work/$name.log" 2>&1 || { echo "$name failed: $(tail -3 "$work/$name.log")" >&2; return 0; }
   end=$(date +%s.%N)
+  children_cpu cpu1
   frames=$(find "$work/$name" -name '*.jsonl' -exec cat {} + | wc -l)
-  echo "$name $gpus $jobs $start $end $frames" >> "$work/runs.txt"
-  awk -v n="$name" -v s="$start" -v e="$end" -v f="$frames" \
-    'BEGIN { printf "%-16s %8.2f s %9d frames %9.0f frames/s\n", n, e - s, f, f / (e - s) }'
+  echo "$name $gpus $jobs $start $end $frames $cpu0 $cpu1" >> "$work/runs.txt"
+  awk -v n="$name" -v s="$start" -v e="$end" -v f="$frames" -v c0="$cpu0" -v c1="$cpu1" \
+    'BEGIN { printf "%-16s %8.2f s %9d frames %9.0f frames/s %6.1f cores busy\n",
+             n, e - s, f, f / (e - s), (c1 - c0) / (e - s) }'
 }
 
 batch_run () {
@@ -136,11 +150,13 @@ import json, os, subprocess, sys
 runs_txt, out, copies, video, first, gpus = sys.argv[1:]
 runs = []
 for line in open(runs_txt):
-    name, g, jobs, start, end, frames = line.split()
+    name, g, jobs, start, end, frames, cpu0, cpu1 = line.split()
     s = float(end) - float(start)
+    cpu = float(cpu1) - float(cpu0)
     runs.append({"name": name, "gpus": int(g), "jobs": int(jobs),
                  "seconds": round(s, 3), "frames": int(frames),
-                 "fps": round(int(frames) / s, 1)})
+                 "fps": round(int(frames) / s, 1), "cpu_seconds": round(cpu, 2),
+                 "cores_busy": round(cpu / s, 2)})
 def best(prefix):
     c = [r for r in runs if r["name"].startswith(prefix)]
     return max(c, key=lambda r: r["fps"]) if c else None

@@ -10,7 +10,8 @@
 # BRANCHES x 450 over the gst-launch-1.0 run's wall time.  Writes
 # OUT_DIR/spread-branches.json:
 #   {"branches", "frames", "runs": [{"device", "seconds", "fps",
-#    "devices": {name: branches}}...], "fps_first", "fps_auto", "speedup"}
+#    "cores_busy" (CPU seconds over wall seconds), "devices": {name:
+#    branches}}...], "fps_first", "fps_auto", "speedup"}
 # The target on two GPUs: speedup >= 1.9.
 #   tests/bench/spread-branches.sh BUILD_DIR OUT_DIR
 set -euo pipefail
@@ -24,7 +25,15 @@ gst-launch-1.0 -q filesrc location=tests/data/cache/astronaut.png ! pngdec ! \
   videoconvert ! videoscale ! video/x-raw,width=1920,height=1280 ! pngenc ! \
   filesink location="$photo"
 
-# One run: DEVICE; prints "seconds" and leaves the devices' log in LOG.
+# CPU seconds (user + system) of the children this shell waited for.
+children_cpu () {
+  times > "$out/times"
+  awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/)
+    s += t[1] * 60 + t[2] } printf "%.2f", s }' "$out/times"
+}
+
+# One run: DEVICE; prints "seconds cpu-seconds" and leaves the devices' log
+# in LOG.
 run () {
   local device=$1 log=$2 desc="" start end
   for _ in $(seq "$branches"); do
@@ -36,7 +45,8 @@ run () {
   # shellcheck disable=SC2086
   GST_DEBUG=clvcontext:5 GST_DEBUG_NO_COLOR=1 gst-launch-1.0 -q $desc 2> "$log"
   end=$(date +%s.%N)
-  python3 -c "print($end - $start)"
+  printf '%s ' "$(python3 -c "print($end - $start)")"
+  children_cpu
 }
 run auto "$out/spread-warmup.log" > /dev/null
 results=()
@@ -44,7 +54,7 @@ for r in $(seq "$runs"); do
   for device in first auto; do
     log=$out/spread-$device-$r.log
     s=$(run $device "$log")
-    results+=("$device $s $log")
+    results+=("$device ${s// /,} $log")
   done
 done
 python3 - "$out/spread-branches.json" "$branches" "$frames" "${results[@]}" <<'PY'
@@ -52,7 +62,8 @@ import collections, json, re, sys
 out, branches, frames = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 runs = []
 for item in sys.argv[4:]:
-    device, seconds, log = item.split(" ")
+    device, times, log = item.split(" ")
+    seconds, cpu = times.split(",")
     used = collections.Counter()
     for line in open(log, errors="replace"):
         m = re.search(r"(?:opened OpenCL device|using the pipeline's OpenCL "
@@ -62,6 +73,7 @@ for item in sys.argv[4:]:
             used[m.group(1)] += 1
     runs.append({"device": device, "seconds": float(seconds),
                  "fps": branches * frames / float(seconds),
+                 "cores_busy": round(float(cpu) / float(seconds), 2),
                  "devices": dict(used)})
 best = {d: max(r["fps"] for r in runs if r["device"] == d)
         for d in ("first", "auto")}
