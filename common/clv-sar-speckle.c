@@ -78,7 +78,7 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   const int r = p->filter == CLV_SPECKLE_REFINED_LEE ?
       CLV_REFINED_LEE_RADIUS : p->radius;
   GString *opts = g_string_new (NULL);
-  gboolean fp64;
+  gboolean fp64, tile;
   gint64 strips;
   cl_program prog;
 
@@ -94,18 +94,24 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   fp64 = dev->has_fp64 && clv_device_tune_int (dev, "SAR_SPECKLE_FP64", 1);
   /* 0: one output per work-item; K: a strip of K outputs down a column.
    * Strips of 8 are the faster shape on GPUs for every filter but Frost,
-   * which weighs its whole window per pixel and so gains no reuse. */
+   * whose weighing of its whole window for every pixel is the bulk of its
+   * work, which strips do not share. */
   strips = CLAMP (clv_device_tune_int (dev, "SAR_SPECKLE_ROWS",
           gpu && p->filter != CLV_SPECKLE_FROST ? 8 : 0), 0, 64);
   sp->rows = MAX (strips, 1);
+  /* SAR_SPECKLE_LOCAL=0: the box-sum filters' strips read their windows
+   * straight from the image, through the device's caches, with no tile. */
+  tile = strips == 0 || p->filter == CLV_SPECKLE_REFINED_LEE ||
+      p->filter == CLV_SPECKLE_MEDIAN ||
+      clv_device_tune_int (dev, "SAR_SPECKLE_LOCAL", 1) != 0;
   /* Large radii and strips: a shorter work-group, so that the tile fits. */
-  while (sp->local[1] > 1 && local_bytes (sp, p->filter, r, strips > 0,
+  while (tile && sp->local[1] > 1 && local_bytes (sp, p->filter, r, strips > 0,
           fp64 ? sizeof (double) : sizeof (float)) > dev->local_mem_size)
     sp->local[1] /= 2;
   g_string_printf (opts, "-DSAMPLE=%d -DFILTER=%d -DR=%d -DLX=%zu -DLY=%zu "
-      "-DROWS=%d -DHAVE_FP64=%d -DLOOKS=%.17g -DDERAMP=%.17g -DNPAD=%d",
-      sample, p->filter, r, sp->local[0], sp->local[1], (int) strips, fp64,
-      p->looks, p->deramp, median_pad (r));
+      "-DROWS=%d -DLOCAL=%d -DHAVE_FP64=%d -DLOOKS=%.17g -DDERAMP=%.17g "
+      "-DNPAD=%d", sample, p->filter, r, sp->local[0], sp->local[1],
+      (int) strips, tile, fp64, p->looks, p->deramp, median_pad (r));
   if (p->filter == CLV_SPECKLE_FROST)
     append_frost_classes (opts, r);
   prog = clv_device_get_program (dev, "sar_speckle", opts->str, error);

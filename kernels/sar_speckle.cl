@@ -1,26 +1,32 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* SAR speckle filters (the rules: common/clv-sar-speckle-ref.c).
  *
- * Build macros: SAMPLE (ClvSample: 1 uchar, 2 ushort, 3 float), FILTER (0 Lee,
- * 1 Frost, 2 Gamma-MAP, 3 Kuan, 4 refined Lee, 5 boxcar, 6 median), R (the
- * radius), LOOKS and DERAMP (double literals), LX x LY (the work-group),
- * ROWS (0: one output pixel per work-item; K: a column strip of K outputs
- * per work-item), HAVE_FP64 (window statistics in double, as OTB computes
- * them); Frost: NCLASS distinct distances in the window,
- * FROST_CLASS_OF (each offset's class, row by row) and FROST_DIST (each
- * class's distance); median: NPAD (a power of two >= the window's size, or
- * 0 for windows too large to sort in registers).
+ * Build macros: SAMPLE (ClvSample: 1 uchar, 2 ushort, 3 float), FILTER (0
+ * Lee, 1 Frost, 2 Gamma-MAP, 3 Kuan, 4 refined Lee, 5 boxcar, 6 median), R
+ * (the radius), LOOKS and DERAMP (double literals), LX x LY (the
+ * work-group), ROWS (0: one output pixel per work-item; K: a column strip
+ * of K outputs per work-item), LOCAL (strips of the box-sum filters: 1
+ * reads the tile into local memory, 0 reads straight from the image),
+ * HAVE_FP64 (window statistics in double, as OTB computes them); Frost:
+ * NCLASS distinct distances in the window, FROST_CLASS_OF (each offset's
+ * class, row by row) and FROST_DIST (each class's distance); median: NPAD
+ * (a power of two >= the window's size, or 0 for windows too large to sort
+ * in registers).
  *
- * A work-group reads its (LY RY + 2R) x (LX + 2R) input tile, halo included,
- * into local memory once, edge pixels repeated beyond the image (OTB's
- * border rule).  Box sums are separable: rows of the tile are summed across
- * (x and x^2), then 2R + 1 of those down, so a window costs 2 (2R + 1)
- * additions instead of (2R + 1)^2.  With ROWS = 0 the work-group shares the
- * row sums through local memory (a second barrier); with ROWS = K each
- * work-item slides its window down its strip, keeping the last 2R + 1 row
- * sums in registers, so a row is summed once per strip instead of once per
- * output, the halo is read once per K rows, and there is one barrier.  Both
- * shapes add in the same order: their outputs are the same bits. */
+ * A work-group reads its (LY RY + 2R) x (LX + 2R) input tile, halo
+ * included, into local memory once, edge pixels repeated beyond the image
+ * (OTB's border rule).  Box sums are separable: rows of the tile are
+ * summed across (x and x^2), then 2R + 1 of those down, so a window costs
+ * 2 (2R + 1) additions instead of (2R + 1)^2.  With ROWS = 0 the
+ * work-group shares the row sums through local memory (a second barrier);
+ * with ROWS = K each work-item slides its window down its strip, keeping
+ * its pixels and the last 2R + 1 row sums in registers, so a row is summed
+ * once per strip instead of once per output, the halo is read once per K
+ * rows, and there is one barrier.  With LOCAL = 0 a strip reads each row
+ * of its window straight from the image instead (neighbouring work-items'
+ * reads of a row meet in the cache), so there is no tile to copy and no
+ * barrier to wait at.  Every shape adds in the same order: their outputs
+ * are the same bits. */
 
 #pragma OPENCL FP_CONTRACT OFF
 #if HAVE_FP64
@@ -47,8 +53,15 @@ typedef float sample_t;
 #define TH (LY * RY + 2 * R)
 #define SIDE (2 * R + 1)
 #define N (SIDE * SIDE)
+/* The filters whose windows are box sums. */
+#define BOX (FILTER <= 3 || FILTER == 5)
+#if !LOCAL && !(BOX && ROWS)
+#error "LOCAL = 0 is a shape of the box-sum filters' strips"
+#endif
 
-/* Reads the work-group's tile, clamped to the image. */
+/* Reads the work-group's tile, clamped to the image.  The loops' trip
+ * counts are constants, so they unroll and a work-item has all its loads
+ * in flight at once rather than waiting for each before the next. */
 inline void
 load_tile (const __global sample_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
@@ -57,12 +70,19 @@ load_tile (const __global sample_t * src, const uint src_offset,
   const int x0 = get_group_id (0) * LX - R;
   const int y0 = get_group_id (1) * LY * RY - R;
 
-  for (int ty = get_local_id (1); ty < TH; ty += LY) {
+#pragma unroll
+  for (int i = 0; i < (TH + LY - 1) / LY; i++) {
+    const int ty = get_local_id (1) + i * LY;
     const __global sample_t *row = src + src_offset +
         (size_t) clamp (y0 + ty, 0, height - 1) * src_stride;
 
-    for (int tx = get_local_id (0); tx < TW; tx += LX)
-      tile[ty][tx] = (float) row[clamp (x0 + tx, 0, width - 1)];
+#pragma unroll
+    for (int j = 0; j < (TW + LX - 1) / LX; j++) {
+      const int tx = get_local_id (0) + j * LX;
+
+      if (ty < TH && tx < TW)
+        tile[ty][tx] = (float) row[clamp (x0 + tx, 0, width - 1)];
+    }
   }
   barrier (CLK_LOCAL_MEM_FENCE);
 }
@@ -76,19 +96,28 @@ store (__global float *dst, const uint dst_offset, const uint dst_stride,
     dst[dst_offset + (size_t) y * dst_stride + x] = out;
 }
 
-#if FILTER <= 3 || FILTER == 5
+#if BOX
+/* The SIDE pixels of tile row `ty` from column `tx`: a row of a window. */
+inline void
+tile_row (__local float tile[TH][TW], const int ty, const int tx,
+    float v[SIDE])
+{
+#pragma unroll
+  for (int dx = 0; dx < SIDE; dx++)
+    v[dx] = tile[ty][tx + dx];
+}
+
 /* The sums of x and x^2 along one row of a window. */
 inline void
-row_sums (__local float tile[TH][TW], const int ty, const int tx,
-    real_t * a, real_t * b)
+row_sums (const float v[SIDE], real_t * a, real_t * b)
 {
   *a = 0;
   *b = 0;
 #pragma unroll
   for (int dx = 0; dx < SIDE; dx++) {
-    const real_t v = tile[ty][tx + dx];
-    *a += v;
-    *b += v * v;
+    const real_t x = v[dx];
+    *a += x;
+    *b += x * x;
   }
 }
 
@@ -102,9 +131,11 @@ box_sums (__local float tile[TH][TW], __local real_t hs[TH][LX],
   const int lx = get_local_id (0), ly = get_local_id (1);
 
   for (int row = ly; row < TH; row += LY) {
+    float v[SIDE];
     real_t a, b;
 
-    row_sums (tile, row, lx, &a, &b);
+    tile_row (tile, row, lx, v);
+    row_sums (v, &a, &b);
     hs[row][lx] = a;
     hs2[row][lx] = b;
   }
@@ -165,8 +196,7 @@ __constant real_t frost_dist[NCLASS] = { FROST_DIST };
 /* Weights exp(-alpha d) take one value per distinct distance: the window
  * is summed by distance class, and only NCLASS exponentials are taken. */
 inline float
-frost (__local float tile[TH][TW], const int ty, const int tx,
-    const real_t e, const real_t var)
+frost (const float win[SIDE][SIDE], const real_t e, const real_t var)
 {
   float sums[NCLASS], counts[NCLASS];
   real_t alpha, num = 0, den = 0;
@@ -181,7 +211,7 @@ frost (__local float tile[TH][TW], const int ty, const int tx,
     sums[k] = counts[k] = 0;
 #pragma unroll
   for (int j = 0; j < N; j++) {
-    sums[frost_class_of[j]] += tile[ty + j / SIDE][tx + j % SIDE];
+    sums[frost_class_of[j]] += win[j / SIDE][j % SIDE];
     counts[frost_class_of[j]] += 1;
   }
 #pragma unroll
@@ -317,57 +347,95 @@ median (__local float tile[TH][TW], const int ty, const int tx)
 #endif
 #endif
 
-#if FILTER <= 3 || FILTER == 5
-/* The output of the window whose top left corner is tile (ty, tx), from
- * its sums of x and x^2. */
+#if BOX
+/* The output of the window `win` from its sums of x and x^2. */
 inline float
-window_output (__local float tile[TH][TW], const int ty, const int tx,
-    const real_t s, const real_t s2)
+window_output (const float win[SIDE][SIDE], const real_t s, const real_t s2)
 {
   const real_t e = s / N, var = (s2 - s * e) / (N - 1);
 
 #if FILTER == 1
-  return frost (tile, ty, tx, e, var);
+  return frost (win, e, var);
 #elif FILTER == 5
   return (float) e;
 #else
-  return stats_rule (e, var, tile[ty + R][tx + R]);
+  return stats_rule (e, var, win[R][R]);
 #endif
 }
 
 #if ROWS
-/* This work-item's strip of ROWS outputs: the window slides down, the
- * oldest of its 2R + 1 row sums dropped as the next row enters (registers
- * once unrolled). */
+#if !LOCAL
+/* Image row `y` at the columns `cols`, edge rows repeated. */
 inline void
-strip (__local float tile[TH][TW], __global float *dst, const uint dst_offset,
-    const uint dst_stride, const int width, const int height)
+image_row (const __global sample_t * src, const uint src_offset,
+    const uint src_stride, const int height, const int y,
+    const int cols[SIDE], float v[SIDE])
 {
-  const int lx = get_local_id (0), ty0 = get_local_id (1) * ROWS;
-  const int x = get_global_id (0), y0 = get_group_id (1) * LY * ROWS + ty0;
-  real_t h[SIDE], h2[SIDE];
+  const __global sample_t *row = src + src_offset +
+      (size_t) clamp (y, 0, height - 1) * src_stride;
 
 #pragma unroll
-  for (int j = 1; j < SIDE; j++)
-    row_sums (tile, ty0 + j - 1, lx, &h[j], &h2[j]);
+  for (int dx = 0; dx < SIDE; dx++)
+    v[dx] = (float) row[cols[dx]];
+}
+#endif
+
+/* This work-item's strip of ROWS outputs: the window slides down, its
+ * oldest row and row sums dropped as the next row enters (registers once
+ * unrolled).  Row t of the strip's windows is image row y0 - R + t. */
+inline void
+strip (
+#if LOCAL
+    __local float tile[TH][TW],
+#endif
+    const __global sample_t * src, const uint src_offset,
+    const uint src_stride, __global float *dst, const uint dst_offset,
+    const uint dst_stride, const int width, const int height)
+{
+  const int x = get_global_id (0), y0 = get_global_id (1) * ROWS;
+  float win[SIDE][SIDE];
+  real_t h[SIDE], h2[SIDE];
+#if LOCAL
+  const int lx = get_local_id (0), ty0 = get_local_id (1) * ROWS;
+#define STRIP_ROW(t, v) tile_row (tile, ty0 + (t), lx, v)
+#else
+  int cols[SIDE];
+
+#pragma unroll
+  for (int dx = 0; dx < SIDE; dx++)
+    cols[dx] = clamp (x - R + dx, 0, width - 1);
+#define STRIP_ROW(t, v) \
+  image_row (src, src_offset, src_stride, height, y0 - R + (t), cols, v)
+#endif
+
+#pragma unroll
+  for (int j = 1; j < SIDE; j++) {
+    STRIP_ROW (j - 1, win[j]);
+    row_sums (win[j], &h[j], &h2[j]);
+  }
 #pragma unroll
   for (int k = 0; k < ROWS; k++) {
     real_t s = 0, s2 = 0;
 
 #pragma unroll
     for (int j = 0; j < SIDE - 1; j++) {
+#pragma unroll
+      for (int dx = 0; dx < SIDE; dx++)
+        win[j][dx] = win[j + 1][dx];
       h[j] = h[j + 1];
       h2[j] = h2[j + 1];
     }
-    row_sums (tile, ty0 + k + SIDE - 1, lx, &h[SIDE - 1], &h2[SIDE - 1]);
+    STRIP_ROW (k + SIDE - 1, win[SIDE - 1]);
+    row_sums (win[SIDE - 1], &h[SIDE - 1], &h2[SIDE - 1]);
 #pragma unroll
     for (int j = 0; j < SIDE; j++) {
       s += h[j];
       s2 += h2[j];
     }
     store (dst, dst_offset, dst_stride, width, height, x, y0 + k,
-        window_output (tile, ty0 + k, lx, s, s2));
+        window_output (win, s, s2));
   }
+#undef STRIP_ROW
 }
 #endif
 #endif
@@ -379,32 +447,45 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
     const uint dst_stride, const int width, const int height)
 {
   /* Local memory is declared at the kernel's scope (OpenCL 1.2). */
+#if LOCAL
   __local float tile[TH][TW];
-#if (FILTER <= 3 || FILTER == 5) && !ROWS
+#endif
+#if BOX && !ROWS
   __local real_t hs[TH][LX], hs2[TH][LX];
 #elif FILTER == 4
   __local real_t h3[TH][TW - 2];
 #endif
-  const int lx = get_local_id (0), ly = get_local_id (1);
 
+#if LOCAL
   load_tile (src, src_offset, src_stride, width, height, tile);
+#endif
 #if FILTER == 4
   sum_threes (tile, h3);
 #endif
-#if (FILTER <= 3 || FILTER == 5) && ROWS
-  strip (tile, dst, dst_offset, dst_stride, width, height);
+#if BOX && ROWS
+  strip (
+#if LOCAL
+      tile,
+#endif
+      src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height);
 #else
+  const int lx = get_local_id (0), ly = get_local_id (1);
+
   /* Not unrolled: the median's sorting network is large. */
 #pragma unroll 1
   for (int k = 0; k < RY; k++) {
     const int ty = ly * RY + k;
     float out;
 
-#if FILTER <= 3 || FILTER == 5
+#if BOX
+    float win[SIDE][SIDE];
     real_t s, s2;
 
     box_sums (tile, hs, hs2, &s, &s2);
-    out = window_output (tile, ty, lx, s, s2);
+#pragma unroll
+    for (int dy = 0; dy < SIDE; dy++)
+      tile_row (tile, ty + dy, lx, win[dy]);
+    out = window_output (win, s, s2);
 #elif FILTER == 4
     out = refined_lee (tile, h3, ty, lx);
 #else

@@ -16,10 +16,14 @@ build=${1:?usage: speckle.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: speckle.sh BUILD_DIR OUT_DIR}
 shift 2
 mkdir -p "$out"
-# Column strips of outputs per work-item (SAR_SPECKLE_ROWS), in double and
-# in float.
+# Column strips of outputs per work-item (SAR_SPECKLE_ROWS), from a local
+# tile and straight from the image (SAR_SPECKLE_LOCAL=0), in double and in
+# float.
 strips="SAR_SPECKLE_ROWS=8;SAR_SPECKLE_ROWS=16;SAR_SPECKLE_ROWS=16,SAR_SPECKLE_LY=4"
 strips+=";SAR_SPECKLE_ROWS=16,SAR_SPECKLE_LX=64,SAR_SPECKLE_LY=2;SAR_SPECKLE_ROWS=16,SAR_SPECKLE_FP64=0"
+for rows in 8 16; do
+  strips+=";SAR_SPECKLE_ROWS=$rows,SAR_SPECKLE_LOCAL=0;SAR_SPECKLE_ROWS=$rows,SAR_SPECKLE_LOCAL=0,SAR_SPECKLE_FP64=0"
+done
 export GST_PLUGIN_PATH_1_0=$build/gst/elements${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}
 "$build/tests/bench/bench-speckle" --size 4096 --iterations 100 \
   --tunes "SAR_SPECKLE_LX=64,SAR_SPECKLE_LY=4;SAR_SPECKLE_LX=16,SAR_SPECKLE_LY=16;SAR_SPECKLE_FP64=0;$strips" \

@@ -127,14 +127,17 @@ test_speckle_matches_reference (void)
   clv_device_unref (dev);
 }
 
-/* Column strips of outputs per work-item (SAR_SPECKLE_ROWS): every filter,
+/* Column strips of outputs per work-item (SAR_SPECKLE_ROWS), from a local
+ * tile and straight from the image (SAR_SPECKLE_LOCAL=0): every filter,
  * radius 1-3, strips that do not divide the sizes and a short work-group;
  * Float32 at odd radii, UInt16 at even ones. */
 static void
 test_speckle_strips (void)
 {
   static const char *tunes[] = { "SAR_SPECKLE_ROWS=16",
-    "SAR_SPECKLE_ROWS=5,SAR_SPECKLE_LY=2,SAR_SPECKLE_LX=8"
+    "SAR_SPECKLE_ROWS=5,SAR_SPECKLE_LY=2,SAR_SPECKLE_LX=8",
+    "SAR_SPECKLE_ROWS=16,SAR_SPECKLE_LOCAL=0",
+    "SAR_SPECKLE_ROWS=5,SAR_SPECKLE_LY=2,SAR_SPECKLE_LX=8,SAR_SPECKLE_LOCAL=0"
   };
   ClvDevice *dev = clv_test_device ();
 
