@@ -78,7 +78,7 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   const int r = p->filter == CLV_SPECKLE_REFINED_LEE ?
       CLV_REFINED_LEE_RADIUS : p->radius;
   GString *opts = g_string_new (NULL);
-  gboolean fp64, tile;
+  gboolean box, fp64, guard, tile;
   gint64 strips;
   cl_program prog;
 
@@ -90,8 +90,16 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
           gpu ? 8 : 4), 1, (gint64) (dev->max_work_group_size /
           sp->local[0]));
   /* Window statistics in double, as OTB computes them, where the device
-   * has it; SAR_SPECKLE_FP64=0 measures float's speed. */
+   * has it.  SAR_SPECKLE_FP64=0: the box-sum filters compute them in
+   * float, and in double for the windows where float could give another
+   * output (the same outputs as OTB's; whether faster depends on how often
+   * a SIMD group meets such a window); refined Lee's half-windows have no
+   * such guard.  SAR_SPECKLE_GUARD=0 drops the double fallback: float
+   * alone, as on devices without doubles. */
+  box = p->filter != CLV_SPECKLE_REFINED_LEE && p->filter != CLV_SPECKLE_MEDIAN;
   fp64 = dev->has_fp64 && clv_device_tune_int (dev, "SAR_SPECKLE_FP64", 1);
+  guard = dev->has_fp64 && !fp64 && box
+      && clv_device_tune_int (dev, "SAR_SPECKLE_GUARD", 1) != 0;
   /* 0: one output per work-item; K: a strip of K outputs down a column.
    * Strips of 8 are the faster shape on GPUs for every filter but Frost,
    * whose weighing of its whole window for every pixel is the bulk of its
@@ -109,9 +117,10 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
           fp64 ? sizeof (double) : sizeof (float)) > dev->local_mem_size)
     sp->local[1] /= 2;
   g_string_printf (opts, "-DSAMPLE=%d -DFILTER=%d -DR=%d -DLX=%zu -DLY=%zu "
-      "-DROWS=%d -DLOCAL=%d -DHAVE_FP64=%d -DLOOKS=%.17g -DDERAMP=%.17g "
-      "-DNPAD=%d", sample, p->filter, r, sp->local[0], sp->local[1],
-      (int) strips, tile, fp64, p->looks, p->deramp, median_pad (r));
+      "-DROWS=%d -DLOCAL=%d -DHAVE_FP64=%d -DGUARD=%d -DLOOKS=%.17g "
+      "-DDERAMP=%.17g -DNPAD=%d", sample, p->filter, r, sp->local[0],
+      sp->local[1], (int) strips, tile, fp64, guard, p->looks, p->deramp,
+      median_pad (r));
   if (p->filter == CLV_SPECKLE_FROST)
     append_frost_classes (opts, r);
   prog = clv_device_get_program (dev, "sar_speckle", opts->str, error);

@@ -7,7 +7,10 @@
  * work-group), ROWS (0: one output pixel per work-item; K: a column strip
  * of K outputs per work-item), LOCAL (strips of the box-sum filters: 1
  * reads the tile into local memory, 0 reads straight from the image),
- * HAVE_FP64 (window statistics in double, as OTB computes them); Frost:
+ * HAVE_FP64 (window statistics in double, as OTB computes them), GUARD
+ * (the box-sum filters' statistics in float, and in double, as OTB
+ * computes them, for the windows where float could differ: see
+ * guarded_output); Frost:
  * NCLASS distinct distances in the window, FROST_CLASS_OF (each offset's
  * class, row by row) and FROST_DIST (each class's distance); median: NPAD
  * (a power of two >= the window's size, or 0 for windows too large to sort
@@ -29,8 +32,13 @@
  * are the same bits. */
 
 #pragma OPENCL FP_CONTRACT OFF
-#if HAVE_FP64
+#if HAVE_FP64 || GUARD
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef double wide_t;
+#else
+typedef float wide_t;
+#endif
+#if HAVE_FP64
 typedef double real_t;
 #else
 typedef float real_t;
@@ -151,77 +159,112 @@ box_sums (__local float tile[TH][TW], __local real_t hs[TH][LX],
 #endif
 #endif
 
-#if FILTER == 0 || FILTER == 2 || FILTER == 3
-/* OTB's rules of Lee, Gamma-MAP and Kuan. */
-inline float
-stats_rule (const real_t e, const real_t var, const real_t i)
-{
-  const real_t eps = 1e-10, looks = LOOKS, cu2 = 1 / looks;
-  const real_t ci2 = var / (e * e);
-
-  if (fabs (e) < eps)
-    return 0;
-  if (fabs (var) < eps || ci2 < cu2)
-    return (float) e;
-#if FILTER == 0
-  {
-    const real_t w = 1 - cu2 / ci2;
-    return (float) (i * w + e * (1 - w));
-  }
-#elif FILTER == 3
-  {
-    const real_t w = (1 - cu2 / ci2) / (1 + cu2);
-    return (float) (i * w + e * (1 - w));
-  }
-#else
-  {
-    const real_t cmax = sqrt ((real_t) 2) * sqrt (cu2);
-    real_t alpha, b, d;
-
-    if (sqrt (ci2) >= cmax)
-      return (float) i;
-    alpha = (1 + cu2) / (ci2 - cu2);
-    b = alpha - looks - 1;
-    d = e * e * b * b + 4 * alpha * looks * e * i;
-    return (float) ((b * e + sqrt (d)) / (2 * alpha));
-  }
-#endif
+/* The rules, defined once for a type T: RULE (name, T) makes
+ * `T name (win, e, var, *sens)`, the output from the window's mean `e`
+ * and unbiased variance `var` (OTB's rules), and in *sens |dy / d ln ci2|,
+ * how much the output moves with the relative error of ci2 = var / e^2
+ * (Frost: of alpha = DERAMP ci2), which the guarded float path needs. */
+#if FILTER == 0 || FILTER == 3
+/* Lee: w = 1 - cu2 / ci2; Kuan divides w by 1 + cu2. */
+#define RULE(NAME, T)                                                       \
+inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
+    T * sens)                                                               \
+{                                                                           \
+  const T eps = 1e-10, cu2 = 1 / (T) LOOKS, ci2 = var / (e * e);            \
+  const T i = win[R][R];                                                    \
+  T w;                                                                      \
+                                                                            \
+  *sens = 0;                                                                \
+  if (fabs (e) < eps)                                                       \
+    return 0;                                                               \
+  if (fabs (var) < eps || ci2 < cu2)                                        \
+    return e;                                                               \
+  w = (1 - cu2 / ci2) / (FILTER == 3 ? 1 + cu2 : 1);                        \
+  *sens = fabs (i - e) * cu2 / ci2 / (FILTER == 3 ? 1 + cu2 : 1);           \
+  return i * w + e * (1 - w);                                               \
 }
-#endif
-
-#if FILTER == 1
+#elif FILTER == 2
+/* Gamma-MAP: y solves alpha y^2 - b e y - looks e i = 0, so
+ * dy / d alpha = -y (y - e) / sqrt(d), and d alpha / d ln ci2 =
+ * -alpha ci2 / (ci2 - cu2). */
+#define RULE(NAME, T)                                                       \
+inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
+    T * sens)                                                               \
+{                                                                           \
+  const T eps = 1e-10, looks = LOOKS, cu2 = 1 / looks, ci2 = var / (e * e); \
+  const T i = win[R][R], cmax = sqrt ((T) 2) * sqrt (cu2);                  \
+  T alpha, b, d, y;                                                         \
+                                                                            \
+  *sens = 0;                                                                \
+  if (fabs (e) < eps)                                                       \
+    return 0;                                                               \
+  if (fabs (var) < eps || ci2 < cu2)                                        \
+    return e;                                                               \
+  if (sqrt (ci2) >= cmax)                                                   \
+    return i;                                                               \
+  alpha = (1 + cu2) / (ci2 - cu2);                                          \
+  b = alpha - looks - 1;                                                    \
+  d = e * e * b * b + 4 * alpha * looks * e * i;                            \
+  y = (b * e + sqrt (d)) / (2 * alpha);                                     \
+  *sens = fabs (y * (y - e)) / sqrt (d) * alpha * ci2 / (ci2 - cu2);        \
+  return y;                                                                 \
+}
+#elif FILTER == 1
 __constant uchar frost_class_of[N] = { FROST_CLASS_OF };
-__constant real_t frost_dist[NCLASS] = { FROST_DIST };
+__constant wide_t frost_dist[NCLASS] = { FROST_DIST };
 
-/* Weights exp(-alpha d) take one value per distinct distance: the window
- * is summed by distance class, and only NCLASS exponentials are taken. */
-inline float
-frost (const float win[SIDE][SIDE], const real_t e, const real_t var)
-{
-  float sums[NCLASS], counts[NCLASS];
-  real_t alpha, num = 0, den = 0;
-
-  if (fabs (e) < 1e-10)
-    return 0;
-  if (fabs (var) < 1e-10)
-    return (float) e;
-  alpha = (real_t) DERAMP * var / (e * e);
-#pragma unroll
-  for (int k = 0; k < NCLASS; k++)
-    sums[k] = counts[k] = 0;
-#pragma unroll
-  for (int j = 0; j < N; j++) {
-    sums[frost_class_of[j]] += win[j / SIDE][j % SIDE];
-    counts[frost_class_of[j]] += 1;
-  }
-#pragma unroll
-  for (int k = 0; k < NCLASS; k++) {
-    const real_t w = exp ((float) (-alpha * frost_dist[k]));
-    num += w * sums[k];
-    den += w * counts[k];
-  }
-  return (float) (num / den);
+/* Frost: weights exp(-alpha d) take one value per distinct distance, so
+ * the window is summed by distance class and only NCLASS exponentials are
+ * taken; dy / d alpha = -sum w d (x - y) / sum w. */
+#define RULE(NAME, T)                                                       \
+inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
+    T * sens)                                                               \
+{                                                                           \
+  float sums[NCLASS], counts[NCLASS];                                       \
+  T alpha, w[NCLASS], num = 0, den = 0, y, slope = 0;                       \
+                                                                            \
+  *sens = 0;                                                                \
+  if (fabs (e) < 1e-10)                                                     \
+    return 0;                                                               \
+  if (fabs (var) < 1e-10)                                                   \
+    return e;                                                               \
+  alpha = (T) DERAMP * var / (e * e);                                       \
+  _Pragma ("unroll")                                                        \
+  for (int k = 0; k < NCLASS; k++)                                          \
+    sums[k] = counts[k] = 0;                                                \
+  _Pragma ("unroll")                                                        \
+  for (int j = 0; j < N; j++) {                                             \
+    sums[frost_class_of[j]] += win[j / SIDE][j % SIDE];                     \
+    counts[frost_class_of[j]] += 1;                                         \
+  }                                                                         \
+  _Pragma ("unroll")                                                        \
+  for (int k = 0; k < NCLASS; k++) {                                        \
+    w[k] = exp ((float) (-alpha * (T) frost_dist[k]));                      \
+    num += w[k] * sums[k];                                                  \
+    den += w[k] * counts[k];                                                \
+  }                                                                         \
+  y = num / den;                                                            \
+  _Pragma ("unroll")                                                        \
+  for (int k = 0; k < NCLASS; k++)                                          \
+    slope += w[k] * (T) frost_dist[k] * (sums[k] - y * counts[k]);          \
+  *sens = alpha * fabs (slope) / den;                                       \
+  return y;                                                                 \
 }
+#elif FILTER == 5
+/* Boxcar: the mean. */
+#define RULE(NAME, T)                                                       \
+inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
+    T * sens)                                                               \
+{                                                                           \
+  *sens = 0;                                                                \
+  return e;                                                                 \
+}
+#endif
+#if BOX
+RULE (rule_real, real_t)
+#if GUARD
+RULE (rule_double, double)
+#endif
 #endif
 
 #if FILTER == 4
@@ -348,18 +391,102 @@ median (__local float tile[TH][TW], const int ty, const int tx)
 #endif
 
 #if BOX
+#if GUARD
+/* The window's mean and variance in double, two passes in the reference's
+ * order (common/clv-sar-speckle-ref.c), and the rule in double. */
+inline float
+double_output (const float win[SIDE][SIDE])
+{
+  double sum = 0, sum2 = 0, e, sens;
+
+#pragma unroll
+  for (int dy = 0; dy < SIDE; dy++)
+#pragma unroll
+    for (int dx = 0; dx < SIDE; dx++)
+      sum += win[dy][dx];
+  e = sum / N;
+#pragma unroll
+  for (int dy = 0; dy < SIDE; dy++)
+#pragma unroll
+    for (int dx = 0; dx < SIDE; dx++) {
+      const double d = win[dy][dx] - e;
+      sum2 += d * d;
+    }
+  return (float) rule_double (win, e, sum2 / (N - 1), &sens);
+}
+
+/* Whether |a| is within `band` of the threshold `t`, or the band is not a
+ * number. */
+inline bool
+near_threshold (const float a, const float t, const float band)
+{
+  return !(fabs (fabs (a) - t) > band);
+}
+
+/* The float output of the window from its float sums, or the double one
+ * where float could go another way than double at a branch or miss the
+ * reference by more than half the tolerance (1e-4 relative, 1e-6
+ * absolute).  Error bounds, to first order in u = 2^-24 (OpenCL's float
+ * division and sqrt are within 3 ulp, 6 u), a term of a sum having gone
+ * through at most 2 SIDE - 2 additions, A = sum |x| <= sqrt(N S2):
+ *   |s - S| <= (2 SIDE - 2) u A, so |e - E| <= de = (2 SIDE + 4) u
+ *   sqrt(s2 / N); |s2 - S2| <= 2 SIDE u S2; s e's error <= A de +
+ *   (2 SIDE - 2) u A^2 / N + u A^2 / N <= (4 SIDE + 3) u S2; with the
+ *   subtraction and the division, |var - V| <= dv = (6 SIDE + 10) u s2 /
+ *   (N - 1); and ci2 = var / e^2 is within rho = dv / |var| + 2 de / |e| +
+ *   8 u of its exact value, relatively.
+ * A branch whose threshold lies within twice the bound (the second order
+ * terms and the double reference's own roundings are far smaller) is taken
+ * in double; so is an output whose error bound, sens rho + de, could reach
+ * half the tolerance (the rest covers the float rule's own roundings, a
+ * few u relative). */
+inline float
+guarded_output (const float win[SIDE][SIDE], const float s, const float s2)
+{
+  const float u = 0x1p-24f, eps = 1e-10f;
+  const float e = s / N, var = (s2 - s * e) / (N - 1);
+  const float de = (2 * SIDE + 4) * u * sqrt (s2 / N);
+  const float dv = (6 * SIDE + 10) * u * s2 / (N - 1);
+  const float rho = dv / fabs (var) + 2 * de / fabs (e) + 8 * u;
+  float y, sens;
+
+  if (near_threshold (e, eps, de))
+    return double_output (win);
+  if (fabs (e) < eps)
+    return 0;
+  if (near_threshold (var, eps, dv))
+    return double_output (win);
+#if FILTER == 0 || FILTER == 2 || FILTER == 3
+  {
+    /* ci2 < cu2, and Gamma-MAP's sqrt(ci2) >= cmax, cmax^2 = 2 cu2. */
+    const float cu2 = 1 / (float) LOOKS, ci2 = var / (e * e);
+
+    if (fabs (var) >= eps && (near_threshold (ci2, cu2, 2 * rho * ci2)
+#if FILTER == 2
+            || near_threshold (ci2, 2 * cu2, 2 * rho * ci2)
+#endif
+        ))
+      return double_output (win);
+  }
+#endif
+  y = rule_real (win, e, var, &sens);
+  if (!(sens * rho + de <= fmax (5e-5f * fabs (y), 5e-7f)))
+    return double_output (win);
+  return y;
+}
+#endif
+
 /* The output of the window `win` from its sums of x and x^2. */
 inline float
 window_output (const float win[SIDE][SIDE], const real_t s, const real_t s2)
 {
-  const real_t e = s / N, var = (s2 - s * e) / (N - 1);
-
-#if FILTER == 1
-  return frost (win, e, var);
-#elif FILTER == 5
-  return (float) e;
+#if GUARD
+  return guarded_output (win, s, s2);
 #else
-  return stats_rule (e, var, win[R][R]);
+  const real_t e = s / N, var = (s2 - s * e) / (N - 1);
+  real_t sens;
+
+  return (float) rule_real (win, e, var, &sens);
 #endif
 }
 

@@ -23,11 +23,14 @@
  *   noise variance 1/`looks`.
  * - `boxcar`: the window's mean; `median`: its median.
  *
- * Statistics are computed in double precision where the device has it (as
- * OTB does).  The kernel reads each tile of the image into local memory
- * once, with its halo, and sums windows separably.  The georeferencing and
- * the no-data value go through unchanged (like OTB, the filters do not
- * skip no-data pixels).
+ * Where the device has double precision, the outputs are OTB's: the
+ * statistics are in double (or, under `SAR_SPECKLE_FP64=0`, see
+ * docs/tuning.md, in float with the windows near a rule's threshold
+ * recomputed in double).  Without it they are in float, and a few pixels
+ * near a threshold may differ.  The kernel reads
+ * each tile of the image into local memory once, with its halo, and sums
+ * windows separably.  The georeferencing and the no-data value go through
+ * unchanged (like OTB, the filters do not skip no-data pixels).
  *
  * ## Example launch line
  * |[

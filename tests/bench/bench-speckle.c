@@ -9,7 +9,8 @@
  * effective bandwidth (4 bytes read and 4 written per pixel) against the
  * device's copy bandwidth and against one copy of the same traffic, and
  * whether its output on a 509 x 397 crop equals the C reference (within
- * 1e-5 relative; the median exactly).  --tunes adds CLVISION_TUNE settings
+ * the tolerance of the tests against Orfeo ToolBox, 1e-4 relative or 1e-6
+ * absolute; the median exactly).  --tunes adds CLVISION_TUNE settings
  * (SAR_SPECKLE_LX, SAR_SPECKLE_LY, SAR_SPECKLE_ROWS, SAR_SPECKLE_FP64)
  * whose kernel times and reference checks are reported beside.
  *
@@ -74,7 +75,7 @@ matches_reference (ClvDevice * dev, ClvSpeckle * sp,
       (guint8 *) ref, &di, p);
   for (int i = 0; i < w * h && same; i++)
     same = p->filter == CLV_SPECKLE_MEDIAN ? got[i] == ref[i] :
-        fabs (got[i] - ref[i]) <= 1e-5 * fabs (ref[i]);
+        fabs (got[i] - ref[i]) <= MAX (1e-4 * fabs (ref[i]), 1e-6);
   clReleaseMemObject (in);
   clReleaseMemObject (out);
   g_free (got);

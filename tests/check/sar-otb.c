@@ -138,36 +138,15 @@ make_ers_intensity (int *w, int *h)
   return path;
 }
 
-/* A 300 x 200 scene of known statistics: reflectivities 1, 10, 0.05 and 40
- * in four quadrants, a bright square and a one-pixel line, times
- * `looks`-look speckle (Gamma of shape looks and mean 1: the mean of
- * `looks` unit exponentials). */
+/* clv_test_speckled_scene (`looks`) as a Float32 GeoTIFF. */
 static gchar *
 make_synthetic (int looks, int *w, int *h)
 {
   gchar *name = g_strdup_printf ("synthetic-%d.tif", looks);
   gchar *path = tmp_path (name);
-  GRand *rand = g_rand_new_with_seed (1981 + looks);
-  float *f;
+  float *f = clv_test_speckled_scene (looks, w, h);
 
-  *w = 300;
-  *h = 200;
-  f = g_new (float, (gsize) * w * *h);
-  for (int y = 0; y < *h; y++)
-    for (int x = 0; x < *w; x++) {
-      double r = x < 150 ? (y < 100 ? 1 : 0.05) : (y < 100 ? 10 : 40);
-      double g = 0;
-
-      if (x >= 60 && x < 70 && y >= 40 && y < 50)
-        r = 500;
-      if (y == 150)
-        r = 200;
-      for (int k = 0; k < looks; k++)
-        g -= log (1 - g_rand_double (rand));
-      f[y * *w + x] = (float) (r * g / looks);
-    }
   write_float (path, *w, *h, 1, f);
-  g_rand_free (rand);
   g_free (f);
   g_free (name);
   return path;

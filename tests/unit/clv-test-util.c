@@ -100,6 +100,32 @@ clv_test_assert_images_close (const guint8 * a, const guint8 * b,
   return off;
 }
 
+float *
+clv_test_speckled_scene (int looks, int *w, int *h)
+{
+  GRand *rand = g_rand_new_with_seed (1981 + looks);
+  float *f;
+
+  *w = 300;
+  *h = 200;
+  f = g_new (float, (gsize) * w * *h);
+  for (int y = 0; y < *h; y++)
+    for (int x = 0; x < *w; x++) {
+      double r = x < 150 ? (y < 100 ? 1 : 0.05) : (y < 100 ? 10 : 40);
+      double g = 0;
+
+      if (x >= 60 && x < 70 && y >= 40 && y < 50)
+        r = 500;
+      if (y == 150)
+        r = 200;
+      for (int k = 0; k < looks; k++)
+        g -= log (1 - g_rand_double (rand));
+      f[y * *w + x] = (float) (r * g / looks);
+    }
+  g_rand_free (rand);
+  return f;
+}
+
 guint8 *
 clv_test_random_samples (ClvImage * im, int width, int height,
     ClvSample sample, guint32 seed)

@@ -44,6 +44,12 @@ guint clv_test_assert_images_close (const guint8 * a, const guint8 * b,
 guint8 *clv_test_random_samples (ClvImage * im, int width, int height,
     ClvSample sample, guint32 seed);
 
+/* A 300 x 200 Float32 scene of known statistics (g_free it):
+ * reflectivities 1, 10, 0.05 and 40 in four quadrants, a bright square and
+ * a one-pixel line, times `looks`-look speckle (Gamma of shape looks and
+ * mean 1: the mean of `looks` unit exponentials). */
+float *clv_test_speckled_scene (int looks, int *w, int *h);
+
 /* Asserts that two Float32 images agree within `rel` relative or `abs`
  * absolute difference (NaN matches NaN), naming the first pixel that does
  * not. */

@@ -2,6 +2,10 @@
 /* The float SAR kernels (speckle filters, detection, decibels) against
  * their C references, on awkward sizes and every sample type they take. */
 #include <math.h>
+#include <stdlib.h>
+#ifdef HAVE_GDAL
+#include <gdal.h>
+#endif
 
 #include "clv-sar.h"
 #include "clv-test-util.h"
@@ -175,6 +179,232 @@ test_speckle_uniform (void)
     g_free (out);
   }
   g_free (src);
+  clv_device_unref (dev);
+}
+
+/* Float statistics with the double fallback (kernels/sar_speckle.cl's
+ * guarded_output), and float alone, as on devices without doubles. */
+#define GUARDED "SAR_SPECKLE_FP64=0"
+#define UNGUARDED "SAR_SPECKLE_FP64=0,SAR_SPECKLE_GUARD=0"
+
+/* The pixels of the filter `p` under `tune` on the w x h Float32 image
+ * `img` that miss the reference by more than the tolerance of the tests
+ * against Orfeo ToolBox: 1e-4 relative and 1e-6 absolute. */
+static guint
+speckle_misses (ClvDevice * dev, const char *tune, const ClvSpeckleParams * p,
+    const float *img, int w, int h)
+{
+  const ClvImage im = clv_image_make (w, h, 4, (gsize) w * 4);
+  float *ref = g_new (float, (gsize) w * h), *out;
+  guint misses = 0;
+
+  clv_speckle_ref ((const guint8 *) img, &im, CLV_SAMPLE_F32,
+      (guint8 *) ref, &im, p);
+  out = (float *) speckle_on_device (dev, tune, CLV_SAMPLE_F32, p,
+      (const guint8 *) img, &im, &im);
+  for (int i = 0; i < w * h; i++) {
+    const double d = fabs ((double) out[i] - ref[i]);
+
+    misses += !(isnan (out[i]) && isnan (ref[i])) && !(d <= 1e-6
+        || d <= 1e-4 * fabs (ref[i]));
+  }
+  g_free (out);
+  g_free (ref);
+  return misses;
+}
+
+/* Lee, Frost, Gamma-MAP and Kuan (whose statistics the fallback guards) at
+ * radius `r` with looks 1 or 4 (Frost: deramp 0.1 or 2), as the tests
+ * against Orfeo ToolBox run them. */
+static ClvSpeckleParams
+guarded_params (int f, int r, int k)
+{
+  const ClvSpeckleParams p = { f, r, k ? 4 : 1, k ? 2 : 0.1 };
+
+  return p;
+}
+
+/* The guarded float path equals the reference on `img` for every filter,
+ * radius 1-3, looks 1 and 4; the misses of float alone are logged. */
+static void
+check_guarded_scene (const char *name, const char *shape, const float *img,
+    int w, int h)
+{
+  ClvDevice *dev = clv_test_device ();
+  char *guarded = g_strconcat (GUARDED, shape, NULL);
+  char *unguarded = g_strconcat (UNGUARDED, shape, NULL);
+
+  for (int f = CLV_SPECKLE_LEE; f <= CLV_SPECKLE_KUAN; f++)
+    for (int r = 1; r <= 3; r++)
+      for (int k = 0; k < 2; k++) {
+        const ClvSpeckleParams p = guarded_params (f, r, k);
+
+        g_assert_cmpuint (speckle_misses (dev, guarded, &p, img, w, h), ==, 0);
+        g_test_message ("%s: filter %d, radius %d, looks %g: float alone "
+            "misses %u pixels", name, f, r, p.looks, speckle_misses (dev,
+                unguarded, &p, img, w, h));
+      }
+  g_free (unguarded);
+  g_free (guarded);
+  clv_device_unref (dev);
+}
+
+#ifdef HAVE_GDAL
+/* The ERS scene as Float32 intensity (its gray values squared), in the
+ * strips GPUs run. */
+static void
+test_speckle_guarded_ers (void)
+{
+  gchar *png = clv_test_data_path ("examples/data/ERSBefore.png");
+  GDALDatasetH ds;
+  float *img;
+  int w, h;
+
+  GDALAllRegister ();
+  ds = GDALOpen (png, GA_ReadOnly);
+  g_assert_nonnull (ds);
+  w = GDALGetRasterXSize (ds);
+  h = GDALGetRasterYSize (ds);
+  img = g_new (float, (gsize) w * h);
+  g_assert_cmpint (GDALRasterIO (GDALGetRasterBand (ds, 1), GF_Read, 0, 0,
+          w, h, img, w, h, GDT_Float32, 0, 0), ==, CE_None);
+  GDALClose (ds);
+  for (int i = 0; i < w * h; i++)
+    img[i] *= img[i];
+  check_guarded_scene ("ERS", ",SAR_SPECKLE_ROWS=8,SAR_SPECKLE_LOCAL=0", img,
+      w, h);
+  g_free (img);
+  g_free (png);
+}
+#endif
+
+/* The single-look synthetic scene of the tests against Orfeo ToolBox. */
+static void
+test_speckle_guarded_synthetic (void)
+{
+  int w, h;
+  float *img = clv_test_speckled_scene (1, &w, &h);
+
+  check_guarded_scene ("synthetic", "", img, w, h);
+  g_free (img);
+}
+
+/* A statistic of the n values of `cell`, mean and variance in two passes
+ * in double as the reference: ci2 = var / e^2 where k > 0, else var. */
+static double
+cell_statistic (const float *cell, int n, double k)
+{
+  double sum = 0, sum2 = 0, e;
+
+  for (int j = 0; j < n; j++)
+    sum += cell[j];
+  e = sum / n;
+  for (int j = 0; j < n; j++)
+    sum2 += (cell[j] - e) * (cell[j] - e);
+  return k > 0 ? sum2 / (n - 1) / (e * e) : sum2 / (n - 1);
+}
+
+/* Sets the centre of `cell` (its other values set) to the float that puts
+ * the window's statistic nearest `target`: var - k e^2 = t solved for the
+ * centre c, with P and Q the sums of the others and their squares:
+ * (1 - a) c^2 - 2 a P c + Q - a P^2 - t (n - 1) = 0, a = 1 / n +
+ * k (n - 1) / n^2; then the floats around its root are tried.  FALSE
+ * where there is no root. */
+static gboolean
+set_centre (float *cell, int n, double k, double t)
+{
+  const double a = 1.0 / n + k * (n - 1) / ((double) n * n);
+  const double target = k > 0 ? k : t;
+  double p = 0, q = 0, disc, best = INFINITY;
+  float c;
+
+  cell[n / 2] = 0;
+  for (int j = 0; j < n; j++) {
+    p += cell[j];
+    q += (double) cell[j] * cell[j];
+  }
+  disc = a * a * p * p - (1 - a) * (q - a * p * p - t * (n - 1));
+  if (disc < 0)
+    return FALSE;
+  c = (float) ((a * p + sqrt (disc)) / (1 - a));
+  for (int step = -4; step <= 4; step++) {
+    float v = c;
+
+    for (int s = 0; s < abs (step); s++)
+      v = nextafterf (v, step < 0 ? 0 : INFINITY);
+    cell[n / 2] = v;
+    if (fabs (cell_statistic (cell, n, k) - target) < best) {
+      best = fabs (cell_statistic (cell, n, k) - target);
+      c = v;
+    }
+  }
+  cell[n / 2] = c;
+  return TRUE;
+}
+
+/* A Float32 image of 16 x 12 side-by-side windows of radius `r`, whose
+ * centres sit, in double, as near as floats allow to a threshold of the
+ * rules: ci2 = cu2 (every rule's first branch), ci2 = 2 cu2 (Gamma-MAP's
+ * sqrt(ci2) >= cmax) among `looks`-look speckle of mean 1 (whose ci2 is
+ * near cu2, so that a centre reaches them), and var = 1e-10 (the variance
+ * threshold) among values near 5e-6, where the two sides differ by far
+ * more than the tolerance. */
+static float *
+threshold_image (int r, double looks, int *w, int *h)
+{
+  const int side = 2 * r + 1, n = side * side, cols = 16, rows = 12;
+  GRand *rand = g_rand_new_with_seed (10 * r + (guint32) looks);
+  float *img, *cell = g_new (float, n);
+
+  *w = cols * side;
+  *h = rows * side;
+  img = g_new (float, (gsize) * w * *h);
+  for (int i = 0; i < cols * rows; i++) {
+    const int kind = i % 3;
+
+    do
+      for (int j = 0; j < n; j++) {
+        double g = 0;
+
+        for (int l = 0; l < looks; l++)
+          g -= log (1 - g_rand_double (rand)) / looks;
+        cell[j] = kind == 2 ? 5e-6 * (1 + 0.5 * g_rand_double (rand)) : g;
+      }
+    while (!set_centre (cell, n, kind == 2 ? 0 : (kind + 1) / looks,
+            kind == 2 ? 1e-10 : 0));
+    for (int j = 0; j < n; j++)
+      img[(i / cols * side + j / side) * *w + i % cols * side + j % side] =
+          cell[j];
+  }
+  g_free (cell);
+  g_rand_free (rand);
+  return img;
+}
+
+/* At the thresholds, the guarded float path goes the reference's way on
+ * every pixel, where float alone does not. */
+static void
+test_speckle_guarded_thresholds (void)
+{
+  ClvDevice *dev = clv_test_device ();
+
+  for (int f = CLV_SPECKLE_LEE; f <= CLV_SPECKLE_KUAN; f++) {
+    guint unguarded = 0;
+
+    for (int r = 1; r <= 3; r++)
+      for (int k = 0; k < 2; k++) {
+        const ClvSpeckleParams p = guarded_params (f, r, k);
+        int w, h;
+        float *img = threshold_image (r, p.looks, &w, &h);
+
+        g_assert_cmpuint (speckle_misses (dev, GUARDED, &p, img, w, h), ==,
+            0);
+        unguarded += speckle_misses (dev, UNGUARDED, &p, img, w, h);
+        g_free (img);
+      }
+    g_test_message ("filter %d: float alone misses %u pixels", f, unguarded);
+    g_assert_cmpuint (unguarded, >, 0);
+  }
   clv_device_unref (dev);
 }
 
@@ -362,6 +592,13 @@ main (int argc, char **argv)
       test_speckle_matches_reference);
   g_test_add_func ("/sar-float/speckle/strips", test_speckle_strips);
   g_test_add_func ("/sar-float/speckle/uniform", test_speckle_uniform);
+#ifdef HAVE_GDAL
+  g_test_add_func ("/sar-float/speckle/guarded-ers", test_speckle_guarded_ers);
+#endif
+  g_test_add_func ("/sar-float/speckle/guarded-synthetic",
+      test_speckle_guarded_synthetic);
+  g_test_add_func ("/sar-float/speckle/guarded-thresholds",
+      test_speckle_guarded_thresholds);
   g_test_add_func ("/sar-float/detect/reference",
       test_detect_matches_reference);
   g_test_add_func ("/sar-float/db/reference", test_db_matches_reference);
