@@ -169,6 +169,14 @@ clv_test_random_samples (ClvImage * im, int width, int height,
   return data;
 }
 
+gboolean
+clv_test_float_close (float got, float want, double rel, double abs)
+{
+  const double d = fabs ((double) got - want);
+
+  return (isnan (got) && isnan (want)) || d <= abs || d <= rel * fabs (want);
+}
+
 void
 clv_test_assert_floats_close (const guint8 * a, const guint8 * b,
     const ClvImage * im, double rel, double abs)
@@ -177,9 +185,8 @@ clv_test_assert_floats_close (const guint8 * a, const guint8 * b,
     for (int x = 0; x < im->width; x++) {
       const float va = *clv_image_f32 ((guint8 *) a, im, x, y);
       const float vb = *clv_image_f32 ((guint8 *) b, im, x, y);
-      const double d = fabs ((double) va - vb);
 
-      if (!(isnan (va) && isnan (vb)) && !(d <= abs || d <= rel * fabs (vb)))
+      if (!clv_test_float_close (va, vb, rel, abs))
         g_error ("%dx%d image differs at (%d,%d): %.9g != %.9g", im->width,
             im->height, x, y, va, vb);
     }

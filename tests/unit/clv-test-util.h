@@ -50,6 +50,10 @@ guint8 *clv_test_random_samples (ClvImage * im, int width, int height,
  * mean 1: the mean of `looks` unit exponentials). */
 float *clv_test_speckled_scene (int looks, int *w, int *h);
 
+/* Whether `got` agrees with `want` within `rel` relative (to `want`) or
+ * `abs` absolute difference; NaN agrees with NaN. */
+gboolean clv_test_float_close (float got, float want, double rel, double abs);
+
 /* Asserts that two Float32 images agree within `rel` relative or `abs`
  * absolute difference (NaN matches NaN), naming the first pixel that does
  * not. */

@@ -202,12 +202,8 @@ speckle_misses (ClvDevice * dev, const char *tune, const ClvSpeckleParams * p,
       (guint8 *) ref, &im, p);
   out = (float *) speckle_on_device (dev, tune, CLV_SAMPLE_F32, p,
       (const guint8 *) img, &im, &im);
-  for (int i = 0; i < w * h; i++) {
-    const double d = fabs ((double) out[i] - ref[i]);
-
-    misses += !(isnan (out[i]) && isnan (ref[i])) && !(d <= 1e-6
-        || d <= 1e-4 * fabs (ref[i]));
-  }
+  for (int i = 0; i < w * h; i++)
+    misses += !clv_test_float_close (out[i], ref[i], 1e-4, 1e-6);
   g_free (out);
   g_free (ref);
   return misses;
@@ -329,12 +325,14 @@ set_centre (float *cell, int n, double k, double t)
   c = (float) ((a * p + sqrt (disc)) / (1 - a));
   for (int step = -4; step <= 4; step++) {
     float v = c;
+    double miss;
 
     for (int s = 0; s < abs (step); s++)
       v = nextafterf (v, step < 0 ? 0 : INFINITY);
     cell[n / 2] = v;
-    if (fabs (cell_statistic (cell, n, k) - target) < best) {
-      best = fabs (cell_statistic (cell, n, k) - target);
+    miss = fabs (cell_statistic (cell, n, k) - target);
+    if (miss < best) {
+      best = miss;
       c = v;
     }
   }
