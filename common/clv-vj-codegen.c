@@ -287,6 +287,72 @@ build_cpu_kernel (ClvVjDetector * d, const ClvCascadeStage * stages,
   return d->k_uber != NULL;
 }
 
+/* vj_detect.cl built for the detector's cascade and tuning, with work-groups
+ * of `wg` and `coop_windows` windows at once in the cooperative stages;
+ * `unrolled`: the stages compiled in, or NULL. */
+static cl_program
+build_detect_program (ClvVjDetector * d, const char *unrolled, int wg,
+    int coop_windows, gboolean shuffle, GError ** error)
+{
+  const ClvVjTuning *t = &d->tune;
+  const gboolean tiled = t->variant == CLV_VJ_VARIANT_TILED;
+  char *regs, *opts;
+  cl_program prog;
+
+  regs = t->max_registers ? g_strdup_printf (" -cl-nv-maxrregcount=%d",
+      t->max_registers) : g_strdup ("");
+  opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
+      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d "
+      "-DVJ_MAX_REGISTERS=%d -DVJ_TILE_X=%d -DVJ_TILE_Y=%d -DVJ_WIN_W=%d "
+      "-DVJ_WIN_H=%d -DVJ_TILTED=%d -DVJ_STUMPS=%d -DVJ_N_TREES=%d "
+      "-DVJ_UNROLLED=%d -DVJ_SHUFFLE=%d -DVJ_LBP=%d%s", d->fp64, wg,
+      t->chunk, coop_windows, d->coop_stage, t->static_schedule,
+      t->max_registers, tiled ? t->tile_x : 0, t->tile_y, d->shape.window_w,
+      d->shape.window_h, d->shape.has_tilted, d->shape.is_stump_based,
+      d->shape.n_trees, unrolled != NULL, shuffle,
+      d->shape.feature_type == CLV_CASCADE_LBP, regs);
+  g_free (regs);
+  prog = clv_device_get_program_generated (d->dev, "vj_detect", unrolled,
+      opts, error);
+  g_free (opts);
+  return prog;
+}
+
+/* d->k_small: vj_detect_tiled with work-groups of VJ_SMALL_WG, left NULL
+ * where the compiled kernel cannot run groups that large (registers). */
+static gboolean
+build_small_kernel (ClvVjDetector * d, const char *unrolled, GError ** error)
+{
+  ClvVjTuning small = d->tune;
+  size_t max_wg = 0;
+  cl_program prog;
+
+  small.wg = d->tune.small_wg;
+  small.coop_windows = d->tune.small_coop_windows;
+  prog = build_detect_program (d, unrolled, small.wg, small.coop_windows,
+      d->tune.shuffle != 0 && clv_vj_shuffle_fits (d->dev, &small), error);
+  if (prog == NULL)
+    return FALSE;
+  d->k_small = clv_kernel_new (prog, "vj_detect_tiled", error);
+  clReleaseProgram (prog);
+  if (d->k_small == NULL)
+    return FALSE;
+  CLV_CHECK (clGetKernelWorkGroupInfo (d->k_small, d->dev->device,
+          CL_KERNEL_WORK_GROUP_SIZE, sizeof (max_wg), &max_wg, NULL), error,
+      fail);
+  if (max_wg < (size_t) small.wg) {
+    g_info ("%s: vj_detect_tiled runs work-groups of at most %"
+        G_GSIZE_FORMAT " work-items, not VJ_SMALL_WG=%d: small frames run "
+        "the usual shape", d->dev->device_name, (gsize) max_wg, small.wg);
+    g_clear_pointer (&d->k_small, clReleaseKernel);
+  }
+  return TRUE;
+
+fail:
+  g_clear_pointer (&d->k_small, clReleaseKernel);
+  return FALSE;
+}
+
 gboolean
 clv_vj_build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
     GError ** error)
@@ -296,7 +362,7 @@ clv_vj_build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
   const gboolean lbp = d->shape.feature_type == CLV_CASCADE_LBP;
   void *nodes = NULL;
   gsize nodes_bytes = 0;
-  char *opts, *regs, *unrolled = NULL;
+  char *opts, *unrolled = NULL;
   cl_program prog;
 
   opts = g_strdup_printf ("-DVJ_BAND_WG=%d -DVJ_BAND_ROWS=%d", t->band_wg,
@@ -329,28 +395,18 @@ clv_vj_build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
     unrolled = unrolled_stages_source (d, stages, nodes, one_per_item);
     d->unrolled_stages = unrolled ? one_per_item : 0;
   }
-  regs = t->max_registers ? g_strdup_printf (" -cl-nv-maxrregcount=%d",
-      t->max_registers) : g_strdup ("");
-  opts = g_strdup_printf ("-DVJ_FP64=%d -DVJ_WG=%d -DVJ_CHUNK=%d "
-      "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d "
-      "-DVJ_MAX_REGISTERS=%d -DVJ_TILE_X=%d -DVJ_TILE_Y=%d -DVJ_WIN_W=%d "
-      "-DVJ_WIN_H=%d -DVJ_TILTED=%d -DVJ_STUMPS=%d -DVJ_N_TREES=%d "
-      "-DVJ_UNROLLED=%d -DVJ_SHUFFLE=%d -DVJ_LBP=%d%s", d->fp64, t->wg,
-      t->chunk, t->coop_windows, d->coop_stage, t->static_schedule,
-      t->max_registers, tiled ? t->tile_x : 0, t->tile_y, d->shape.window_w,
-      d->shape.window_h, d->shape.has_tilted, d->shape.is_stump_based,
-      d->shape.n_trees, unrolled != NULL, d->shuffle, lbp, regs);
-  g_free (regs);
-  prog = clv_device_get_program_generated (d->dev, "vj_detect", unrolled,
-      opts, error);
-  g_free (opts);
-  g_free (unrolled);
+  prog = build_detect_program (d, unrolled, t->wg, t->coop_windows,
+      d->shuffle, error);
   if (prog) {
     d->k_simple = clv_kernel_new (prog, "vj_detect_simple", error);
     d->k_uber = d->k_simple ? clv_kernel_new (prog,
         tiled ? "vj_detect_tiled" : "vj_detect_uber", error) : NULL;
     clReleaseProgram (prog);
   }
+  if (d->k_uber && tiled && t->small_wg > 0
+      && !build_small_kernel (d, unrolled, error))
+    g_clear_pointer (&d->k_uber, clReleaseKernel);
+  g_free (unrolled);
   if (d->k_uber && tiled && d->shape.is_stump_based && !lbp) {
     cl_int4 *arrays = stump_arrays (nodes, d->shape.n_trees);
     d->tile_nodes = clv_buffer_new_with_data (d->dev, CL_MEM_READ_ONLY,

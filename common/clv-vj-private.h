@@ -116,9 +116,11 @@ struct _ClvVjDetector
   gint32 *subsets;              /* LBP */
   cl_mem stages;
 
-  /* k_uber: vj_detect_uber, or vj_detect_tiled for the tiled variant. */
+  /* k_uber: vj_detect_uber, or vj_detect_tiled for the tiled variant;
+   * k_small: vj_detect_tiled built for VJ_SMALL_WG (NULL if none). */
   cl_kernel k_luma, k_sums, k_carry, k_integrals, k_tilted, k_simple,
-      k_uber;
+      k_uber, k_small;
+  int last_detect_wg;
   cl_kernel k_cpu_levels;       /* the cpu variant's pyramid */
   cl_mem tile_nodes;            /* the nodes laid out for a tile */
 

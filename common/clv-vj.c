@@ -34,6 +34,12 @@ clv_vj_detector_shuffles (ClvVjDetector * d)
   return d->shuffle;
 }
 
+int
+clv_vj_detector_last_detect_wg (ClvVjDetector * d)
+{
+  return d->last_detect_wg;
+}
+
 static void
 release_event (gpointer ev)
 {
@@ -191,6 +197,7 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_clear_pointer (&d->k_tilted, clReleaseKernel);
   g_clear_pointer (&d->k_simple, clReleaseKernel);
   g_clear_pointer (&d->k_uber, clReleaseKernel);
+  g_clear_pointer (&d->k_small, clReleaseKernel);
   g_clear_pointer (&d->k_cpu_levels, clReleaseKernel);
   g_ptr_array_unref (d->events);
   g_ptr_array_unref (d->event_kernels);
@@ -784,6 +791,11 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
   cl_int sbuf_w = d->sbuf_w, sq_ofs = d->sq_ofs, n_stages = d->shape.n_stages;
   cl_uint cap = d->out_cap;
   cl_int want = d->want_weights;
+  const gboolean tiled = d->tune.variant == CLV_VJ_VARIANT_TILED;
+  /* A batch of few tiles runs the small shape (VJ_SMALL_WG). */
+  const gboolean small = tiled && d->k_small && d->total_tiles
+      <= (gint64) d->tune.small_tiles * d->dev->compute_units;
+  cl_kernel detect = small ? d->k_small : d->k_uber;
   size_t g[2], l[2];
   cl_uint arg;
 
@@ -791,7 +803,7 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
     return enqueue_detect_cpu (d, error);
 
   for (int k = 0; k < 2; k++) {
-    cl_kernel kern = k ? d->k_uber : d->k_simple;
+    cl_kernel kern = k ? detect : d->k_simple;
     if (!clv_kernel_set_args (kern, error, CLV_ARG (d->sbuf),
             CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARG (nofs), CLV_ARGS_END))
       return FALSE;
@@ -838,15 +850,14 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
     }
   } else {
     cl_int n_win = d->batch_win->len;
-    const gboolean tiled = d->tune.variant == CLV_VJ_VARIANT_TILED;
     /* Windows, or the tiled variant's tiles. */
     cl_int total = tiled ? d->total_tiles : d->total_windows;
     arg = 12;
-    CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
+    CLV_CHECK (clSetKernelArg (detect, arg++, sizeof (cl_mem),
             &d->win_mem), error, fail);
-    CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &n_win),
+    CLV_CHECK (clSetKernelArg (detect, arg++, sizeof (cl_int), &n_win),
         error, fail);
-    CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int), &total),
+    CLV_CHECK (clSetKernelArg (detect, arg++, sizeof (cl_int), &total),
         error, fail);
     if (tiled) {
       const int tc = clv_vj_tile_cols (&d->tune, &d->shape);
@@ -854,15 +865,17 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
       cl_int4 tile_nofs = { {1 + tc, 1 + nx + tc, 1 + tc * (1 + ny),
               1 + nx + tc * (1 + ny)}
       };
-      CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int),
+      CLV_CHECK (clSetKernelArg (detect, arg++, sizeof (cl_int),
               &tilt_ofs), error, fail);
-      CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_mem),
+      CLV_CHECK (clSetKernelArg (detect, arg++, sizeof (cl_mem),
               &d->tile_nodes), error, fail);
-      CLV_CHECK (clSetKernelArg (d->k_uber, arg++, sizeof (cl_int4),
+      CLV_CHECK (clSetKernelArg (detect, arg++, sizeof (cl_int4),
               &tile_nofs), error, fail);
     }
-    if (!enqueue_1d (d, d->k_uber, (size_t) d->tune.wg *
-            d->tune.groups_per_cu * d->dev->compute_units, d->tune.wg, error))
+    d->last_detect_wg = small ? d->tune.small_wg : d->tune.wg;
+    if (!enqueue_1d (d, detect, (size_t) d->last_detect_wg *
+            d->tune.groups_per_cu * d->dev->compute_units, d->last_detect_wg,
+            error))
       return FALSE;
   }
   return TRUE;

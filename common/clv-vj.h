@@ -66,6 +66,13 @@ typedef struct
                                  * (NVIDIA, inline PTX) instead of in
                                  * local memory between barriers; 0: not;
                                  * -1: where they can */
+  int small_wg;                 /* [VJ_SMALL_WG] the tiled variant's
+                                 * work-group for batches of few tiles
+                                 * (small frames); 0: one shape for all */
+  int small_coop_windows;       /* [VJ_SMALL_COOP_WINDOWS] its M */
+  int small_tiles;              /* [VJ_SMALL_TILES] a batch of at most
+                                 * this many tiles per compute unit runs
+                                 * the small shape */
 } ClvVjTuning;
 
 /* The defaults for `dev`, with CLVISION_TUNE applied. */
@@ -192,6 +199,11 @@ int clv_vj_detector_unrolled_stages (ClvVjDetector * det);
 /* For tests and benchmarks: whether the cooperative stages sum by warp
  * shuffles (VJ_SHUFFLE). */
 gboolean clv_vj_detector_shuffles (ClvVjDetector * det);
+
+/* For tests and benchmarks: the work-group size of the last detection
+ * launch (VJ_WG, or VJ_SMALL_WG for a batch of few tiles), 0 before the
+ * first. */
+int clv_vj_detector_last_detect_wg (ClvVjDetector * det);
 
 /* Whether stage sums may be split across work-items: every partial sum of
  * the leaf values of stages >= `first_stage` is exact in double. */

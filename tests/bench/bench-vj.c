@@ -159,9 +159,10 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
     g_string_append_printf (out, "\"ms_min\": %.3f, \"ms_median\": %.3f, "
         "\"ms_mean\": %.3f, \"pyramid_kernels_ms_median\": %.3f, "
         "\"detect_kernels_ms_median\": %.3f, \"launches\": %u, "
-        "\"kernels_ms_last\": %s", ms[0], med, mean, bench_median (pyr,
-            o->repeat), bench_median (detk, o->repeat),
-        clv_vj_detector_launches (det, NULL), profile);
+        "\"detect_wg\": %d, \"kernels_ms_last\": %s", ms[0], med, mean,
+        bench_median (pyr, o->repeat), bench_median (detk, o->repeat),
+        clv_vj_detector_launches (det, NULL),
+        clv_vj_detector_last_detect_wg (det), profile);
   }
   g_free (profile);
   if (ref)

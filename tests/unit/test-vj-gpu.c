@@ -78,6 +78,12 @@ detector_unrolled (const ClvCascade * c, ClvVjVariant variant,
     t.max_registers = 64;
   } else if (extra && g_str_equal (extra, "no-shuffles")) {
     t.shuffle = 0;
+  } else if (extra && g_str_equal (extra, "small")) {
+    /* Every batch on the small shape: twice the work-items, twice the
+     * windows at once in the cooperative stages. */
+    t.small_wg = 2 * t.wg;
+    t.small_coop_windows = 2 * t.coop_windows;
+    t.small_tiles = G_MAXINT;
   }
   d = clv_vj_detector_new (device, c, &t, &error);
   g_assert_no_error (error);
@@ -1034,6 +1040,55 @@ test_split_sums_only_when_exact (void)
   clv_cascade_free (c);
 }
 
+/* The tiled variant's detection work-group for `g`: the small shape's
+ * where the batch has at most `small_tiles` tiles per compute unit. */
+static int
+detect_wg (const ClvCascade * c, const Gray * g, int small_tiles)
+{
+  GError *error = NULL;
+  ClvVjParams p = CLV_VJ_PARAMS_DEFAULT;
+  ClvVjTuning t;
+  ClvVjDetector *d;
+  GArray *got;
+  int wg;
+
+  clv_vj_tuning_for_device (device, &t);
+  t.variant = CLV_VJ_VARIANT_TILED;
+  t.small_wg = 2 * t.wg;
+  t.small_coop_windows = 2 * t.coop_windows;
+  t.small_tiles = small_tiles;
+  d = clv_vj_detector_new (device, c, &t, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (clv_vj_detector_last_detect_wg (d), ==, 0);
+  got = gpu_candidates (d, g, &p);
+  wg = clv_vj_detector_last_detect_wg (d);
+  g_assert_true (wg == t.wg || wg == t.small_wg);
+  g_array_free (got, TRUE);
+  clv_vj_detector_free (d);
+  return wg;
+}
+
+/* Batches of few tiles (VJ_SMALL_TILES per compute unit) run the small
+ * shape (VJ_SMALL_WG, VJ_SMALL_COOP_WINDOWS), others the usual one; the
+ * small shape's windows equal the reference's, tilted features and LBP
+ * included. */
+static void
+test_small_frames_shape (void)
+{
+  ClvCascade *c = load_cascade ("frontalface_default");
+  Gray g = load_gray ("grace_hopper");
+  ClvVjTuning t;
+
+  clv_vj_tuning_for_device (device, &t);
+  g_assert_cmpint (detect_wg (c, &g, G_MAXINT), ==, 2 * t.wg);
+  g_assert_cmpint (detect_wg (c, &g, 0), ==, t.wg);
+  g_free (g.pixels);
+  clv_cascade_free (c);
+  check_candidates (&cases[0], "small");
+  check_candidates (&cases[5], "small");
+  check_candidates (&cases[7], "small");
+}
+
 /* The detector refuses tuning `t` with an error that says `says` (and
  * `also`, if not NULL). */
 static void
@@ -1078,6 +1133,11 @@ test_bad_tuning (void)
   t.variant = CLV_VJ_VARIANT_CPU;
   t.lanes = 4;
   assert_tuning_refused (c, &t, "VJ_LANES", "(4)");
+  /* The small shape's windows at once must divide its work-group. */
+  clv_vj_tuning_for_device (device, &t);
+  t.small_wg = 24;
+  t.small_coop_windows = 5;
+  assert_tuning_refused (c, &t, "VJ_SMALL_WG=24", "VJ_SMALL_COOP_WINDOWS=5");
   clv_cascade_free (c);
 }
 
@@ -1223,6 +1283,7 @@ main (int argc, char **argv)
   g_test_add_func ("/vj-gpu/bad-tuning", test_bad_tuning);
   g_test_add_func ("/vj-gpu/register-limit", test_register_limit);
   g_test_add_func ("/vj-gpu/warp-shuffles", test_warp_shuffles);
+  g_test_add_func ("/vj-gpu/small-frames-shape", test_small_frames_shape);
   ret = g_test_run ();
   clv_device_unref (device);
   return ret;
