@@ -14,7 +14,8 @@
  * side of the centre closer to it in mean chooses one of eight 28-pixel
  * half-windows, whose mean and variance give the MMSE estimate with the
  * noise variance 1 / looks.  Boxcar is the window's mean, median its
- * median. */
+ * median in IEEE 754 totalOrder (-0 below +0, NaNs above +Inf or, with the
+ * sign bit, below -Inf), so that every window has one. */
 #include "clv-sar.h"
 
 #include <math.h>
@@ -108,10 +109,23 @@ frost_value (const float *img, int w, int h, int x, int y, int r,
   return sum / norm;
 }
 
-static int
-compare_floats (const void *a, const void *b)
+/* IEEE 754 totalOrder (-NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN):
+ * the bits as a sign-magnitude integer, made two's complement. */
+static gint32
+order_key (float x)
 {
-  const float x = *(const float *) a, y = *(const float *) b;
+  gint32 bits;
+
+  memcpy (&bits, &x, sizeof bits);
+  return bits < 0 ? bits ^ G_MAXINT32 : bits;
+}
+
+static int
+compare_total_order (const void *a, const void *b)
+{
+  const gint32 x = order_key (*(const float *) a);
+  const gint32 y = order_key (*(const float *) b);
+
   return (x > y) - (x < y);
 }
 
@@ -124,7 +138,7 @@ median_value (const float *img, int w, int h, int x, int y, int r,
   for (int dy = -r; dy <= r; dy++)
     for (int dx = -r; dx <= r; dx++)
       scratch[n++] = at (img, w, h, x + dx, y + dy);
-  qsort (scratch, n, sizeof (float), compare_floats);
+  qsort (scratch, n, sizeof (float), compare_total_order);
   return scratch[n / 2];
 }
 

@@ -57,18 +57,6 @@ local_bytes (const ClvSpeckle * sp, ClvSpeckleFilter filter, int r,
   return bytes;
 }
 
-/* Median windows up to 64 values are sorted in registers. */
-static int
-median_pad (int r)
-{
-  const int n = (2 * r + 1) * (2 * r + 1);
-  int pad = 1;
-
-  while (pad < n)
-    pad *= 2;
-  return pad <= 64 ? pad : 0;
-}
-
 ClvSpeckle *
 clv_speckle_new (ClvDevice * dev, ClvSample sample,
     const ClvSpeckleParams * p, GError ** error)
@@ -103,9 +91,11 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   /* 0: one output per work-item; K: a strip of K outputs down a column.
    * Strips of 8 are the faster shape on GPUs for every filter but Frost,
    * whose weighing of its whole window for every pixel is the bulk of its
-   * work, which strips do not share. */
+   * work, which strips do not share; on CPUs, strips of 4 for the median
+   * (each row of its windows sorted once). */
   strips = CLAMP (clv_device_tune_int (dev, "SAR_SPECKLE_ROWS",
-          gpu && p->filter != CLV_SPECKLE_FROST ? 8 : 0), 0, 64);
+          gpu ? (p->filter != CLV_SPECKLE_FROST ? 8 : 0) :
+          (p->filter == CLV_SPECKLE_MEDIAN ? 4 : 0)), 0, 64);
   sp->rows = MAX (strips, 1);
   /* SAR_SPECKLE_LOCAL=0: the box-sum filters' strips read their windows
    * straight from the image, through the device's caches, with no tile. */
@@ -118,9 +108,8 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
     sp->local[1] /= 2;
   g_string_printf (opts, "-DSAMPLE=%d -DFILTER=%d -DR=%d -DLX=%zu -DLY=%zu "
       "-DROWS=%d -DLOCAL=%d -DHAVE_FP64=%d -DGUARD=%d -DLOOKS=%.17g "
-      "-DDERAMP=%.17g -DNPAD=%d", sample, p->filter, r, sp->local[0],
-      sp->local[1], (int) strips, tile, fp64, guard, p->looks, p->deramp,
-      median_pad (r));
+      "-DDERAMP=%.17g", sample, p->filter, r, sp->local[0], sp->local[1],
+      (int) strips, tile, fp64, guard, p->looks, p->deramp);
   if (p->filter == CLV_SPECKLE_FROST)
     append_frost_classes (opts, r);
   prog = clv_device_get_program (dev, "sar_speckle", opts->str, error);

@@ -12,9 +12,7 @@
  * computes them, for the windows where float could differ: see
  * guarded_output); Frost:
  * NCLASS distinct distances in the window, FROST_CLASS_OF (each offset's
- * class, row by row) and FROST_DIST (each class's distance); median: NPAD
- * (a power of two >= the window's size, or 0 for windows too large to sort
- * in registers).
+ * class, row by row) and FROST_DIST (each class's distance).
  *
  * A work-group reads its (LY RY + 2R) x (LX + 2R) input tile, halo
  * included, into local memory once, edge pixels repeated beyond the image
@@ -341,51 +339,163 @@ refined_lee (__local float tile[TH][TW], __local real_t h3[TH][TW - 2],
 #endif
 
 #if FILTER == 6
-#if NPAD
-/* Batcher's odd-even merge sort of NPAD values in registers; only the
- * median is stored, so the compiler drops the exchanges it does not need. */
-inline float
-median (__local float tile[TH][TW], const int ty, const int tx)
+/* The median is taken in IEEE 754 totalOrder (-NaN < -Inf < ... < -0 <
+ * +0 < ... < +Inf < +NaN), as the reference takes it: on the keys that
+ * order_key gives, plain integers in that order.  The map is its own
+ * inverse. */
+inline int
+order_key (const int bits)
 {
-  float v[NPAD];
+  return bits ^ ((bits >> 31) & 0x7fffffff);
+}
 
+#if R <= 3
+inline void
+exchange (int *a, int *b)
+{
+  const int lo = min (*a, *b);
+
+  *b = max (*a, *b);
+  *a = lo;
+}
+
+/* Batcher's odd-even merge sort of SIDE keys: the network for the next
+ * power of two less the exchanges with a position beyond SIDE (an
+ * INFINITY there would never move); 3, 9 and 16 exchanges. */
+inline void
+sort_side (int v[SIDE])
+{
 #pragma unroll
-  for (int j = 0; j < NPAD; j++)
-    v[j] = j < N ? tile[ty + j / SIDE][tx + j % SIDE] : INFINITY;
-#pragma unroll
-  for (int p = 1; p < NPAD; p <<= 1)
+  for (int p = 1; p < SIDE; p <<= 1)
 #pragma unroll
     for (int k = p; k >= 1; k >>= 1)
 #pragma unroll
-      for (int j = k % p; j + k < NPAD; j += 2 * k)
+      for (int j = k % p; j + k < SIDE; j += 2 * k)
 #pragma unroll
-        for (int i = 0; i < k && i + j + k < NPAD; i++)
-          if ((i + j) / (2 * p) == (i + j + k) / (2 * p)) {
-            const float a = v[i + j], b = v[i + j + k];
-            v[i + j] = fmin (a, b);
-            v[i + j + k] = fmax (a, b);
-          }
-  return v[N / 2];
+        for (int i = 0; i < k && i + j + k < SIDE; i++)
+          if ((i + j) / (2 * p) == (i + j + k) / (2 * p))
+            exchange (&v[i + j], &v[i + j + k]);
+}
+
+/* The window's SIDE rows, each sorted, sorted again down each column:
+ * entry (i, j) then has at least (i + 1)(j + 1) keys at or below it and
+ * (SIDE - i)(SIDE - j) at or above it.  Those with more than N/2 + 1 on
+ * one side cannot be the median, and as many fall on each side, so the
+ * median is the candidates' median. */
+#define CANDIDATE(i, j) ((i + 1) * (j + 1) <= N / 2 + 1 && \
+    (SIDE - i) * (SIDE - j) <= N / 2 + 1)
+/* 3, 13 and 29 candidates. */
+#define NCAND (R == 1 ? 3 : R == 2 ? 13 : 29)
+
+/* Forgetful selection: of N/2 + 2 candidates, the least and the greatest
+ * cannot be the median of them all; they are dropped, the next candidate
+ * comes in, and so on until three are left, whose middle is the median.
+ * Each round pairs its keys, the least of the lower and the greatest of
+ * the upper halves of the pairs going to the ends of the range. */
+inline int
+forgetful_median (int c[NCAND])
+{
+  int lo = 0;
+  const int hi = NCAND / 2 + 1;
+
+#pragma unroll
+  for (int next = hi + 1; next <= NCAND; next++, lo++) {
+#pragma unroll
+    for (int a = lo; a + 1 <= hi; a += 2)
+      exchange (&c[a], &c[a + 1]);
+#pragma unroll
+    for (int a = lo + 2; a <= hi; a += 2)
+      exchange (&c[lo], &c[a]);
+#pragma unroll
+    for (int a = lo + 1; a < hi; a += 2)
+      exchange (&c[a], &c[hi]);
+    if (next < NCAND)
+      c[hi] = c[next];
+  }
+  return c[hi - 1];
+}
+
+/* The median of a window whose rows are sorted. */
+inline int
+median_of_sorted_rows (const int rows[SIDE][SIDE])
+{
+  int c[NCAND];
+  int n = 0;
+
+#pragma unroll
+  for (int j = 0; j < SIDE; j++) {
+    int col[SIDE];
+
+#pragma unroll
+    for (int i = 0; i < SIDE; i++)
+      col[i] = rows[i][j];
+    sort_side (col);
+#pragma unroll
+    for (int i = 0; i < SIDE; i++)
+      if (CANDIDATE (i, j))
+        c[n++] = col[i];
+  }
+  return forgetful_median (c);
+}
+
+/* Tile row `ty` of this work-item's window, as keys, sorted. */
+inline void
+sorted_row (__local float tile[TH][TW], const int ty, const int tx,
+    int v[SIDE])
+{
+#pragma unroll
+  for (int dx = 0; dx < SIDE; dx++)
+    v[dx] = order_key (as_int (tile[ty][tx + dx]));
+  sort_side (v);
+}
+
+/* This work-item's strip of RY outputs down a column: each row of the
+ * windows is sorted once, as it enters, for the 2R + 1 windows it is in. */
+inline void
+median_strip (__local float tile[TH][TW], __global float *dst,
+    const uint dst_offset, const uint dst_stride, const int width,
+    const int height)
+{
+  const int lx = get_local_id (0), ty0 = get_local_id (1) * RY;
+  const int x = get_global_id (0), y0 = get_group_id (1) * LY * RY + ty0;
+  int rows[SIDE][SIDE];
+
+#pragma unroll
+  for (int j = 1; j < SIDE; j++)
+    sorted_row (tile, ty0 + j - 1, lx, rows[j]);
+#pragma unroll
+  for (int k = 0; k < RY; k++) {
+#pragma unroll
+    for (int j = 0; j < SIDE - 1; j++)
+#pragma unroll
+      for (int dx = 0; dx < SIDE; dx++)
+        rows[j][dx] = rows[j + 1][dx];
+    sorted_row (tile, ty0 + k + SIDE - 1, lx, rows[SIDE - 1]);
+    store (dst, dst_offset, dst_stride, width, height, x, y0 + k,
+        as_float (order_key (median_of_sorted_rows (rows))));
+  }
 }
 #else
-/* Large windows: the value with fewer than N/2 + 1 values below it and at
- * least N/2 + 1 at or below it. */
+/* Large windows: the key with fewer than N/2 + 1 keys below it and at
+ * least N/2 + 1 at or below it; if none of the others is, the last. */
 inline float
 median (__local float tile[TH][TW], const int ty, const int tx)
 {
-  for (int a = 0; a < N; a++) {
-    const float c = tile[ty + a / SIDE][tx + a % SIDE];
+#define KEY_AT(a) order_key (as_int (tile[ty + (a) / SIDE][tx + (a) % SIDE]))
+  for (int a = 0; a < N - 1; a++) {
+    const int c = KEY_AT (a);
     int below = 0, at_or_below = 0;
 
     for (int b = 0; b < N; b++) {
-      const float x = tile[ty + b / SIDE][tx + b % SIDE];
+      const int x = KEY_AT (b);
       below += x < c;
       at_or_below += x <= c;
     }
     if (below <= N / 2 && at_or_below > N / 2)
-      return c;
+      return tile[ty + a / SIDE][tx + a % SIDE];
   }
-  return NAN;
+  return tile[ty + R * 2][tx + R * 2];
+#undef KEY_AT
 }
 #endif
 #endif
@@ -595,10 +705,12 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
       tile,
 #endif
       src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height);
+#elif FILTER == 6 && R <= 3
+  median_strip (tile, dst, dst_offset, dst_stride, width, height);
 #else
   const int lx = get_local_id (0), ly = get_local_id (1);
 
-  /* Not unrolled: the median's sorting network is large. */
+  /* Not unrolled: refined Lee and the large windows' median are large. */
 #pragma unroll 1
   for (int k = 0; k < RY; k++) {
     const int ty = ly * RY + k;

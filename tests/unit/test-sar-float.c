@@ -3,6 +3,7 @@
  * their C references, on awkward sizes and every sample type they take. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef HAVE_GDAL
 #include <gdal.h>
 #endif
@@ -178,6 +179,48 @@ test_speckle_uniform (void)
     clv_speckle_free (sp);
     g_free (out);
   }
+  g_free (src);
+  clv_device_unref (dev);
+}
+
+/* The median on Float32 images of a few values, most windows holding
+ * equal ones, with -0 and +0, +-Inf and NaNs of both signs: the device's
+ * output is the reference's bit for bit (IEEE 754 totalOrder), at every
+ * radius of the sorted path and one of the ranks-counting path, per pixel
+ * and in strips. */
+static void
+test_speckle_median_special (void)
+{
+  static const char *tunes[] = { "SAR_SPECKLE_ROWS=0", "SAR_SPECKLE_ROWS=7" };
+  const float values[] = { -INFINITY, INFINITY, NAN, -NAN, -0.0f, 0.0f, 1,
+    1, 1, 2, -3.5f, 1e-40f
+  };
+  ClvDevice *dev = clv_test_device ();
+  ClvImage im = clv_image_make (67, 45, 4, 67 * 4);
+  GRand *rand = g_rand_new_with_seed (7);
+  float *src = g_new (float, 67 * 45);
+  guint8 *ref = g_malloc (im.stride * im.height);
+
+  for (int i = 0; i < 67 * 45; i++)
+    src[i] = values[g_rand_int_range (rand, 0, G_N_ELEMENTS (values))];
+  for (int r = 1; r <= 4; r++) {
+    const ClvSpeckleParams p = { CLV_SPECKLE_MEDIAN, r, 1, 0.1 };
+
+    clv_speckle_ref ((const guint8 *) src, &im, CLV_SAMPLE_F32, ref, &im, &p);
+    for (guint t = 0; t < G_N_ELEMENTS (tunes); t++) {
+      guint8 *out = speckle_on_device (dev, tunes[t], CLV_SAMPLE_F32, &p,
+          (const guint8 *) src, &im, &im);
+
+      for (int i = 0; i < 67 * 45; i++)
+        if (memcmp (out + 4 * i, ref + 4 * i, 4) != 0)
+          g_error ("radius %d, %s: (%d,%d) is %g (0x%08x), not %g (0x%08x)",
+              r, tunes[t], i % 67, i / 67, ((float *) out)[i],
+              ((guint32 *) out)[i], ((float *) ref)[i], ((guint32 *) ref)[i]);
+      g_free (out);
+    }
+  }
+  g_rand_free (rand);
+  g_free (ref);
   g_free (src);
   clv_device_unref (dev);
 }
@@ -590,6 +633,8 @@ main (int argc, char **argv)
       test_speckle_matches_reference);
   g_test_add_func ("/sar-float/speckle/strips", test_speckle_strips);
   g_test_add_func ("/sar-float/speckle/uniform", test_speckle_uniform);
+  g_test_add_func ("/sar-float/speckle/median-special",
+      test_speckle_median_special);
 #ifdef HAVE_GDAL
   g_test_add_func ("/sar-float/speckle/guarded-ers", test_speckle_guarded_ers);
 #endif
