@@ -767,6 +767,7 @@ enqueue_detect_cpu (ClvVjDetector * d, GError ** error)
 
   cl_int tilt_ofs = d->tilt_ofs;
 
+  d->last_detect_wg = 1;
   return clv_kernel_set_args (d->k_uber, error, CLV_ARG (d->sbuf),
       CLV_ARG (sbuf_w), CLV_ARG (sq_ofs), CLV_ARG (tilt_ofs), CLV_ARG (nofs),
       CLV_ARG (area),
@@ -827,6 +828,7 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
   }
 
   if (d->tune.variant == CLV_VJ_VARIANT_SIMPLE) {
+    d->last_detect_wg = d->tune.simple_wg;
     for (guint i = 0; i < d->batch_win->len; i++) {
       const ClvVjWindows *w = &g_array_index (d->batch_win, ClvVjWindows, i);
       cl_int si = i;
@@ -1315,7 +1317,7 @@ clv_vj_detector_kernel_ms (ClvVjDetector * d, double *pyramid_ms,
   for (guint i = 0; i < d->events->len; i++) {
     cl_kernel k = d->event_kernels->pdata[i];
     const double ms = clv_event_seconds (d->events->pdata[i]) * 1e3;
-    if (k == d->k_uber || k == d->k_simple)
+    if (k == d->k_uber || k == d->k_small || k == d->k_simple)
       *detect_ms += ms;
     else
       *pyramid_ms += ms;

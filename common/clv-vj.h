@@ -201,8 +201,8 @@ int clv_vj_detector_unrolled_stages (ClvVjDetector * det);
 gboolean clv_vj_detector_shuffles (ClvVjDetector * det);
 
 /* For tests and benchmarks: the work-group size of the last detection
- * launch (VJ_WG, or VJ_SMALL_WG for a batch of few tiles), 0 before the
- * first. */
+ * launch (for the tiled variant VJ_WG, or VJ_SMALL_WG for a batch of few
+ * tiles), 0 before the first. */
 int clv_vj_detector_last_detect_wg (ClvVjDetector * det);
 
 /* Whether stage sums may be split across work-items: every partial sum of
