@@ -138,6 +138,9 @@ clv_vj_tuning_for_variant (ClvDevice * dev, ClvVjVariant variant,
       && has_nv_compiler_options (dev) ? 256 : 0);
   t->small_coop_windows = tune_int (dev, "VJ_SMALL_COOP_WINDOWS", 8);
   t->small_tiles = tune_int (dev, "VJ_SMALL_TILES", 48);
+  /* As many groups as a Hopper SM holds at once (2,048 work-items): with
+   * few tiles, groups beyond that only start to find the queue empty. */
+  t->small_groups_per_cu = tune_int (dev, "VJ_SMALL_GROUPS_PER_CU", 8);
 }
 
 void
@@ -254,13 +257,15 @@ clv_vj_tuning_check (ClvDevice * dev, const ClvVjTuning * t, GError ** error)
           || t->small_coop_windows < 1 || t->small_coop_windows > t->small_wg
           || t->small_wg % t->small_coop_windows != 0
           || !is_pow2 (t->small_wg / t->small_coop_windows)
-          || t->small_tiles < 0)) {
+          || t->small_tiles < 0 || t->small_groups_per_cu < 1)) {
     g_set_error (error, CLV_ERROR, CLV_ERROR_INVALID,
         "Invalid vjfacedetect tuning for %s: VJ_SMALL_WG=%d "
-        "VJ_SMALL_COOP_WINDOWS=%d VJ_SMALL_TILES=%d (0 or a work-group up "
-        "to %" G_GSIZE_FORMAT ", VJ_SMALL_WG / VJ_SMALL_COOP_WINDOWS a "
-        "power of two, VJ_SMALL_TILES >= 0)", dev->device_name, t->small_wg,
-        t->small_coop_windows, t->small_tiles, dev->max_work_group_size);
+        "VJ_SMALL_COOP_WINDOWS=%d VJ_SMALL_TILES=%d "
+        "VJ_SMALL_GROUPS_PER_CU=%d (0 or a work-group up to %" G_GSIZE_FORMAT
+        ", VJ_SMALL_WG / VJ_SMALL_COOP_WINDOWS a power of two, "
+        "VJ_SMALL_TILES >= 0, VJ_SMALL_GROUPS_PER_CU >= 1)", dev->device_name,
+        t->small_wg, t->small_coop_windows, t->small_tiles,
+        t->small_groups_per_cu, dev->max_work_group_size);
     return FALSE;
   }
   if (t->shuffle < -1 || t->shuffle > 1

@@ -875,9 +875,9 @@ enqueue_detect (ClvVjDetector * d, GError ** error)
               &tile_nofs), error, fail);
     }
     d->last_detect_wg = small ? d->tune.small_wg : d->tune.wg;
-    if (!enqueue_1d (d, detect, (size_t) d->last_detect_wg *
-            d->tune.groups_per_cu * d->dev->compute_units, d->last_detect_wg,
-            error))
+    if (!enqueue_1d (d, detect, (size_t) d->last_detect_wg * (small ?
+                d->tune.small_groups_per_cu : d->tune.groups_per_cu)
+            * d->dev->compute_units, d->last_detect_wg, error))
       return FALSE;
   }
   return TRUE;

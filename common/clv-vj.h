@@ -73,6 +73,8 @@ typedef struct
   int small_tiles;              /* [VJ_SMALL_TILES] a batch of at most
                                  * this many tiles per compute unit runs
                                  * the small shape */
+  int small_groups_per_cu;      /* [VJ_SMALL_GROUPS_PER_CU] its resident
+                                 * work-groups per compute unit */
 } ClvVjTuning;
 
 /* The defaults for `dev`, with CLVISION_TUNE applied. */

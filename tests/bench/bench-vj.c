@@ -144,6 +144,7 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
       "\"variant\": \"%s\", \"tune\": \"%s\", \"wg\": %d, \"chunk\": %d, "
       "\"coop_windows\": %d, \"coop_stage\": %d, \"groups_per_cu\": %d, "
       "\"small_wg\": %d, \"small_coop_windows\": %d, \"small_tiles\": %d, "
+      "\"small_groups_per_cu\": %d, "
       "\"unrolled_stages\": %d, \"shuffle\": %s, "
       "\"static\": %s, \"frame\": \"%s\", \"width\": %d, \"height\": %d, "
       "\"faces\": %u, \"repeat\": %d, ", label,
@@ -152,6 +153,7 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
       t.variant == CLV_VJ_VARIANT_CPU ? "cpu" : "uber",
       tune ? tune : "", t.wg, t.chunk, t.coop_windows, t.coop_stage,
       t.groups_per_cu, t.small_wg, t.small_coop_windows, t.small_tiles,
+      t.small_groups_per_cu,
       clv_vj_detector_unrolled_stages (det),
       clv_vj_detector_shuffles (det) ? "true" : "false",
       t.static_schedule ? "true" : "false", f->name, f->width, f->height,

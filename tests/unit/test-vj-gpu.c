@@ -84,6 +84,7 @@ detector_unrolled (const ClvCascade * c, ClvVjVariant variant,
     t.small_wg = 2 * t.wg;
     t.small_coop_windows = 2 * t.coop_windows;
     t.small_tiles = G_MAXINT;
+    t.small_groups_per_cu = 1;
   }
   d = clv_vj_detector_new (device, c, &t, &error);
   g_assert_no_error (error);
@@ -1138,6 +1139,11 @@ test_bad_tuning (void)
   t.small_wg = 24;
   t.small_coop_windows = 5;
   assert_tuning_refused (c, &t, "VJ_SMALL_WG=24", "VJ_SMALL_COOP_WINDOWS=5");
+  clv_vj_tuning_for_device (device, &t);
+  t.small_wg = 2 * t.wg;
+  t.small_coop_windows = 2 * t.coop_windows;
+  t.small_groups_per_cu = 0;
+  assert_tuning_refused (c, &t, "VJ_SMALL_GROUPS_PER_CU=0", NULL);
   clv_cascade_free (c);
 }
 
