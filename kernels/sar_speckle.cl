@@ -359,90 +359,83 @@ exchange (int *a, int *b)
   *a = lo;
 }
 
-/* The phases of Batcher's odd-even merge sort of n keys from blocks of
- * `sorted` on: v's blocks of `sorted` keys, each sorted, merged into one.
- * n need not be a power of two: the network for the next one less the
- * exchanges with a position beyond n (a greatest key there would never
- * move). */
+/* Batcher's odd-even merge sort of SIDE keys: the network for the next
+ * power of two less the exchanges with a position beyond SIDE (an
+ * INFINITY there would never move); 3, 9 and 16 exchanges. */
 inline void
-merge_blocks (int *v, const int n, const int sorted)
+sort_side (int v[SIDE])
 {
 #pragma unroll
-  for (int p = sorted; p < n; p <<= 1)
+  for (int p = 1; p < SIDE; p <<= 1)
 #pragma unroll
     for (int k = p; k >= 1; k >>= 1)
 #pragma unroll
-      for (int j = k % p; j + k < n; j += 2 * k)
+      for (int j = k % p; j + k < SIDE; j += 2 * k)
 #pragma unroll
-        for (int i = 0; i < k && i + j + k < n; i++)
+        for (int i = 0; i < k && i + j + k < SIDE; i++)
           if ((i + j) / (2 * p) == (i + j + k) / (2 * p))
             exchange (&v[i + j], &v[i + j + k]);
 }
 
-/* Rows of the window padded to PAD keys, and the 2R rows that two
- * vertically adjacent windows share padded to NSHARED rows, with
- * greatest keys: exchanges with those fold away. */
-#define PAD (R == 1 ? 4 : 8)
-#define NSHARED (R == 1 ? 2 : R == 2 ? 4 : 8)
-#define SHARED (NSHARED * PAD)
+/* The window's SIDE rows, each sorted, sorted again down each column:
+ * entry (i, j) then has at least (i + 1)(j + 1) keys at or below it and
+ * (SIDE - i)(SIDE - j) at or above it.  Those with more than N/2 + 1 on
+ * one side cannot be the median, and as many fall on each side, so the
+ * median is the candidates' median. */
+#define CANDIDATE(i, j) ((i + 1) * (j + 1) <= N / 2 + 1 && \
+    (SIDE - i) * (SIDE - j) <= N / 2 + 1)
+/* 3, 13 and 29 candidates. */
+#define NCAND (R == 1 ? 3 : R == 2 ? 13 : 29)
 
-/* v[0, PAD): the sorted `row` and greatest keys. */
-inline void
-padded_row (const int row[SIDE], int *v)
-{
-#pragma unroll
-  for (int dx = 0; dx < PAD; dx++)
-    v[dx] = dx < SIDE ? row[dx] : INT_MAX;
-}
-
-/* rows[1] to rows[2R], merged into one sorted block. */
-inline void
-shared_block (const int rows[SIDE + 1][SIDE], int block[SHARED])
-{
-#pragma unroll
-  for (int i = 0; i < NSHARED; i++)
-    if (i < 2 * R)
-      padded_row (rows[1 + i], block + i * PAD);
-    else
-#pragma unroll
-      for (int dx = 0; dx < PAD; dx++)
-        block[i * PAD + dx] = INT_MAX;
-  merge_blocks (block, SHARED, PAD);
-}
-
+/* Forgetful selection: of N/2 + 2 candidates, the least and the greatest
+ * cannot be the median of them all; they are dropped, the next candidate
+ * comes in, and so on until three are left, whose middle is the median.
+ * Each round pairs its keys, the least of the lower and the greatest of
+ * the upper halves of the pairs going to the ends of the range. */
 inline int
-median3 (const int a, const int b, const int c)
+forgetful_median (int c[NCAND])
 {
-  return max (min (a, b), min (max (a, b), c));
+  int lo = 0;
+  const int hi = NCAND / 2 + 1;
+
+#pragma unroll
+  for (int next = hi + 1; next <= NCAND; next++, lo++) {
+#pragma unroll
+    for (int a = lo; a + 1 <= hi; a += 2)
+      exchange (&c[a], &c[a + 1]);
+#pragma unroll
+    for (int a = lo + 2; a <= hi; a += 2)
+      exchange (&c[lo], &c[a]);
+#pragma unroll
+    for (int a = lo + 1; a < hi; a += 2)
+      exchange (&c[a], &c[hi]);
+    if (next < NCAND)
+      c[hi] = c[next];
+  }
+  return c[hi - 1];
 }
 
-/* The median of the window of the shared block and one more sorted row:
- * their merge's middle key, the exchanges it does not depend on dropped
- * by the compiler.  In 3 x 3 windows, that of the shared rows' rows[1]
- * and rows[2] and `row`: the middle of the greatest least key, the middle
- * middle key and the least greatest key (Paeth, "Median finding on a 3 x
- * 3 grid"). */
+/* The median of a window whose rows are sorted. */
 inline int
-window_median (const int rows[SIDE + 1][SIDE], const int block[SHARED],
-    const int row[SIDE])
+median_of_sorted_rows (const int rows[SIDE][SIDE])
 {
-#if R == 1
-  return median3 (max (max (rows[1][0], rows[2][0]), row[0]),
-      median3 (rows[1][1], rows[2][1], row[1]),
-      min (min (rows[1][2], rows[2][2]), row[2]));
-#else
-  int v[2 * SHARED];
+  int c[NCAND];
+  int n = 0;
 
 #pragma unroll
-  for (int i = 0; i < SHARED; i++)
-    v[i] = block[i];
-  padded_row (row, v + SHARED);
+  for (int j = 0; j < SIDE; j++) {
+    int col[SIDE];
+
 #pragma unroll
-  for (int i = SHARED + PAD; i < 2 * SHARED; i++)
-    v[i] = INT_MAX;
-  merge_blocks (v, 2 * SHARED, SHARED);
-  return v[N / 2];
-#endif
+    for (int i = 0; i < SIDE; i++)
+      col[i] = rows[i][j];
+    sort_side (col);
+#pragma unroll
+    for (int i = 0; i < SIDE; i++)
+      if (CANDIDATE (i, j))
+        c[n++] = col[i];
+  }
+  return forgetful_median (c);
 }
 
 /* Tile row `ty` of this work-item's window, as keys, sorted. */
@@ -453,14 +446,11 @@ sorted_row (__local float tile[TH][TW], const int ty, const int tx,
 #pragma unroll
   for (int dx = 0; dx < SIDE; dx++)
     v[dx] = order_key (as_int (tile[ty][tx + dx]));
-  merge_blocks (v, SIDE, 1);
+  sort_side (v);
 }
 
-/* This work-item's strip of RY outputs down a column, two at a time:
- * the windows of outputs k and k + 1 share 2R rows, which are merged
- * once, then with row k for the one and row k + 2R + 1 for the other
- * (Adams, "Fast median filters using separable sorting networks").
- * rows[t] is tile row ty0 + k + t; each row is sorted once. */
+/* This work-item's strip of RY outputs down a column: each row of the
+ * windows is sorted once, as it enters, for the 2R + 1 windows it is in. */
 inline void
 median_strip (__local float tile[TH][TW], __global float *dst,
     const uint dst_offset, const uint dst_stride, const int width,
@@ -468,29 +458,21 @@ median_strip (__local float tile[TH][TW], __global float *dst,
 {
   const int lx = get_local_id (0), ty0 = get_local_id (1) * RY;
   const int x = get_global_id (0), y0 = get_group_id (1) * LY * RY + ty0;
-  int rows[SIDE + 1][SIDE];
+  int rows[SIDE][SIDE];
 
 #pragma unroll
-  for (int j = 0; j < SIDE - 1; j++)
-    sorted_row (tile, ty0 + j, lx, rows[j + 2]);
+  for (int j = 1; j < SIDE; j++)
+    sorted_row (tile, ty0 + j - 1, lx, rows[j]);
 #pragma unroll
-  for (int k = 0; k < RY; k += 2) {
-    int block[SHARED];
-
+  for (int k = 0; k < RY; k++) {
 #pragma unroll
     for (int j = 0; j < SIDE - 1; j++)
 #pragma unroll
       for (int dx = 0; dx < SIDE; dx++)
-        rows[j][dx] = rows[j + 2][dx];
+        rows[j][dx] = rows[j + 1][dx];
     sorted_row (tile, ty0 + k + SIDE - 1, lx, rows[SIDE - 1]);
-    shared_block (rows, block);
     store (dst, dst_offset, dst_stride, width, height, x, y0 + k,
-        as_float (order_key (window_median (rows, block, rows[0]))));
-    if (k + 1 < RY) {
-      sorted_row (tile, ty0 + k + SIDE, lx, rows[SIDE]);
-      store (dst, dst_offset, dst_stride, width, height, x, y0 + k + 1,
-          as_float (order_key (window_median (rows, block, rows[SIDE]))));
-    }
+        as_float (order_key (median_of_sorted_rows (rows))));
   }
 }
 #else
