@@ -139,7 +139,8 @@ clv_vj_tuning_for_variant (ClvDevice * dev, ClvVjVariant variant,
   t->small_coop_windows = tune_int (dev, "VJ_SMALL_COOP_WINDOWS", 8);
   t->small_tiles = tune_int (dev, "VJ_SMALL_TILES", 48);
   /* As many groups as a Hopper SM holds at once (2,048 work-items): with
-   * few tiles, groups beyond that only start to find the queue empty. */
+   * few tiles, groups beyond that only start to find the queue empty (4 to
+   * 32 measured alike on an H200, within 3%). */
   t->small_groups_per_cu = tune_int (dev, "VJ_SMALL_GROUPS_PER_CU", 8);
 }
 
