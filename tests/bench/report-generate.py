@@ -194,9 +194,12 @@ class Report:
         rows = []
         for r in self.runs:
             m = r.meta
+            # A step re-run later names its own commit.
             steps = ", ".join(f"{s['step']}" + ("" if s["rc"] == 0 else
                                                  " (cut at its time limit)" if s["rc"] == 124
                                                  else " (failed)")
+                              + (f" (at `{s['commit'][:10]}`)" if s.get("commit")
+                                 and s["commit"] != m.get("commit") else "")
                               for s in m.get("steps", []))
             rows.append((f"{r.device}" + (f", {r.cu} compute units" if r.cu else ""),
                          f"{r.platform}, driver {r.driver}",
