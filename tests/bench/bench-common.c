@@ -5,6 +5,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include <stdlib.h>
+#include <stdarg.h>
 
 static int
 cmp_double (const void *a, const void *b)
@@ -21,12 +22,12 @@ bench_median (double *v, int n)
 }
 
 /* Enqueues run `i` of a timing (i < 0: a warm-up run); returns its event. */
-typedef cl_event (*BenchEnqueue) (gpointer data, int i);
+typedef cl_event (*TimedRun) (gpointer data, int i);
 
 /* Median device time of `iterations` runs after `warmup` runs, each one
  * waited for before the next. */
 static double
-median_event_seconds (BenchEnqueue enqueue, gpointer data, int warmup,
+median_event_seconds (TimedRun enqueue, gpointer data, int warmup,
     int iterations)
 {
   double *t = g_new (double, iterations), result;
@@ -194,6 +195,51 @@ bench_ring_free (cl_mem * ring, int n)
   g_free (ring);
 }
 
+typedef struct
+{
+  cl_mem *ring;
+  int n;
+  BenchEnqueue enqueue;
+  gpointer data;
+} RingRun;
+
+static cl_event
+enqueue_from_ring (gpointer data, int i)
+{
+  const RingRun *r = data;
+  GError *error = NULL;
+  cl_event ev;
+
+  if (!r->enqueue (r->data, r->ring[(i + r->n) % r->n], &ev, &error))
+    g_error ("bench: %s", error->message);
+  return ev;
+}
+
+double
+bench_ring_kernel_seconds (cl_mem * ring, int ring_n, int iterations,
+    BenchEnqueue enqueue, gpointer data)
+{
+  RingRun r = { ring, ring_n, enqueue, data };
+
+  return median_event_seconds (enqueue_from_ring, &r, ring_n, iterations);
+}
+
+void
+bench_require_elements (const char *first, ...)
+{
+  va_list ap;
+
+  va_start (ap, first);
+  for (const char *name = first; name; name = va_arg (ap, const char *)) {
+    GstElementFactory *f = gst_element_factory_find (name);
+    if (f == NULL)
+      g_error ("bench: no element %s: are clvision's plugins in "
+          "GST_PLUGIN_PATH_1_0 (BUILD/gst)?", name);
+    gst_object_unref (f);
+  }
+  va_end (ap);
+}
+
 /* Exits with the pipeline's error, if it posted one. */
 static void
 pipeline_failed (GstElement * pipe, const char *desc)
@@ -216,7 +262,9 @@ bench_pipeline_seconds (const char *elements, const char *caps, gsize bytes,
   gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=%s ! %s ! "
       "appsink name=sink sync=false", caps, elements);
   GError *error = NULL;
-  GstElement *pipe = gst_parse_launch (desc, &error);
+  /* A missing element is an error, not a pipeline without it. */
+  GstElement *pipe = gst_parse_launch_full (desc, NULL,
+      GST_PARSE_FLAG_FATAL_ERRORS, &error);
   GstElement *src, *sink;
   double *t = g_new (double, iterations), median;
   GstBuffer *frame = gst_buffer_new_and_alloc (bytes);

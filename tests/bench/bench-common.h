@@ -37,12 +37,27 @@ cl_mem *bench_ring_new (ClvDevice * dev, const void *frame, gsize bytes,
     int *n);
 void bench_ring_free (cl_mem * ring, int n);
 
+/* Enqueues the kernel under test once, reading `src`; sets *ev to the event
+ * of its (last) launch.  FALSE with `error` set on failure. */
+typedef gboolean (*BenchEnqueue) (gpointer data, cl_mem src, cl_event * ev,
+    GError ** error);
+
+/* Median device time of `enqueue` over `iterations` runs, cycling through
+ * the ring's copies, after one untimed run on each. */
+double bench_ring_kernel_seconds (cl_mem * ring, int ring_n, int iterations,
+    BenchEnqueue enqueue, gpointer data);
+
 /* Median wall time per frame of `appsrc ! ELEMENTS ! appsink` fed with one
  * `bytes`-long frame of `caps` at a time (upload, kernels and download
  * included: each output frame is mapped for reading), after a few warm-up
  * frames. */
 double bench_pipeline_seconds (const char *elements, const char *caps,
     gsize bytes, int iterations);
+
+/* Exits with a hint unless every element named in the NULL-terminated
+ * list is registered: checked before any timing, so that a missing plugin
+ * path does not cost a run. */
+void bench_require_elements (const char *first, ...) G_GNUC_NULL_TERMINATED;
 
 /* Sets CLVISION_TUNE to `tune` for the kernels built next (NULL or "":
  * the defaults). */

@@ -19,6 +19,22 @@
 #include "bench-common.h"
 #include "clv-sar.h"
 
+typedef struct
+{
+  ClvMultilook *ml;
+  ClvImage si, di;
+  cl_mem out;
+} MultilookRun;
+
+static gboolean
+multilook_enqueue (gpointer data, cl_mem src, cl_event * ev, GError ** error)
+{
+  MultilookRun *r = data;
+
+  return clv_multilook_enqueue (r->ml, src, &r->si, r->out, &r->di, ev,
+      error);
+}
+
 /* Median kernel time; *differ counts output pixels unlike the C
  * reference's. */
 static double
@@ -29,8 +45,9 @@ kernel_seconds (ClvDevice * dev, int size, int looks, const char *tune,
   ClvImage si = clv_image_make (size, size, 2, (gsize) size * 2), di;
   int ow, oh, ring_n;
   cl_mem *ring, out;
-  double *t = g_new (double, iterations), median;
+  double median;
   ClvMultilook *ml;
+  MultilookRun run;
   guint16 *host = g_new (guint16, (gsize) size * size), *got, *ref;
 
   for (gsize i = 0; i < (gsize) size * size; i++)
@@ -45,17 +62,12 @@ kernel_seconds (ClvDevice * dev, int size, int looks, const char *tune,
   bench_set_tuning (NULL);
   if (ml == NULL || out == NULL)
     g_error ("bench: %s", error->message);
-  for (int i = -ring_n; i < iterations; i++) {
-    cl_event ev;
-    if (!clv_multilook_enqueue (ml, ring[(i + ring_n) % ring_n], &si, out, &di,
-            &ev, &error))
-      g_error ("bench: %s", error->message);
-    clWaitForEvents (1, &ev);
-    if (i >= 0)
-      t[i] = clv_event_seconds (ev);
-    clReleaseEvent (ev);
-  }
-  median = bench_median (t, iterations);
+  run.ml = ml;
+  run.si = si;
+  run.di = di;
+  run.out = out;
+  median = bench_ring_kernel_seconds (ring, ring_n, iterations,
+      multilook_enqueue, &run);
 
   got = g_malloc (di.stride * oh);
   ref = g_malloc (di.stride * oh);
@@ -73,7 +85,6 @@ kernel_seconds (ClvDevice * dev, int size, int looks, const char *tune,
   bench_ring_free (ring, ring_n);
   clReleaseMemObject (out);
   g_free (host);
-  g_free (t);
   return median;
 }
 
@@ -103,6 +114,7 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     g_error ("%s", error->message);
+  bench_require_elements ("sarmultilook", NULL);
   dev = clv_device_open (NULL, &error);
   if (dev == NULL)
     g_error ("%s", error->message);

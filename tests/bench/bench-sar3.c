@@ -62,6 +62,23 @@ read_back (ClvDevice * dev, cl_mem mem, void *dst, gsize bytes)
     g_error ("bench: download failed");
 }
 
+typedef struct
+{
+  ClvRotscale *rs;
+  const ClvImage *si;
+  const ClvRotscaleGeometry *g;
+  cl_mem out;
+} RotscaleRun;
+
+static gboolean
+rotscale_enqueue (gpointer data, cl_mem src, cl_event * ev, GError ** error)
+{
+  const RotscaleRun *r = data;
+
+  return clv_rotscale_enqueue (r->rs, src, r->si, r->out, r->si, r->g, 0, ev,
+      error);
+}
+
 /* Median kernel time of one rotation; *differ counts output pixels unlike
  * the C reference's (*max_diff the largest difference). */
 static double
@@ -76,7 +93,8 @@ rotscale_kernel_seconds (ClvDevice * dev, const guint16 * host,
   cl_mem out = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, bytes, &error);
   ClvRotscale *rs;
   ClvRotscaleGeometry g;
-  double *t = g_new (double, iterations), median;
+  RotscaleRun run;
+  double median;
   guint8 *got = g_malloc (bytes), *ref = g_malloc (bytes);
 
   bench_set_tuning (tune);
@@ -86,17 +104,12 @@ rotscale_kernel_seconds (ClvDevice * dev, const guint16 * host,
     g_error ("bench: %s", error->message);
   clv_rotscale_geometry_init (&g, angle, scale, si->width, si->height,
       si->width, si->height);
-  for (int i = -ring_n; i < iterations; i++) {
-    cl_event ev;
-    if (!clv_rotscale_enqueue (rs, ring[(i + ring_n) % ring_n], si, out, si,
-            &g, 0, &ev, &error))
-      g_error ("bench: %s", error->message);
-    clWaitForEvents (1, &ev);
-    if (i >= 0)
-      t[i] = clv_event_seconds (ev);
-    clReleaseEvent (ev);
-  }
-  median = bench_median (t, iterations);
+  run.rs = rs;
+  run.si = si;
+  run.g = &g;
+  run.out = out;
+  median = bench_ring_kernel_seconds (ring, ring_n, iterations,
+      rotscale_enqueue, &run);
 
   read_back (dev, out, got, bytes);
   clv_rotscale_ref ((const guint8 *) host, si, ref, si, &g, interp, 0);
@@ -113,7 +126,6 @@ rotscale_kernel_seconds (ClvDevice * dev, const guint16 * host,
   bench_ring_free (ring, ring_n);
   g_free (got);
   g_free (ref);
-  g_free (t);
   return median;
 }
 
@@ -339,6 +351,7 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     g_error ("%s", error->message);
+  bench_require_elements ("sarmultilook", "sarrotscale", "sarquantize", NULL);
   dev = clv_device_open (NULL, &error);
   if (dev == NULL)
     g_error ("%s", error->message);

@@ -83,6 +83,21 @@ matches_reference (ClvDevice * dev, ClvSpeckle * sp,
   return same;
 }
 
+typedef struct
+{
+  ClvSpeckle *sp;
+  ClvImage im;
+  cl_mem out;
+} SpeckleRun;
+
+static gboolean
+speckle_enqueue (gpointer data, cl_mem src, cl_event * ev, GError ** error)
+{
+  const SpeckleRun *r = data;
+
+  return clv_speckle_enqueue (r->sp, src, &r->im, r->out, &r->im, ev, error);
+}
+
 /* Median kernel time of one filter at one radius, over the ring. */
 static double
 speckle_seconds (ClvDevice * dev, const ClvSpeckleParams * p, int size,
@@ -90,33 +105,26 @@ speckle_seconds (ClvDevice * dev, const ClvSpeckleParams * p, int size,
     int iterations, gboolean * same)
 {
   const ClvImage im = clv_image_make (size, size, 4, (gsize) size * 4);
-  double *t = g_new (double, iterations), median;
+  double median;
   GError *error = NULL;
   cl_mem out = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, im.stride * size,
       &error);
   ClvSpeckle *sp;
+  SpeckleRun run;
 
   bench_set_tuning (tune);
   sp = clv_speckle_new (dev, CLV_SAMPLE_F32, p, &error);
   bench_set_tuning (NULL);
   if (sp == NULL || out == NULL)
     g_error ("bench: %s", error->message);
-  for (int i = -ring_n; i < iterations; i++) {
-    cl_event ev;
-
-    if (!clv_speckle_enqueue (sp, ring[(i + ring_n) % ring_n], &im, out, &im,
-            &ev, &error))
-      g_error ("bench: %s", error->message);
-    clWaitForEvents (1, &ev);
-    if (i >= 0)
-      t[i] = clv_event_seconds (ev);
-    clReleaseEvent (ev);
-  }
-  median = bench_median (t, iterations);
+  run.sp = sp;
+  run.im = im;
+  run.out = out;
+  median = bench_ring_kernel_seconds (ring, ring_n, iterations,
+      speckle_enqueue, &run);
   *same = matches_reference (dev, sp, p, host, size);
   clv_speckle_free (sp);
   clReleaseMemObject (out);
-  g_free (t);
   return median;
 }
 
@@ -264,6 +272,7 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     g_error ("%s", error->message);
+  bench_require_elements ("sarintensity", "sarmultilook", "sarspeckle", "sardb", NULL);
   dev = clv_device_open (NULL, &error);
   if (dev == NULL)
     g_error ("%s", error->message);
