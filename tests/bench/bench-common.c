@@ -104,26 +104,25 @@ typedef struct
 {
   ClvDevice *dev;
   cl_kernel kernel;
-  cl_mem *ring, sink;
-  int ring_n;
+  cl_mem sink;
   cl_uint n;
 } ReadRun;
 
-static cl_event
-enqueue_read (gpointer data, int i)
+static gboolean
+enqueue_read (gpointer data, cl_mem src, cl_event * ev, GError ** error)
 {
   const ReadRun *r = data;
   const size_t local = 256, global = clv_round_up (r->n, local);
-  GError *error = NULL;
-  cl_event ev;
 
-  if (!clv_kernel_set_args (r->kernel, &error,
-          CLV_ARG (r->ring[(i + r->ring_n) % r->ring_n]), CLV_ARG (r->n),
-          CLV_ARG (r->sink), CLV_ARGS_END)
-      || clEnqueueNDRangeKernel (r->dev->queue, r->kernel, 1, NULL, &global,
-          &local, 0, NULL, &ev) != CL_SUCCESS)
-    g_error ("bench: the read kernel failed");
-  return ev;
+  if (!clv_kernel_set_args (r->kernel, error, CLV_ARG (src), CLV_ARG (r->n),
+          CLV_ARG (r->sink), CLV_ARGS_END))
+    return FALSE;
+  CLV_CHECK (clEnqueueNDRangeKernel (r->dev->queue, r->kernel, 1, NULL,
+          &global, &local, 0, NULL, ev), error, fail);
+  return TRUE;
+
+fail:
+  return FALSE;
 }
 
 double
@@ -131,22 +130,24 @@ bench_read_seconds (ClvDevice * dev, const void *frame, gsize bytes,
     int iterations)
 {
   GError *error = NULL;
-  ReadRun r = { dev, NULL, NULL, NULL, 0, bytes / 16 };
+  ReadRun r = { dev, NULL, NULL, bytes / 16 };
+  int ring_n;
+  cl_mem *ring = bench_ring_new (dev, frame, bytes, &ring_n);
   cl_program prog;
   double result;
 
-  r.ring = bench_ring_new (dev, frame, bytes, &r.ring_n);
   r.sink = clv_buffer_new (dev, CL_MEM_WRITE_ONLY, sizeof (cl_uint), &error);
   prog = r.sink ? clv_program_build (dev, "bench-read", read_source, "",
       &error) : NULL;
   r.kernel = prog ? clv_kernel_new (prog, "read_frame", &error) : NULL;
   if (r.kernel == NULL)
     g_error ("bench: %s", error->message);
-  result = median_event_seconds (enqueue_read, &r, r.ring_n, iterations);
+  result = bench_ring_kernel_seconds (ring, ring_n, iterations, enqueue_read,
+      &r);
   clReleaseKernel (r.kernel);
   clReleaseProgram (prog);
   clReleaseMemObject (r.sink);
-  bench_ring_free (r.ring, r.ring_n);
+  bench_ring_free (ring, ring_n);
   return result;
 }
 
