@@ -15,7 +15,9 @@
 # and photograph our median ms, OpenCV's and its ratio to ours, whether
 # the faces equal the reference, the kernels' and the host's share and the
 # launches per frame; "small_frames": photographs of 500x375 pixels or
-# fewer, their median ms against 0.2}.  Environment: THREADS
+# fewer, their median ms against 0.2; "batches": per photograph (Haar)
+# one frame at a time and batches of 16, bench-vj's per-batch medians:
+# kernels, upload + read-back + routing, grouping}.  Environment: THREADS
 # (16), REPEAT (200), IMAGES (the test photographs of tests/fetch-data.sh
 # in tests/data/cache), ORACLE, CASCADE_ROOT (.device/opencv4 where
 # gpu-prepare.sh put the cascades, else /usr/share/opencv4).
@@ -51,6 +53,9 @@ args=(--repeat "${REPEAT:-200}" --warmup 20 --threads "${THREADS:-16}"
 "$build/tests/bench/bench-vj" "${args[@]}" \
   --cascade "$root/lbpcascades/lbpcascade_frontalface_improved.xml" \
   "${images[@]}" > "$out/lbp.json"
+# Where a frame's time goes, alone and in batches of 16 (Haar).
+"$build/tests/bench/bench-vj" --repeat "${REPEAT:-200}" --warmup 20 --no-check \
+  --batch 1,16 "${images[@]}" > "$out/batches.json"
 python3 - "$out" <<'EOF'
 import json, os, sys
 out = sys.argv[1]
@@ -82,9 +87,15 @@ for name in ("haar", "lbp"):
         if name == "haar" and f["width"] * f["height"] <= 500 * 375:
             small.append({"frame": f["frame"], "ms_median": ours["ms_median"],
                           "at_most_0.2_ms": ours["ms_median"] <= 0.2})
+with open(os.path.join(out, "batches.json")) as f:
+    batches = json.load(f)
+os.unlink(os.path.join(out, "batches.json"))
 doc["device"] = doc["haar"]["device"]
 doc["summary"] = summary
 doc["small_frames"] = small
+doc["batches"] = [{"frame": f["frame"], "width": f["width"],
+                   "height": f["height"], **b}
+                  for f in batches["frames"] for b in f["batches"]]
 with open(os.path.join(out, "bench-photos.json"), "w") as f:
     json.dump(doc, f, indent=1)
 for r in summary:

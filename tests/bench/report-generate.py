@@ -768,9 +768,30 @@ figures are the queue's profiling events.
                               "kernels ms", "launches",
                               f"OpenCV-{ph['summary'][0]['opencv_threads']} ms",
                               "vs OpenCV", "faces equal OpenCV's"], rows))
+                if ph.get("batches"):
+                    self.photo_batches(ph)
         if not said:
             self.w("Not measured in these runs (`tests/bench/bench-cpu.sh`, "
                    "`tests/bench/gpu-run.sh photos`).\n")
+
+    def photo_batches(self, ph):
+        """Where a photograph's time goes, alone and in a batch."""
+        rows = []
+        for x in ph["batches"]:
+            n = x["batch"]
+            rows.append((x["frame"], f"{x['width']}×{x['height']}", n,
+                         fmt(x["ms_per_frame"], 3),
+                         fmt(x["pyramid_kernels_ms_median"] / n, 3),
+                         fmt(x["detect_kernels_ms_median"] / n, 3),
+                         fmt(x["upload_readback_routing_ms_median"] / n, 3),
+                         fmt(x["group_ms_median"] / n, 3)))
+        self.w("Where the time goes (Haar), per frame, one frame at a time and "
+               "in batches of frames that share each kernel launch "
+               "(`bench-vj --batch 1,16`, medians per batch divided by its "
+               "frames; upload: `clEnqueueWriteBuffer` of pageable memory):\n")
+        self.w(table(["photograph", "size", "batch", "ms", "pyramid ms",
+                      "detection ms", "upload, read-back, routing ms",
+                      "grouping ms"], rows))
 
     def sar_float(self):
         """Speckle filters, the float chain, and the CPU runs against OTB."""
