@@ -319,7 +319,8 @@ build_detect_program (ClvVjDetector * d, const char *unrolled, int wg,
 }
 
 /* d->k_small: vj_detect_tiled with work-groups of VJ_SMALL_WG, left NULL
- * where the compiled kernel cannot run groups that large (registers). */
+ * where the compiled kernel cannot run groups that large
+ * (CL_KERNEL_WORK_GROUP_SIZE). */
 static gboolean
 build_small_kernel (ClvVjDetector * d, const char *unrolled, GError ** error)
 {
