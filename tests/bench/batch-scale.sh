@@ -58,14 +58,7 @@ one=$(cut -d' ' -f1 <<< "$first")
 template="filesrc location={input} ! $detect device={device} ! roiexport location={output} ! fakesink"
 : > "$work/runs.txt"
 
-# CPU seconds (user + system) of every child this shell waited for so far,
-# into the variable named $1 (`times` in this shell: a subshell's are its
-# own).
-children_cpu () {
-  times > "$work/times"
-  printf -v "$1" '%s' "$(awk 'NR == 2 { for (i = 1; i <= 2; i++) {
-    split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%.2f", s }' "$work/times")"
-}
+source tests/bench/children-cpu.sh
 
 # Runs "NAME GPUS JOBS" with the command after it; records seconds, the
 # frames of the JSON Lines under $work/NAME and the CPU seconds it took

@@ -25,17 +25,12 @@ gst-launch-1.0 -q filesrc location=tests/data/cache/astronaut.png ! pngdec ! \
   videoconvert ! videoscale ! video/x-raw,width=1920,height=1280 ! pngenc ! \
   filesink location="$photo"
 
-# CPU seconds (user + system) of the children this shell waited for.
-children_cpu () {
-  times > "$out/times"
-  awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/)
-    s += t[1] * 60 + t[2] } printf "%.2f", s }' "$out/times"
-}
+source tests/bench/children-cpu.sh
 
 # One run: DEVICE; prints "seconds cpu-seconds" and leaves the devices' log
 # in LOG.
 run () {
-  local device=$1 log=$2 desc="" start end
+  local device=$1 log=$2 desc="" start end cpu
   for _ in $(seq "$branches"); do
     desc+=" filesrc location=$photo ! pngdec ! videoconvert ! "
     desc+="video/x-raw,format=GRAY8 ! imagefreeze num-buffers=$frames ! "
@@ -45,8 +40,8 @@ run () {
   # shellcheck disable=SC2086
   GST_DEBUG=clvcontext:5 GST_DEBUG_NO_COLOR=1 gst-launch-1.0 -q $desc 2> "$log"
   end=$(date +%s.%N)
-  printf '%s ' "$(python3 -c "print($end - $start)")"
-  children_cpu
+  children_cpu cpu
+  printf '%s %s' "$(python3 -c "print($end - $start)")" "$cpu"
 }
 run auto "$out/spread-warmup.log" > /dev/null
 results=()

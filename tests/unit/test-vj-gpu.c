@@ -51,6 +51,15 @@ upload (const guint8 * data, gsize size)
   return m;
 }
 
+/* A small shape for tuning `t`: twice its work-items, twice its windows at
+ * once in the cooperative stages. */
+static void
+set_double_small_shape (ClvVjTuning * t)
+{
+  t->small_wg = 2 * t->wg;
+  t->small_coop_windows = 2 * t->coop_windows;
+}
+
 static ClvVjDetector *
 detector_unrolled (const ClvCascade * c, ClvVjVariant variant,
     gboolean unroll, const char *extra)
@@ -79,10 +88,8 @@ detector_unrolled (const ClvCascade * c, ClvVjVariant variant,
   } else if (extra && g_str_equal (extra, "no-shuffles")) {
     t.shuffle = 0;
   } else if (extra && g_str_equal (extra, "small")) {
-    /* Every batch on the small shape: twice the work-items, twice the
-     * windows at once in the cooperative stages. */
-    t.small_wg = 2 * t.wg;
-    t.small_coop_windows = 2 * t.coop_windows;
+    /* Every batch on the small shape. */
+    set_double_small_shape (&t);
     t.small_tiles = G_MAXINT;
     t.small_groups_per_cu = 1;
   }
@@ -1055,8 +1062,7 @@ detect_wg (const ClvCascade * c, const Gray * g, int small_tiles)
 
   clv_vj_tuning_for_device (device, &t);
   t.variant = CLV_VJ_VARIANT_TILED;
-  t.small_wg = 2 * t.wg;
-  t.small_coop_windows = 2 * t.coop_windows;
+  set_double_small_shape (&t);
   t.small_tiles = small_tiles;
   d = clv_vj_detector_new (device, c, &t, &error);
   g_assert_no_error (error);
@@ -1140,8 +1146,7 @@ test_bad_tuning (void)
   t.small_coop_windows = 5;
   assert_tuning_refused (c, &t, "VJ_SMALL_WG=24", "VJ_SMALL_COOP_WINDOWS=5");
   clv_vj_tuning_for_device (device, &t);
-  t.small_wg = 2 * t.wg;
-  t.small_coop_windows = 2 * t.coop_windows;
+  set_double_small_shape (&t);
   t.small_groups_per_cu = 0;
   assert_tuning_refused (c, &t, "VJ_SMALL_GROUPS_PER_CU=0", NULL);
   clv_cascade_free (c);
