@@ -8,9 +8,9 @@
  * of K outputs per work-item), LOCAL (strips of the box-sum filters: 1
  * reads the tile into local memory, 0 reads straight from the image),
  * HAVE_FP64 (window statistics in double, as OTB computes them), GUARD
- * (the box-sum filters' statistics in float, and in double, as OTB
- * computes them, for the windows where float could differ: see
- * guarded_output); Frost:
+ * (the box-sum filters' statistics in float, and sar_speckle_fix then
+ * redoes in double, as OTB computes them, the windows where float could
+ * differ: see guarded_output); Frost:
  * NCLASS distinct distances in the window, FROST_CLASS_OF (each offset's
  * class, row by row) and FROST_DIST (each class's distance).
  *
@@ -63,6 +63,15 @@ typedef float sample_t;
 #define BOX (FILTER <= 3 || FILTER == 5)
 #if !LOCAL && !(BOX && ROWS)
 #error "LOCAL = 0 is a shape of the box-sum filters' strips"
+#endif
+
+/* With GUARD the box-sum kernels take sar_speckle_fix's list. */
+#if GUARD
+#define FIX_PARAMS , __global uint * fix, const uint cap
+#define FIX_ARGS , fix, cap
+#else
+#define FIX_PARAMS
+#define FIX_ARGS
 #endif
 
 /* Reads the work-group's tile, clamped to the image.  The loops' trip
@@ -533,12 +542,13 @@ near_threshold (const float a, const float t, const float band)
   return !(fabs (fabs (a) - t) > band);
 }
 
-/* The float output of the window from its float sums, or the double one
- * where float could go another way than double at a branch or miss the
+/* The float output of the window from its float sums; *doubtful where
+ * float could go another way than double at a branch or miss the
  * reference by more than half the tolerance (1e-4 relative, 1e-6
- * absolute).  Error bounds, to first order in u = 2^-24 (OpenCL's float
- * division and sqrt are within 3 ulp, 6 u), a term of a sum having gone
- * through at most 2 SIDE - 2 additions, A = sum |x| <= sqrt(N S2):
+ * absolute): sar_speckle_fix then writes the double one.  Error bounds, to
+ * first order in u = 2^-24 (OpenCL's float division and sqrt are within 3
+ * ulp, 6 u), a term of a sum having gone through at most 2 SIDE - 2
+ * additions, A = sum |x| <= sqrt(N S2):
  *   |s - S| <= (2 SIDE - 2) u A, so |e - E| <= de = (2 SIDE + 4) u
  *   sqrt(s2 / N); |s2 - S2| <= 2 SIDE u S2; s e's error <= A de +
  *   (2 SIDE - 2) u A^2 / N + u A^2 / N <= (4 SIDE + 3) u S2; with the
@@ -546,12 +556,13 @@ near_threshold (const float a, const float t, const float band)
  *   (N - 1); and ci2 = var / e^2 is within rho = dv / |var| + 2 de / |e| +
  *   8 u of its exact value, relatively.
  * A branch whose threshold lies within twice the bound (the second order
- * terms and the double reference's own roundings are far smaller) is taken
- * in double; so is an output whose error bound, sens rho + de, could reach
+ * terms and the double reference's own roundings are far smaller) is
+ * doubtful; so is an output whose error bound, sens rho + de, could reach
  * half the tolerance (the rest covers the float rule's own roundings, a
  * few u relative). */
 inline float
-guarded_output (const float win[SIDE][SIDE], const float s, const float s2)
+guarded_output (const float win[SIDE][SIDE], const float s, const float s2,
+    bool *doubtful)
 {
   const float u = 0x1p-24f, eps = 1e-10f;
   const float e = s / N, var = (s2 - s * e) / (N - 1);
@@ -560,12 +571,20 @@ guarded_output (const float win[SIDE][SIDE], const float s, const float s2)
   const float rho = dv / fabs (var) + 2 * de / fabs (e) + 8 * u;
   float y, sens;
 
+#if FILTER == 5
+  /* Boxcar: the mean, whatever the variance. */
+  *doubtful = !(de <= fmax (5e-5f * fabs (e), 5e-7f));
+  return e;
+#endif
+  *doubtful = true;
   if (near_threshold (e, eps, de))
-    return double_output (win);
+    return 0;
+  *doubtful = false;
   if (fabs (e) < eps)
     return 0;
+  *doubtful = true;
   if (near_threshold (var, eps, dv))
-    return double_output (win);
+    return 0;
 #if FILTER == 0 || FILTER == 2 || FILTER == 3
   {
     /* ci2 < cu2, and Gamma-MAP's sqrt(ci2) >= cmax, cmax^2 = 2 cu2. */
@@ -576,27 +595,61 @@ guarded_output (const float win[SIDE][SIDE], const float s, const float s2)
             || near_threshold (ci2, 2 * cu2, 2 * rho * ci2)
 #endif
         ))
-      return double_output (win);
+      return 0;
   }
 #endif
   y = rule_real (win, e, var, &sens);
-  if (!(sens * rho + de <= fmax (5e-5f * fabs (y), 5e-7f)))
-    return double_output (win);
+  *doubtful = !(sens * rho + de <= fmax (5e-5f * fabs (y), 5e-7f));
   return y;
+}
+
+/* Hands pixel (x, y) to sar_speckle_fix: fix[0] counts such pixels (fix[1]
+ * is sar_speckle_fix's), and the first `cap` go on from fix[2] as
+ * y width + x. */
+inline void
+defer (__global uint * fix, const uint cap, const int width,
+    const int height, const int x, const int y)
+{
+  if (x < width && y < height) {
+    const uint i = atomic_inc (fix);
+
+    if (i < cap)
+      fix[2 + i] = (uint) y * width + x;
+  }
 }
 #endif
 
 /* The output of the window `win` from its sums of x and x^2. */
 inline float
-window_output (const float win[SIDE][SIDE], const real_t s, const real_t s2)
+window_output (const float win[SIDE][SIDE], const real_t s, const real_t s2,
+    bool *doubtful)
 {
 #if GUARD
-  return guarded_output (win, s, s2);
+  return guarded_output (win, s, s2, doubtful);
 #else
   const real_t e = s / N, var = (s2 - s * e) / (N - 1);
   real_t sens;
 
+  *doubtful = false;
   return (float) rule_real (win, e, var, &sens);
+#endif
+}
+
+/* Writes the output of the window `win` at pixel (x, y), deferring it to
+ * sar_speckle_fix where float is doubtful. */
+inline void
+store_window (__global float *dst, const uint dst_offset,
+    const uint dst_stride, const int width, const int height, const int x,
+    const int y, const float win[SIDE][SIDE], const real_t s,
+    const real_t s2 FIX_PARAMS)
+{
+  bool doubtful;
+  const float out = window_output (win, s, s2, &doubtful);
+
+  store (dst, dst_offset, dst_stride, width, height, x, y, out);
+#if GUARD
+  if (doubtful)
+    defer (fix, cap, width, height, x, y);
 #endif
 }
 
@@ -627,7 +680,7 @@ strip (
 #endif
     const __global sample_t * src, const uint src_offset,
     const uint src_stride, __global float *dst, const uint dst_offset,
-    const uint dst_stride, const int width, const int height)
+    const uint dst_stride, const int width, const int height FIX_PARAMS)
 {
   const int x = get_global_id (0), y0 = get_global_id (1) * ROWS;
   float win[SIDE][SIDE];
@@ -669,8 +722,8 @@ strip (
       s += h[j];
       s2 += h2[j];
     }
-    store (dst, dst_offset, dst_stride, width, height, x, y0 + k,
-        window_output (win, s, s2));
+    store_window (dst, dst_offset, dst_stride, width, height, x, y0 + k,
+        win, s, s2 FIX_ARGS);
   }
 #undef STRIP_ROW
 }
@@ -681,7 +734,7 @@ __kernel __attribute__((reqd_work_group_size (LX, LY, 1)))
 void
 sar_speckle (const __global sample_t * src, const uint src_offset,
     const uint src_stride, __global float *dst, const uint dst_offset,
-    const uint dst_stride, const int width, const int height)
+    const uint dst_stride, const int width, const int height FIX_PARAMS)
 {
   /* Local memory is declared at the kernel's scope (OpenCL 1.2). */
 #if LOCAL
@@ -704,7 +757,8 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
 #if LOCAL
       tile,
 #endif
-      src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height);
+      src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height
+      FIX_ARGS);
 #elif FILTER == 6 && R <= 3
   median_strip (tile, dst, dst_offset, dst_stride, width, height);
 #else
@@ -714,7 +768,7 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
 #pragma unroll 1
   for (int k = 0; k < RY; k++) {
     const int ty = ly * RY + k;
-    float out;
+    const int x = get_global_id (0), y = get_group_id (1) * LY * RY + ty;
 
 #if BOX
     float win[SIDE][SIDE];
@@ -724,14 +778,70 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
 #pragma unroll
     for (int dy = 0; dy < SIDE; dy++)
       tile_row (tile, ty + dy, lx, win[dy]);
-    out = window_output (win, s, s2);
+    store_window (dst, dst_offset, dst_stride, width, height, x, y, win, s,
+        s2 FIX_ARGS);
 #elif FILTER == 4
-    out = refined_lee (tile, h3, ty, lx);
+    store (dst, dst_offset, dst_stride, width, height, x, y,
+        refined_lee (tile, h3, ty, lx));
 #else
-    out = median (tile, ty, lx);
+    store (dst, dst_offset, dst_stride, width, height, x, y,
+        median (tile, ty, lx));
 #endif
-    store (dst, dst_offset, dst_stride, width, height, get_global_id (0),
-        get_group_id (1) * LY * RY + ty, out);
   }
 #endif
 }
+
+#if GUARD
+/* The outputs that the float statistics left doubtful, in double, after
+ * sar_speckle: the pixels in the list, or if it overflowed every pixel
+ * whose float sums (added in sar_speckle's order) are doubtful.  The
+ * doubtful windows are few and scattered, so they are taken out of
+ * sar_speckle, whose SIMD groups then run float alone; a 1-D launch of any
+ * size, whose last work-group clears the list for the next frame. */
+__kernel void
+sar_speckle_fix (const __global sample_t * src, const uint src_offset,
+    const uint src_stride, __global float *dst, const uint dst_offset,
+    const uint dst_stride, const int width, const int height,
+    __global uint * fix, const uint cap)
+{
+  const uint count = fix[0];
+  const bool listed = cap > 0 && count <= cap;
+  const size_t n = listed ? count : (size_t) width * height;
+
+  for (size_t i = get_global_id (0); i < n; i += get_global_size (0)) {
+    const size_t at = listed ? fix[2 + i] : i;
+    const int2 p = (int2) (at % width, at / width);
+    float win[SIDE][SIDE];
+    float s = 0, s2 = 0;
+    bool doubtful = true;
+
+#pragma unroll
+    for (int dy = 0; dy < SIDE; dy++) {
+      const __global sample_t *row = src + src_offset +
+          (size_t) clamp (p.y - R + dy, 0, height - 1) * src_stride;
+      float a, b;
+
+#pragma unroll
+      for (int dx = 0; dx < SIDE; dx++)
+        win[dy][dx] = (float) row[clamp (p.x - R + dx, 0, width - 1)];
+      row_sums (win[dy], &a, &b);
+      s += a;
+      s2 += b;
+    }
+    if (!listed)
+      guarded_output (win, s, s2, &doubtful);
+    if (doubtful)
+      store (dst, dst_offset, dst_stride, width, height, p.x, p.y,
+          double_output (win));
+  }
+  /* The list is read: the last work-group out clears it. */
+  barrier (CLK_GLOBAL_MEM_FENCE);
+  if (get_local_id (0) == 0) {
+    mem_fence (CLK_GLOBAL_MEM_FENCE);
+    if (atomic_inc (fix + 1) == get_num_groups (0) - 1) {
+      fix[0] = 0;
+      fix[1] = 0;
+    }
+  }
+}
+#endif

@@ -24,9 +24,10 @@
  * - `boxcar`: the window's mean; `median`: its median.
  *
  * Where the device has double precision, the outputs are OTB's: the
- * statistics are in double (or, under `SAR_SPECKLE_FP64=0`, see
- * docs/tuning.md, in float with the windows near a rule's threshold
- * recomputed in double).  Without it they are in float, and a few pixels
+ * statistics are in double, or in float with the windows near a rule's
+ * threshold recomputed in double (on GPUs for Lee, Frost, Kuan and
+ * boxcar; `SAR_SPECKLE_FP64`, docs/tuning.md).  Without it they
+ * are in float, and a few pixels
  * near a threshold may differ.  The kernel reads
  * each tile of the image into local memory once, with its halo, and sums
  * windows separably.  The georeferencing and the no-data value go through
@@ -139,7 +140,7 @@ gst_sar_speckle_process (GstClvFilter * filter, cl_mem in,
     GError ** error)
 {
   return clv_speckle_enqueue (GST_SAR_SPECKLE (filter)->op, in, in_im, out,
-      out_im, NULL, error);
+      out_im, NULL, NULL, error);
 }
 
 static gboolean

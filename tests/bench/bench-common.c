@@ -21,8 +21,9 @@ bench_median (double *v, int n)
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Enqueues run `i` of a timing (i < 0: a warm-up run); returns its event. */
-typedef cl_event (*TimedRun) (gpointer data, int i);
+/* Enqueues run `i` of a timing (i < 0: a warm-up run); returns the event of
+ * its last command, and in *first that of its first (NULL: the same). */
+typedef cl_event (*TimedRun) (gpointer data, int i, cl_event * first);
 
 /* Median device time of `iterations` runs after `warmup` runs, each one
  * waited for before the next. */
@@ -33,11 +34,12 @@ median_event_seconds (TimedRun enqueue, gpointer data, int warmup,
   double *t = g_new (double, iterations), result;
 
   for (int i = -warmup; i < iterations; i++) {
-    cl_event ev = enqueue (data, i);
+    cl_event first = NULL, ev = enqueue (data, i, &first);
     clWaitForEvents (1, &ev);
     if (i >= 0)
-      t[i] = clv_event_seconds (ev);
+      t[i] = clv_event_span_seconds (first ? first : ev, ev);
     clReleaseEvent (ev);
+    g_clear_pointer (&first, clReleaseEvent);
   }
   result = bench_median (t, iterations);
   g_free (t);
@@ -52,7 +54,7 @@ typedef struct
 } CopyRun;
 
 static cl_event
-enqueue_copy (gpointer data, int i)
+enqueue_copy (gpointer data, int i, cl_event * first)
 {
   const CopyRun *c = data;
   /* Successive copies move through the buffers, as a kernel cycling
@@ -109,7 +111,8 @@ typedef struct
 } ReadRun;
 
 static gboolean
-enqueue_read (gpointer data, cl_mem src, cl_event * ev, GError ** error)
+enqueue_read (gpointer data, cl_mem src, cl_event * first, cl_event * ev,
+    GError ** error)
 {
   const ReadRun *r = data;
   const size_t local = 256, global = clv_round_up (r->n, local);
@@ -205,13 +208,13 @@ typedef struct
 } RingRun;
 
 static cl_event
-enqueue_from_ring (gpointer data, int i)
+enqueue_from_ring (gpointer data, int i, cl_event * first)
 {
   const RingRun *r = data;
   GError *error = NULL;
   cl_event ev;
 
-  if (!r->enqueue (r->data, r->ring[(i + r->n) % r->n], &ev, &error))
+  if (!r->enqueue (r->data, r->ring[(i + r->n) % r->n], first, &ev, &error))
     g_error ("bench: %s", error->message);
   return ev;
 }

@@ -38,9 +38,11 @@ cl_mem *bench_ring_new (ClvDevice * dev, const void *frame, gsize bytes,
 void bench_ring_free (cl_mem * ring, int n);
 
 /* Enqueues the kernel under test once, reading `src`; sets *ev to the event
- * of its (last) launch.  FALSE with `error` set on failure. */
-typedef gboolean (*BenchEnqueue) (gpointer data, cl_mem src, cl_event * ev,
-    GError ** error);
+ * of its (last) launch, and may set *first (NULL on entry) to that of its
+ * first, the time then spanning both.  FALSE with `error` set on
+ * failure. */
+typedef gboolean (*BenchEnqueue) (gpointer data, cl_mem src,
+    cl_event * first, cl_event * ev, GError ** error);
 
 /* Median device time of `enqueue` over `iterations` runs, cycling through
  * the ring's copies, after one untimed run on each. */

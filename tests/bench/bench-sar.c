@@ -27,7 +27,8 @@ typedef struct
 } MultilookRun;
 
 static gboolean
-multilook_enqueue (gpointer data, cl_mem src, cl_event * ev, GError ** error)
+multilook_enqueue (gpointer data, cl_mem src, cl_event * first,
+    cl_event * ev, GError ** error)
 {
   MultilookRun *r = data;
 

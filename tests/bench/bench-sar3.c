@@ -71,7 +71,8 @@ typedef struct
 } RotscaleRun;
 
 static gboolean
-rotscale_enqueue (gpointer data, cl_mem src, cl_event * ev, GError ** error)
+rotscale_enqueue (gpointer data, cl_mem src, cl_event * first,
+    cl_event * ev, GError ** error)
 {
   const RotscaleRun *r = data;
 
