@@ -564,18 +564,18 @@ inline float
 guarded_output (const float win[SIDE][SIDE], const float s, const float s2,
     bool *doubtful)
 {
-  const float u = 0x1p-24f, eps = 1e-10f;
-  const float e = s / N, var = (s2 - s * e) / (N - 1);
+  const float u = 0x1p-24f, eps = 1e-10f, e = s / N;
   const float de = (2 * SIDE + 4) * u * sqrt (s2 / N);
-  const float dv = (6 * SIDE + 10) * u * s2 / (N - 1);
-  const float rho = dv / fabs (var) + 2 * de / fabs (e) + 8 * u;
-  float y, sens;
-
 #if FILTER == 5
   /* Boxcar: the mean, whatever the variance. */
   *doubtful = !(de <= fmax (5e-5f * fabs (e), 5e-7f));
   return e;
-#endif
+#else
+  const float var = (s2 - s * e) / (N - 1);
+  const float dv = (6 * SIDE + 10) * u * s2 / (N - 1);
+  const float rho = dv / fabs (var) + 2 * de / fabs (e) + 8 * u;
+  float y, sens;
+
   *doubtful = true;
   if (near_threshold (e, eps, de))
     return 0;
@@ -601,6 +601,7 @@ guarded_output (const float win[SIDE][SIDE], const float s, const float s2,
   y = rule_real (win, e, var, &sens);
   *doubtful = !(sens * rho + de <= fmax (5e-5f * fabs (y), 5e-7f));
   return y;
+#endif
 }
 
 /* Hands pixel (x, y) to sar_speckle_fix: fix[0] counts such pixels (fix[1]
