@@ -194,14 +194,22 @@ clv_speckle_enqueue (ClvSpeckle * sp, cl_mem src, const ClvImage * si,
   if (w == 0 || h == 0)
     return TRUE;
   if (sp->fix_kernel == NULL) {
+    cl_event ev = NULL;
+
     if (!clv_kernel_set_args (sp->kernel, error, CLV_ARG (src),
             CLV_ARG (a[0]), CLV_ARG (a[1]), CLV_ARG (dst), CLV_ARG (a[2]),
             CLV_ARG (a[3]), CLV_ARG (w), CLV_ARG (h), CLV_ARGS_END))
       return FALSE;
     CLV_CHECK (clEnqueueNDRangeKernel (sp->dev->queue, sp->kernel, 2, NULL,
-            global, sp->local, 0, NULL, last), error, fail);
-    if (first && last && clRetainEvent (*last) == CL_SUCCESS)
-      *first = *last;
+            global, sp->local, 0, NULL, first || last ? &ev : NULL), error,
+        fail);
+    /* One launch: both events are its. */
+    if (first && last)
+      clRetainEvent (ev);
+    if (first)
+      *first = ev;
+    if (last)
+      *last = ev;
     return TRUE;
   }
   if (!ensure_fix_list (sp, w, h, error))
