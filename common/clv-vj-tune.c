@@ -127,20 +127,16 @@ clv_vj_tuning_for_variant (ClvDevice * dev, ClvVjVariant variant,
   t->queue_stage = tune_int (dev, "VJ_QUEUE_STAGE", 1);
   /* A small frame has few tiles (about 800 at 360x288, 2,500 at 640x480,
    * 22,000 at 1920x1280): most of the GPU waits on the few windows that
-   * pass many stages, so more work-items to a tile shorten the detection.
-   * On an H200, groups of 256 with 32 work-items to a window (M = 8) cut
-   * the wall time per frame from 0.29 to 0.24 ms at 360x288, 0.30 to 0.24
-   * ms at 512x512, 0.28 to 0.24 ms at 640x480 and 0.33 to 0.30 ms at
-   * 800x600 (30 tiles per compute unit); at 1280x720 (60) they are as
-   * fast, at 1920x1280 (166) 4-7% slower.  Its compiler runs this kernel
-   * in groups of at most 256. */
+   * pass many stages, so more work-items to a window (32, M = 8) shorten
+   * the detection; with many tiles per compute unit the usual shape is
+   * faster.  NVIDIA's compiler runs this kernel in groups of at most
+   * 256. */
   t->small_wg = tune_int (dev, "VJ_SMALL_WG", tiled
       && has_nv_compiler_options (dev) ? 256 : 0);
   t->small_coop_windows = tune_int (dev, "VJ_SMALL_COOP_WINDOWS", 8);
   t->small_tiles = tune_int (dev, "VJ_SMALL_TILES", 48);
   /* As many groups as a Hopper SM holds at once (2,048 work-items): with
-   * few tiles, groups beyond that only start to find the queue empty (4 to
-   * 32 measured alike on an H200, within 3%). */
+   * few tiles, groups beyond that only start to find the queue empty. */
   t->small_groups_per_cu = tune_int (dev, "VJ_SMALL_GROUPS_PER_CU", 8);
 }
 

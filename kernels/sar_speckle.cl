@@ -813,24 +813,31 @@ sar_speckle_fix (const __global sample_t * src, const uint src_offset,
     const size_t at = listed ? fix[2 + i] : i;
     const int2 p = (int2) (at % width, at / width);
     float win[SIDE][SIDE];
-    float s = 0, s2 = 0;
     bool doubtful = true;
 
 #pragma unroll
     for (int dy = 0; dy < SIDE; dy++) {
       const __global sample_t *row = src + src_offset +
           (size_t) clamp (p.y - R + dy, 0, height - 1) * src_stride;
-      float a, b;
 
 #pragma unroll
       for (int dx = 0; dx < SIDE; dx++)
         win[dy][dx] = (float) row[clamp (p.x - R + dx, 0, width - 1)];
-      row_sums (win[dy], &a, &b);
-      s += a;
-      s2 += b;
     }
-    if (!listed)
+    /* Unlisted, whether the filter kernel found it doubtful. */
+    if (!listed) {
+      float s = 0, s2 = 0;
+
+#pragma unroll
+      for (int dy = 0; dy < SIDE; dy++) {
+        float a, b;
+
+        row_sums (win[dy], &a, &b);
+        s += a;
+        s2 += b;
+      }
       guarded_output (win, s, s2, &doubtful);
+    }
     if (doubtful)
       store (dst, dst_offset, dst_stride, width, height, p.x, p.y,
           double_output (win));
