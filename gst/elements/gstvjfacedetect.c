@@ -58,9 +58,10 @@
  * names Debian's `opencv-data` package.
  *
  * With `in-flight` 0 (the default) two frames are in flight on a GPU for
- * frames of 1 MiB or more while no other analyser uses the device, and one
- * otherwise: other streams' frames keep the device busy already, smaller
- * frames gained little, and on CPU devices the host is the device.
+ * frames of 1 MiB or more while no other analyser uses the device, and for
+ * smaller frames while other analysers share it (many streams: their
+ * batches then overlap); one otherwise, a lone stream of small frames
+ * keeping its latency low.  On CPU devices the host is the device: one.
  *
  * ## Example launch lines
  * |[
@@ -125,7 +126,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_vj_face_detect_debug);
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_VARIANT GST_VJ_FACE_DETECT_VARIANT_AUTO
 #define DEFAULT_BATCH_SIZE CLV_BATCH_DEFAULT_FRAMES
-/* In-flight 0 keeps two frames in flight from this size on (bytes). */
+/* In-flight 0: the size (bytes) from which a frame counts as large. */
 #define AUTO_IN_FLIGHT_MIN_BYTES ((gsize) 1 << 20)
 
 /* confidence = neighbors / (neighbors + CONFIDENCE_HALF): 0.5 when this
@@ -634,13 +635,17 @@ gst_vj_face_detect_finish_frame (GstClvFilter * filter, GstBuffer * buf,
 }
 
 /* How many frames of `size` bytes may be in flight now.  By default
- * (in-flight 0) two on a GPU only for frames of a megabyte or more, and
- * only while no other analyser uses the device: other streams' frames keep
- * it busy already, and for smaller frames the overlap gained little (one
- * stream of 640x480 on an H100: 3,600-4,000 frames/s against 3,100-3,200
- * with one in flight, but 0.72-0.82 ms from entering the element to
- * leaving it, against 0.30-0.32, where frames come faster than it takes
- * them).  On CPU devices the host is the device. */
+ * (in-flight 0) on a GPU:
+ * - a lone stream: two for frames of a megabyte or more, whose upload
+ *   then overlaps the detection; one for smaller frames, for which the
+ *   overlap gained little throughput and cost latency (where frames come
+ *   faster than the element takes them);
+ * - beside other analysers: two for small frames, so that each stream
+ *   keeps a frame waiting for the next batch while one is in a batch (the
+ *   service's batches overlap instead of the device waiting on the
+ *   streams' host work between them); one for large ones, whose batches
+ *   fill the device already.
+ * On CPU devices the host is the device. */
 static guint
 gst_vj_face_detect_frames_in_flight (GstClvFilter * filter, guint requested,
     gsize size)
@@ -654,8 +659,9 @@ gst_vj_face_detect_frames_in_flight (GstClvFilter * filter, guint requested,
     return requested;
   if (gst_clv_filter_get_device (filter)->type & CL_DEVICE_TYPE_CPU)
     return 1;
-  return gst_clv_filter_other_analysers (filter) == 0
-      && size >= AUTO_IN_FLIGHT_MIN_BYTES ? 2 : 1;
+  if (gst_clv_filter_other_analysers (filter) == 0)
+    return size >= AUTO_IN_FLIGHT_MIN_BYTES ? 2 : 1;
+  return size >= AUTO_IN_FLIGHT_MIN_BYTES ? 1 : 2;
 }
 
 /* The parents in `buf`: the ROIs of the parent label, clipped to the
