@@ -370,20 +370,28 @@ exchange (int *a, int *b)
 
 /* Batcher's odd-even merge sort of SIDE keys: the network for the next
  * power of two less the exchanges with a position beyond SIDE (an
- * INFINITY there would never move); 3, 9 and 16 exchanges. */
+ * INFINITY there would never move); 3, 9 and 16 exchanges.  Pass (p, k)
+ * exchanges a and a + k for the a that lie in the first half of a run of
+ * 2k from k mod p on, within one block of 2p.  Every loop runs a constant
+ * number of times, so that a compiler unrolls them all and the keys stay
+ * in registers: with bounds that move with an outer loop, an array left
+ * indexed at run time goes to the stack. */
+#define LOG_SIDE (SIDE <= 4 ? 2 : 3)
 inline void
 sort_side (int v[SIDE])
 {
 #pragma unroll
-  for (int p = 1; p < SIDE; p <<= 1)
+  for (int lp = 0; lp < LOG_SIDE; lp++)
 #pragma unroll
-    for (int k = p; k >= 1; k >>= 1)
+    for (int lk = 0; lk <= lp; lk++)
 #pragma unroll
-      for (int j = k % p; j + k < SIDE; j += 2 * k)
-#pragma unroll
-        for (int i = 0; i < k && i + j + k < SIDE; i++)
-          if ((i + j) / (2 * p) == (i + j + k) / (2 * p))
-            exchange (&v[i + j], &v[i + j + k]);
+      for (int a = 0; a < SIDE; a++) {
+        const int p = 1 << lp, k = p >> lk, s = k % p;
+
+        if (a >= s && a + k < SIDE && (a - s) % (2 * k) < k
+            && a / (2 * p) == (a + k) / (2 * p))
+          exchange (&v[a], &v[a + k]);
+      }
 }
 
 /* The window's SIDE rows, each sorted, sorted again down each column:
@@ -404,28 +412,33 @@ sort_side (int v[SIDE])
 inline int
 forgetful_median (int c[NCAND])
 {
-  int lo = 0;
   const int hi = NCAND / 2 + 1;
 
+  /* Round `lo` takes in candidate hi + 1 + lo; constant bounds, as in
+   * sort_side. */
 #pragma unroll
-  for (int next = hi + 1; next <= NCAND; next++, lo++) {
+  for (int lo = 0; lo < NCAND - hi; lo++) {
 #pragma unroll
-    for (int a = lo; a + 1 <= hi; a += 2)
-      exchange (&c[a], &c[a + 1]);
+    for (int m = 0; m <= hi / 2; m++)
+      if (lo + 2 * m + 1 <= hi)
+        exchange (&c[lo + 2 * m], &c[lo + 2 * m + 1]);
 #pragma unroll
-    for (int a = lo + 2; a <= hi; a += 2)
-      exchange (&c[lo], &c[a]);
+    for (int m = 0; m <= hi / 2; m++)
+      if (lo + 2 + 2 * m <= hi)
+        exchange (&c[lo], &c[lo + 2 + 2 * m]);
 #pragma unroll
-    for (int a = lo + 1; a < hi; a += 2)
-      exchange (&c[a], &c[hi]);
-    if (next < NCAND)
-      c[hi] = c[next];
+    for (int m = 0; m <= hi / 2; m++)
+      if (lo + 1 + 2 * m < hi)
+        exchange (&c[lo + 1 + 2 * m], &c[hi]);
+    if (hi + 1 + lo < NCAND)
+      c[hi] = c[hi + 1 + lo];
   }
   return c[hi - 1];
 }
 
-/* The median of a window whose rows are sorted. */
-inline int
+/* The median of a window whose rows are sorted.  Always inlined: a
+ * compiler that keeps it a call passes the window through memory. */
+inline __attribute__ ((always_inline)) int
 median_of_sorted_rows (const int rows[SIDE][SIDE])
 {
   int c[NCAND];

@@ -114,8 +114,9 @@ check_speckle (ClvDevice * dev, const char *tune, ClvSample sample,
   }
 }
 
-/* Every filter, radius 1 and 3 (the median 4 too: the path for windows
- * too large to sort in registers), looks 1 on Float32 and 3.5 on UInt16. */
+/* Every filter, radius 1 and 3 (the median 2 and 4 too: each size of its
+ * sorting networks, and the path for windows too large to sort in
+ * registers), looks 1 on Float32 and 3.5 on UInt16. */
 static void
 test_speckle_matches_reference (void)
 {
@@ -128,7 +129,7 @@ test_speckle_matches_reference (void)
         const ClvSpeckleParams p = { f, r, k ? 3.5 : 1, k ? 2 : 0.1 };
 
         if (f == CLV_SPECKLE_REFINED_LEE ? r != CLV_REFINED_LEE_RADIUS :
-            r == 2 || (r == 4 && f != CLV_SPECKLE_MEDIAN))
+            f != CLV_SPECKLE_MEDIAN && (r == 2 || r == 4))
           continue;
         check_speckle (dev, NULL, samples[k], &p);
       }
