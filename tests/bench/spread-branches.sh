@@ -10,8 +10,8 @@
 # streaming frames/s, the frames after preroll (BRANCHES x (FRAMES - 1))
 # over the time gst-launch-1.0 reports from PLAYING to EOS ("Execution
 # ended after"), and wall frames/s, BRANCHES x FRAMES over the whole
-# process's run, start-up included (opening the devices and loading 16
-# cascades: about a second).  Writes OUT_DIR/spread-branches.json:
+# process's run, start-up included (opening the devices, loading each
+# branch's cascade).  Writes OUT_DIR/spread-branches.json:
 #   {"branches", "frames", "runs": [{"device", "seconds", "fps",
 #    "playing_seconds", "playing_fps", "cores_busy" (CPU seconds over wall
 #    seconds), "devices": {name: branches}}...], "fps_first", "fps_auto",
