@@ -190,6 +190,12 @@ clv_batch_service_submit (ClvBatchService * svc, gpointer request,
   return TRUE;
 }
 
+gboolean
+clv_batch_service_shared (ClvBatchService * svc)
+{
+  return !g_atomic_ref_count_compare (&svc->ref, 1);
+}
+
 void
 clv_batch_service_stats (ClvBatchService * svc, ClvBatchStats * stats)
 {

@@ -49,6 +49,10 @@ void clv_batch_service_unref (ClvBatchService * svc);
 gboolean clv_batch_service_submit (ClvBatchService * svc, gpointer request,
     guint * batch_size, GError ** error);
 
+/* Whether more than one holder (the elements of several streams) uses
+ * the service now: a hint, which changes as holders come and go. */
+gboolean clv_batch_service_shared (ClvBatchService * svc);
+
 typedef struct
 {
   guint64 requests;             /* requests run */

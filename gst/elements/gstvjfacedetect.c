@@ -59,9 +59,10 @@
  *
  * With `in-flight` 0 (the default) two frames are in flight on a GPU for
  * frames of 1 MiB or more while no other analyser uses the device, and for
- * smaller frames while other analysers share it (many streams: their
- * batches then overlap); one otherwise, a lone stream of small frames
- * keeping its latency low.  On CPU devices the host is the device: one.
+ * smaller frames while other streams share the element's detection service
+ * (the same device and cascade: their batches then overlap); one
+ * otherwise, a lone stream of small frames keeping its latency low.  On
+ * CPU devices the host is the device: one.
  *
  * ## Example launch lines
  * |[
@@ -640,11 +641,12 @@ gst_vj_face_detect_finish_frame (GstClvFilter * filter, GstBuffer * buf,
  *   then overlaps the detection; one for smaller frames, for which the
  *   overlap gained little throughput and cost latency (where frames come
  *   faster than the element takes them);
- * - beside other analysers: two for small frames, so that each stream
- *   keeps a frame waiting for the next batch while one is in a batch (the
- *   service's batches overlap instead of the device waiting on the
- *   streams' host work between them); one for large ones, whose batches
- *   fill the device already.
+ * - beside other streams: two for small frames while other elements share
+ *   the detection service, so that each stream keeps a frame waiting for
+ *   the next batch while one is in a batch (the service's batches overlap
+ *   instead of the device waiting on the streams' host work between
+ *   them); one for large ones beside any other analyser, their batches
+ *   filling the device already.
  * On CPU devices the host is the device. */
 static guint
 gst_vj_face_detect_frames_in_flight (GstClvFilter * filter, guint requested,
@@ -659,9 +661,9 @@ gst_vj_face_detect_frames_in_flight (GstClvFilter * filter, guint requested,
     return requested;
   if (gst_clv_filter_get_device (filter)->type & CL_DEVICE_TYPE_CPU)
     return 1;
-  if (gst_clv_filter_other_analysers (filter) == 0)
-    return size >= AUTO_IN_FLIGHT_MIN_BYTES ? 2 : 1;
-  return size >= AUTO_IN_FLIGHT_MIN_BYTES ? 1 : 2;
+  if (size >= AUTO_IN_FLIGHT_MIN_BYTES)
+    return gst_clv_filter_other_analysers (filter) == 0 ? 2 : 1;
+  return clv_batch_service_shared (self->service) ? 2 : 1;
 }
 
 /* The parents in `buf`: the ROIs of the parent label, clipped to the

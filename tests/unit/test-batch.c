@@ -181,10 +181,35 @@ test_batch_gathers (void)
   clv_batch_service_unref (svc);
 }
 
+/* A service is shared while a second holder has it, under the same key
+ * only, and alone again once that one lets go. */
+static void
+test_batch_shared (void)
+{
+  ClvBatchService *a = clv_batch_service_get ("shared", 2, 4, slot_new, NULL,
+      run_held, g_free, NULL), *b, *other;
+
+  g_assert_nonnull (a);
+  g_assert_false (clv_batch_service_shared (a));
+  other = clv_batch_service_get ("shared-other", 2, 4, slot_new, NULL,
+      run_held, g_free, NULL);
+  g_assert_false (clv_batch_service_shared (a));
+  g_assert_false (clv_batch_service_shared (other));
+  b = clv_batch_service_get ("shared", 2, 4, slot_new, NULL, run_held,
+      g_free, NULL);
+  g_assert_true (a == b);
+  g_assert_true (clv_batch_service_shared (a));
+  clv_batch_service_unref (b);
+  g_assert_false (clv_batch_service_shared (a));
+  clv_batch_service_unref (other);
+  clv_batch_service_unref (a);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/batch/gathers", test_batch_gathers);
+  g_test_add_func ("/batch/shared", test_batch_shared);
   return g_test_run ();
 }
