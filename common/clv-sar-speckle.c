@@ -193,45 +193,42 @@ clv_speckle_enqueue (ClvSpeckle * sp, cl_mem src, const ClvImage * si,
     *last = NULL;
   if (w == 0 || h == 0)
     return TRUE;
-  if (sp->fix_kernel == NULL) {
-    cl_event ev = NULL;
-
-    if (!clv_kernel_set_args (sp->kernel, error, CLV_ARG (src),
-            CLV_ARG (a[0]), CLV_ARG (a[1]), CLV_ARG (dst), CLV_ARG (a[2]),
-            CLV_ARG (a[3]), CLV_ARG (w), CLV_ARG (h), CLV_ARGS_END))
-      return FALSE;
-    CLV_CHECK (clEnqueueNDRangeKernel (sp->dev->queue, sp->kernel, 2, NULL,
-            global, sp->local, 0, NULL, first || last ? &ev : NULL), error,
-        fail);
-    /* One launch: both events are its. */
-    if (first && last)
-      clRetainEvent (ev);
-    if (first)
-      *first = ev;
-    if (last)
-      *last = ev;
-    return TRUE;
-  }
-  if (!ensure_fix_list (sp, w, h, error))
+  if (sp->fix_kernel && !ensure_fix_list (sp, w, h, error))
     return FALSE;
-  for (int k = 0; k < 2; k++)
-    if (!clv_kernel_set_args (k ? sp->fix_kernel : sp->kernel, error,
-            CLV_ARG (src), CLV_ARG (a[0]), CLV_ARG (a[1]), CLV_ARG (dst),
-            CLV_ARG (a[2]), CLV_ARG (a[3]), CLV_ARG (w), CLV_ARG (h),
-            CLV_ARG (sp->fix), CLV_ARG (sp->fix_cap), CLV_ARGS_END))
+  for (int k = 0; k < (sp->fix_kernel ? 2 : 1); k++) {
+    cl_kernel kernel = k ? sp->fix_kernel : sp->kernel;
+
+    if (!clv_kernel_set_args (kernel, error, CLV_ARG (src), CLV_ARG (a[0]),
+            CLV_ARG (a[1]), CLV_ARG (dst), CLV_ARG (a[2]), CLV_ARG (a[3]),
+            CLV_ARG (w), CLV_ARG (h), CLV_ARGS_END))
       return FALSE;
+    /* With the guard, sar_speckle_fix's list follows (FIX_PARAMS). */
+    if (sp->fix_kernel) {
+      CLV_CHECK (clSetKernelArg (kernel, 8, sizeof (cl_mem), &sp->fix),
+          error, fail);
+      CLV_CHECK (clSetKernelArg (kernel, 9, sizeof (cl_uint), &sp->fix_cap),
+          error, fail);
+    }
+  }
   /* Until sar_speckle_fix has run, the list holds this frame's pixels. */
-  sp->fix_unknown = TRUE;
+  sp->fix_unknown = sp->fix_kernel != NULL;
+  /* Without the guard the one launch is both the first and the last. */
   CLV_CHECK (clEnqueueNDRangeKernel (sp->dev->queue, sp->kernel, 2, NULL,
-          global, sp->local, 0, NULL, first), error, fail);
-  CLV_CHECK (clEnqueueNDRangeKernel (sp->dev->queue, sp->fix_kernel, 1, NULL,
-          &fix_global, &fix_local, 0, NULL, last), error, fail);
+          global, sp->local, 0, NULL, sp->fix_kernel || !last ? first : last),
+      error, fail);
+  if (sp->fix_kernel)
+    CLV_CHECK (clEnqueueNDRangeKernel (sp->dev->queue, sp->fix_kernel, 1,
+            NULL, &fix_global, &fix_local, 0, NULL, last), error, fail);
+  else if (first && last && clRetainEvent (*last) == CL_SUCCESS)
+    *first = *last;
   sp->fix_unknown = FALSE;
   return TRUE;
 
 fail:
   if (first)
     g_clear_pointer (first, clReleaseEvent);
+  if (last)
+    g_clear_pointer (last, clReleaseEvent);
   return FALSE;
 }
 
