@@ -10,13 +10,6 @@ struct _ClvSpeckle
   cl_kernel kernel;
   size_t local[2];
   int rows;                     /* outputs per work-item down a column */
-  /* Guarded float statistics: sar_speckle_fix, and its list (two
-   * counters, then `fix_cap` pixels), whose counters are unknown after a
-   * failed frame. */
-  cl_kernel fix_kernel;
-  cl_mem fix;
-  cl_uint fix_cap;
-  gboolean fix_unknown;
 };
 
 /* Frost's distance classes: -DNCLASS, -DFROST_CLASS_OF (the class of each
@@ -48,19 +41,23 @@ append_frost_classes (GString * opts, int r)
   g_string_append_printf (opts, " -DNCLASS=%d", n);
 }
 
-/* The kernel's local memory (kernels/sar_speckle.cl's tile, and its row
- * sums where they are shared). */
+/* The kernel's local memory (kernels/sar_speckle.cl's tile where it has
+ * one, its row sums where they are shared, and with the guard its list of
+ * doubtful outputs). */
 static guint64
 local_bytes (const ClvSpeckle * sp, ClvSpeckleFilter filter, int r,
-    gboolean strips, gsize real)
+    gboolean tile, gboolean strips, gsize real, gboolean guard)
 {
   const guint64 th = sp->local[1] * sp->rows + 2 * r, tw = sp->local[0] + 2 * r;
-  guint64 bytes = th * tw * sizeof (float);
+  const guint64 outputs = sp->local[0] * sp->local[1] * sp->rows;
+  guint64 bytes = tile ? th * tw * sizeof (float) : 0;
 
   if (filter == CLV_SPECKLE_REFINED_LEE)
     bytes += th * (tw - 2) * real;
   else if (filter != CLV_SPECKLE_MEDIAN && !strips)
     bytes += 2 * th * sp->local[0] * real;
+  if (guard)
+    bytes += sizeof (cl_uint) + outputs * (outputs <= 65536 ? 2 : 4);
   return bytes;
 }
 
@@ -86,25 +83,25 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
           sp->local[0]));
   /* Window statistics in double, as OTB computes them, where the device
    * has it.  SAR_SPECKLE_FP64=0: the box-sum filters compute them in
-   * float, and a second launch redoes in double the few windows where
+   * float, and each work-group redoes in double its few windows where
    * float could give another output (the same outputs as OTB's); refined
    * Lee's half-windows have no such guard.  GPUs take float for every
-   * box-sum filter but Gamma-MAP, whose output moves so fast near its
-   * thresholds that a large share of its windows would be redone.
-   * SAR_SPECKLE_GUARD=0 drops the double pass: float alone, as on devices
-   * without doubles. */
+   * box-sum filter.  SAR_SPECKLE_GUARD=0 drops the double pass: float
+   * alone, as on devices without doubles. */
   box = p->filter != CLV_SPECKLE_REFINED_LEE && p->filter != CLV_SPECKLE_MEDIAN;
   fp64 = dev->has_fp64 && clv_device_tune_int (dev, "SAR_SPECKLE_FP64",
-      !(gpu && box && p->filter != CLV_SPECKLE_GAMMA_MAP));
+      !(gpu && box));
   guard = dev->has_fp64 && !fp64 && box
       && clv_device_tune_int (dev, "SAR_SPECKLE_GUARD", 1) != 0;
   /* 0: one output per work-item; K: a strip of K outputs down a column,
    * which sums each row once for its windows.  On GPUs, strips of 16 for
-   * the box-sum filters in float and of 8 in double (registers run out
-   * first), and for refined Lee and the median; on CPUs, strips of 4 for
-   * the median (each row of its windows sorted once). */
+   * Lee, Kuan and boxcar in float, and of 8 for Frost and Gamma-MAP (their
+   * rules are long), in double (registers run out first), and for refined
+   * Lee and the median; on CPUs, strips of 4 for the median (each row of
+   * its windows sorted once). */
   strips = CLAMP (clv_device_tune_int (dev, "SAR_SPECKLE_ROWS",
-          gpu ? (box && !fp64 ? 16 : 8) :
+          gpu ? (box && !fp64 && p->filter != CLV_SPECKLE_FROST
+              && p->filter != CLV_SPECKLE_GAMMA_MAP ? 16 : 8) :
           (p->filter == CLV_SPECKLE_MEDIAN ? 4 : 0)), 0, 64);
   sp->rows = MAX (strips, 1);
   /* SAR_SPECKLE_LOCAL=0: the box-sum filters' strips read their windows
@@ -112,9 +109,11 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   tile = strips == 0 || p->filter == CLV_SPECKLE_REFINED_LEE ||
       p->filter == CLV_SPECKLE_MEDIAN ||
       clv_device_tune_int (dev, "SAR_SPECKLE_LOCAL", 1) != 0;
-  /* Large radii and strips: a shorter work-group, so that the tile fits. */
-  while (tile && sp->local[1] > 1 && local_bytes (sp, p->filter, r, strips > 0,
-          fp64 ? sizeof (double) : sizeof (float)) > dev->local_mem_size)
+  /* Large radii and strips: a shorter work-group, so that the tile and the
+   * list fit. */
+  while (sp->local[1] > 1 && local_bytes (sp, p->filter, r, tile, strips > 0,
+          fp64 ? sizeof (double) : sizeof (float), guard)
+      > dev->local_mem_size)
     sp->local[1] /= 2;
   g_string_printf (opts, "-DSAMPLE=%d -DFILTER=%d -DR=%d -DLX=%zu -DLY=%zu "
       "-DROWS=%d -DLOCAL=%d -DHAVE_FP64=%d -DGUARD=%d -DLOOKS=%.17g "
@@ -127,10 +126,8 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   if (prog == NULL)
     goto fail;
   sp->kernel = clv_kernel_new (prog, "sar_speckle", error);
-  if (sp->kernel && guard)
-    sp->fix_kernel = clv_kernel_new (prog, "sar_speckle_fix", error);
   clReleaseProgram (prog);
-  if (sp->kernel == NULL || (guard && sp->fix_kernel == NULL))
+  if (sp->kernel == NULL)
     goto fail;
   return sp;
 
@@ -139,42 +136,9 @@ fail:
   return NULL;
 }
 
-/* sar_speckle_fix's list, room for a 16th of the pixels of a w x h frame
- * (speckled scenes defer a few percent; more makes it take every pixel,
- * as do frames of 2^32 pixels, whose indices do not fit), its counters
- * cleared where unknown. */
-static gboolean
-ensure_fix_list (ClvSpeckle * sp, cl_int w, cl_int h, GError ** error)
-{
-  static const cl_uint zero[2] = { 0, 0 };
-  const guint64 pixels = (guint64) w * h;
-  const cl_uint cap = pixels >> 32 ? 0 : (cl_uint) MAX (4096, pixels / 16);
-
-  if (cap > sp->fix_cap || sp->fix == NULL) {
-    g_clear_pointer (&sp->fix, clReleaseMemObject);
-    sp->fix_cap = 0;
-    if (!(sp->fix = clv_buffer_new (sp->dev, CL_MEM_READ_WRITE,
-                (2 + (gsize) cap) * sizeof (cl_uint), error)))
-      return FALSE;
-    sp->fix_cap = cap;
-    sp->fix_unknown = TRUE;
-  }
-  if (sp->fix_unknown) {
-    /* Static: the write is not blocking. */
-    CLV_CHECK (clEnqueueWriteBuffer (sp->dev->queue, sp->fix, CL_FALSE, 0,
-            sizeof (zero), zero, 0, NULL, NULL), error, fail);
-    sp->fix_unknown = FALSE;
-  }
-  return TRUE;
-
-fail:
-  return FALSE;
-}
-
 gboolean
 clv_speckle_enqueue (ClvSpeckle * sp, cl_mem src, const ClvImage * si,
-    cl_mem dst, const ClvImage * di, cl_event * first, cl_event * last,
-    GError ** error)
+    cl_mem dst, const ClvImage * di, cl_event * ev, GError ** error)
 {
   const cl_uint a[4] = { si->offset / si->bpp, si->stride / si->bpp,
     di->offset / sizeof (float), di->stride / sizeof (float)
@@ -183,52 +147,20 @@ clv_speckle_enqueue (ClvSpeckle * sp, cl_mem src, const ClvImage * si,
   size_t global[2] = { clv_round_up (w, sp->local[0]),
     clv_round_up (h, sp->local[1] * sp->rows) / sp->rows
   };
-  /* A few work-groups a compute unit: the list is short. */
-  const size_t fix_local = MIN (64, sp->dev->max_work_group_size);
-  const size_t fix_global = fix_local * 8 * sp->dev->compute_units;
 
-  if (first)
-    *first = NULL;
-  if (last)
-    *last = NULL;
+  if (ev)
+    *ev = NULL;
   if (w == 0 || h == 0)
     return TRUE;
-  if (sp->fix_kernel && !ensure_fix_list (sp, w, h, error))
+  if (!clv_kernel_set_args (sp->kernel, error, CLV_ARG (src), CLV_ARG (a[0]),
+          CLV_ARG (a[1]), CLV_ARG (dst), CLV_ARG (a[2]), CLV_ARG (a[3]),
+          CLV_ARG (w), CLV_ARG (h), CLV_ARGS_END))
     return FALSE;
-  for (int k = 0; k < (sp->fix_kernel ? 2 : 1); k++) {
-    cl_kernel kernel = k ? sp->fix_kernel : sp->kernel;
-
-    if (!clv_kernel_set_args (kernel, error, CLV_ARG (src), CLV_ARG (a[0]),
-            CLV_ARG (a[1]), CLV_ARG (dst), CLV_ARG (a[2]), CLV_ARG (a[3]),
-            CLV_ARG (w), CLV_ARG (h), CLV_ARGS_END))
-      return FALSE;
-    /* With the guard, sar_speckle_fix's list follows (FIX_PARAMS). */
-    if (sp->fix_kernel) {
-      CLV_CHECK (clSetKernelArg (kernel, 8, sizeof (cl_mem), &sp->fix),
-          error, fail);
-      CLV_CHECK (clSetKernelArg (kernel, 9, sizeof (cl_uint), &sp->fix_cap),
-          error, fail);
-    }
-  }
-  /* Until sar_speckle_fix has run, the list holds this frame's pixels. */
-  sp->fix_unknown = sp->fix_kernel != NULL;
-  /* Without the guard the one launch is both the first and the last. */
   CLV_CHECK (clEnqueueNDRangeKernel (sp->dev->queue, sp->kernel, 2, NULL,
-          global, sp->local, 0, NULL, sp->fix_kernel || !last ? first : last),
-      error, fail);
-  if (sp->fix_kernel)
-    CLV_CHECK (clEnqueueNDRangeKernel (sp->dev->queue, sp->fix_kernel, 1,
-            NULL, &fix_global, &fix_local, 0, NULL, last), error, fail);
-  else if (first && last && clRetainEvent (*last) == CL_SUCCESS)
-    *first = *last;
-  sp->fix_unknown = FALSE;
+          global, sp->local, 0, NULL, ev), error, fail);
   return TRUE;
 
 fail:
-  if (first)
-    g_clear_pointer (first, clReleaseEvent);
-  if (last)
-    g_clear_pointer (last, clReleaseEvent);
   return FALSE;
 }
 
@@ -239,10 +171,6 @@ clv_speckle_free (ClvSpeckle * sp)
     return;
   if (sp->kernel)
     clReleaseKernel (sp->kernel);
-  if (sp->fix_kernel)
-    clReleaseKernel (sp->fix_kernel);
-  if (sp->fix)
-    clReleaseMemObject (sp->fix);
   clv_device_unref (sp->dev);
   g_free (sp);
 }

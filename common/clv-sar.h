@@ -222,13 +222,11 @@ typedef struct _ClvSpeckle ClvSpeckle;
 
 ClvSpeckle *clv_speckle_new (ClvDevice * dev, ClvSample sample,
     const ClvSpeckleParams * params, GError ** error);
-/* `di` is Float32 of `si`'s size.  `first` and `last` (either may be NULL)
- * get the events of the filter's first and last launches: the filter's
- * device time spans them (with guarded float statistics, a second launch
- * redoes the doubtful windows in double). */
+/* `di` is Float32 of `si`'s size; `ev` (may be NULL) gets the launch's
+ * event. */
 gboolean clv_speckle_enqueue (ClvSpeckle * sp, cl_mem src,
-    const ClvImage * si, cl_mem dst, const ClvImage * di, cl_event * first,
-    cl_event * last, GError ** error);
+    const ClvImage * si, cl_mem dst, const ClvImage * di, cl_event * ev,
+    GError ** error);
 void clv_speckle_free (ClvSpeckle * sp);
 
 /* The same quantization of Float32: sums in double (where the device has

@@ -8,9 +8,9 @@
  * of K outputs per work-item), LOCAL (strips of the box-sum filters: 1
  * reads the tile into local memory, 0 reads straight from the image),
  * HAVE_FP64 (window statistics in double, as OTB computes them), GUARD
- * (the box-sum filters' statistics in float, and sar_speckle_fix then
- * redoes in double, as OTB computes them, the windows where float could
- * differ: see guarded_output); Frost:
+ * (the box-sum filters' statistics in float, and each work-group then
+ * redoes in double, as OTB computes them, its windows where float could
+ * differ: see float_output and redo_doubtful); Frost:
  * NCLASS distinct distances in the window, FROST_CLASS_OF (each offset's
  * class, row by row) and FROST_DIST (each class's distance).
  *
@@ -65,13 +65,20 @@ typedef float sample_t;
 #error "LOCAL = 0 is a shape of the box-sum filters' strips"
 #endif
 
-/* With GUARD the box-sum kernels take sar_speckle_fix's list. */
+/* With GUARD the box-sum kernels list their work-group's doubtful outputs
+ * in local memory: a count, then each output's index in the group's block
+ * of LY RY rows of LX. */
 #if GUARD
-#define FIX_PARAMS , __global uint * fix, const uint cap
-#define FIX_ARGS , fix, cap
+#if LX * LY * RY <= 65536
+typedef ushort doubt_t;
 #else
-#define FIX_PARAMS
-#define FIX_ARGS
+typedef uint doubt_t;
+#endif
+#define DOUBT_PARAMS , __local uint * ndoubt, __local doubt_t * doubt
+#define DOUBT_ARGS , ndoubt, doubt
+#else
+#define DOUBT_PARAMS
+#define DOUBT_ARGS
 #endif
 
 /* Reads the work-group's tile, clamped to the image.  The loops' trip
@@ -122,7 +129,8 @@ tile_row (__local float tile[TH][TW], const int ty, const int tx,
     v[dx] = tile[ty][tx + dx];
 }
 
-/* The sums of x and x^2 along one row of a window. */
+/* The sums of x and x^2 along one row of a window; x^2 is added with one
+ * rounding (in double, x^2 of a float is exact anyway). */
 inline void
 row_sums (const float v[SIDE], real_t * a, real_t * b)
 {
@@ -132,7 +140,7 @@ row_sums (const float v[SIDE], real_t * a, real_t * b)
   for (int dx = 0; dx < SIDE; dx++) {
     const real_t x = v[dx];
     *a += x;
-    *b += x * x;
+    *b = fma (x, x, *b);
   }
 }
 
@@ -166,19 +174,70 @@ box_sums (__local float tile[TH][TW], __local real_t hs[TH][LX],
 #endif
 #endif
 
+#if FILTER == 1
+__constant uchar frost_class_of[N] = { FROST_CLASS_OF };
+__constant wide_t frost_dist[NCLASS] = { FROST_DIST };
+#endif
+
+#if BOX
+/* What the rules take of a window besides its mean and variance: its
+ * centre, and Frost's sums of each distance class (added in row order).
+ * Kept apart from the window, so that a work-item that has them need not
+ * hold the window's pixels. */
+typedef struct
+{
+  float centre;
+#if FILTER == 1
+  float sums[NCLASS];
+#endif
+} facts_t;
+
+inline void
+facts_begin (facts_t * f)
+{
+#if FILTER == 1
+#pragma unroll
+  for (int k = 0; k < NCLASS; k++)
+    f->sums[k] = 0;
+#endif
+}
+
+/* Row `dy` of the window, in order. */
+inline void
+facts_add_row (facts_t * f, const int dy, const float v[SIDE])
+{
+  if (dy == R)
+    f->centre = v[R];
+#if FILTER == 1
+#pragma unroll
+  for (int dx = 0; dx < SIDE; dx++)
+    f->sums[frost_class_of[dy * SIDE + dx]] += v[dx];
+#endif
+}
+
+inline void
+window_facts (const float win[SIDE][SIDE], facts_t * f)
+{
+  facts_begin (f);
+#pragma unroll
+  for (int dy = 0; dy < SIDE; dy++)
+    facts_add_row (f, dy, win[dy]);
+}
+#endif
+
 /* The rules, defined once for a type T: RULE (name, T) makes
- * `T name (win, e, var, *sens)`, the output from the window's mean `e`
- * and unbiased variance `var` (OTB's rules), and in *sens |dy / d ln ci2|,
- * how much the output moves with the relative error of ci2 = var / e^2
- * (Frost: of alpha = DERAMP ci2), which the guarded float path needs. */
+ * `T name (f, e, var, *sens)`, the output from the window's facts `f`,
+ * mean `e` and unbiased variance `var` (OTB's rules), and in *sens
+ * |dy / d ln ci2|, how much the output moves with the relative error of
+ * ci2 = var / e^2 (Frost: of alpha = DERAMP ci2), which the float path's
+ * bound needs (float_output bounds Lee and Kuan itself). */
 #if FILTER == 0 || FILTER == 3
 /* Lee: w = 1 - cu2 / ci2; Kuan divides w by 1 + cu2. */
 #define RULE(NAME, T)                                                       \
-inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
-    T * sens)                                                               \
+inline T NAME (const facts_t * f, const T e, const T var, T * sens)         \
 {                                                                           \
   const T eps = 1e-10, cu2 = 1 / (T) LOOKS, ci2 = var / (e * e);            \
-  const T i = win[R][R];                                                    \
+  const T i = f->centre;                                                    \
   T w;                                                                      \
                                                                             \
   *sens = 0;                                                                \
@@ -187,7 +246,6 @@ inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
   if (fabs (var) < eps || ci2 < cu2)                                        \
     return e;                                                               \
   w = (1 - cu2 / ci2) / (FILTER == 3 ? 1 + cu2 : 1);                        \
-  *sens = fabs (i - e) * cu2 / ci2 / (FILTER == 3 ? 1 + cu2 : 1);           \
   return i * w + e * (1 - w);                                               \
 }
 #elif FILTER == 2
@@ -195,11 +253,10 @@ inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
  * dy / d alpha = -y (y - e) / sqrt(d), and d alpha / d ln ci2 =
  * -alpha ci2 / (ci2 - cu2). */
 #define RULE(NAME, T)                                                       \
-inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
-    T * sens)                                                               \
+inline T NAME (const facts_t * f, const T e, const T var, T * sens)         \
 {                                                                           \
   const T eps = 1e-10, looks = LOOKS, cu2 = 1 / looks, ci2 = var / (e * e); \
-  const T i = win[R][R], cmax = sqrt ((T) 2) * sqrt (cu2);                  \
+  const T i = f->centre, cmax = sqrt ((T) 2) * sqrt (cu2);                  \
   T alpha, b, d, y;                                                         \
                                                                             \
   *sens = 0;                                                                \
@@ -217,17 +274,13 @@ inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
   return y;                                                                 \
 }
 #elif FILTER == 1
-__constant uchar frost_class_of[N] = { FROST_CLASS_OF };
-__constant wide_t frost_dist[NCLASS] = { FROST_DIST };
-
 /* Frost: weights exp(-alpha d) take one value per distinct distance, so
  * the window is summed by distance class and only NCLASS exponentials are
  * taken; dy / d alpha = -sum w d (x - y) / sum w. */
 #define RULE(NAME, T)                                                       \
-inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
-    T * sens)                                                               \
+inline T NAME (const facts_t * f, const T e, const T var, T * sens)         \
 {                                                                           \
-  float sums[NCLASS], counts[NCLASS];                                       \
+  float counts[NCLASS];                                                     \
   T alpha, w[NCLASS], num = 0, den = 0, y, slope = 0;                       \
                                                                             \
   *sens = 0;                                                                \
@@ -238,30 +291,27 @@ inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
   alpha = (T) DERAMP * var / (e * e);                                       \
   _Pragma ("unroll")                                                        \
   for (int k = 0; k < NCLASS; k++)                                          \
-    sums[k] = counts[k] = 0;                                                \
+    counts[k] = 0;                                                          \
   _Pragma ("unroll")                                                        \
-  for (int j = 0; j < N; j++) {                                             \
-    sums[frost_class_of[j]] += win[j / SIDE][j % SIDE];                     \
+  for (int j = 0; j < N; j++)                                               \
     counts[frost_class_of[j]] += 1;                                         \
-  }                                                                         \
   _Pragma ("unroll")                                                        \
   for (int k = 0; k < NCLASS; k++) {                                        \
     w[k] = exp ((float) (-alpha * (T) frost_dist[k]));                      \
-    num += w[k] * sums[k];                                                  \
+    num += w[k] * f->sums[k];                                               \
     den += w[k] * counts[k];                                                \
   }                                                                         \
   y = num / den;                                                            \
   _Pragma ("unroll")                                                        \
   for (int k = 0; k < NCLASS; k++)                                          \
-    slope += w[k] * (T) frost_dist[k] * (sums[k] - y * counts[k]);          \
+    slope += w[k] * (T) frost_dist[k] * (f->sums[k] - y * counts[k]);       \
   *sens = alpha * fabs (slope) / den;                                       \
   return y;                                                                 \
 }
 #elif FILTER == 5
 /* Boxcar: the mean. */
 #define RULE(NAME, T)                                                       \
-inline T NAME (const float win[SIDE][SIDE], const T e, const T var,         \
-    T * sens)                                                               \
+inline T NAME (const facts_t * f, const T e, const T var, T * sens)         \
 {                                                                           \
   *sens = 0;                                                                \
   return e;                                                                 \
@@ -523,30 +573,7 @@ median (__local float tile[TH][TW], const int ty, const int tx)
 #endif
 
 #if BOX
-#if GUARD
-/* The window's mean and variance in double, two passes in the reference's
- * order (common/clv-sar-speckle-ref.c), and the rule in double. */
-inline float
-double_output (const float win[SIDE][SIDE])
-{
-  double sum = 0, sum2 = 0, e, sens;
-
-#pragma unroll
-  for (int dy = 0; dy < SIDE; dy++)
-#pragma unroll
-    for (int dx = 0; dx < SIDE; dx++)
-      sum += win[dy][dx];
-  e = sum / N;
-#pragma unroll
-  for (int dy = 0; dy < SIDE; dy++)
-#pragma unroll
-    for (int dx = 0; dx < SIDE; dx++) {
-      const double d = win[dy][dx] - e;
-      sum2 += d * d;
-    }
-  return (float) rule_double (win, e, sum2 / (N - 1), &sens);
-}
-
+#if !HAVE_FP64
 /* Whether |a| is within `band` of the threshold `t`, or the band is not a
  * number. */
 inline bool
@@ -555,26 +582,27 @@ near_threshold (const float a, const float t, const float band)
   return !(fabs (fabs (a) - t) > band);
 }
 
-/* The float output of the window from its float sums; *doubtful where
- * float could go another way than double at a branch or miss the
- * reference by more than half the tolerance (1e-4 relative, 1e-6
- * absolute): sar_speckle_fix then writes the double one.  Error bounds, to
- * first order in u = 2^-24 (OpenCL's float division and sqrt are within 3
- * ulp, 6 u), a term of a sum having gone through at most 2 SIDE - 2
- * additions, A = sum |x| <= sqrt(N S2):
+/* The output of the window from its float sums; *doubtful where float
+ * could go another way than double at a branch or miss the reference by
+ * more than half the tolerance (1e-4 relative, 1e-6 absolute): with GUARD
+ * the work-group then writes the double one.  Error bounds, to first order
+ * in u = 2^-24 (OpenCL's float division and sqrt are within 3 ulp, 6 u), a
+ * term of a sum having gone through at most 2 SIDE - 2 additions,
+ * A = sum |x| <= sqrt(N S2):
  *   |s - S| <= (2 SIDE - 2) u A, so |e - E| <= de = (2 SIDE + 4) u
  *   sqrt(s2 / N); |s2 - S2| <= 2 SIDE u S2; s e's error <= A de +
  *   (2 SIDE - 2) u A^2 / N + u A^2 / N <= (4 SIDE + 3) u S2; with the
  *   subtraction and the division, |var - V| <= dv = (6 SIDE + 10) u s2 /
- *   (N - 1); and ci2 = var / e^2 is within rho = dv / |var| + 2 de / |e| +
- *   8 u of its exact value, relatively.
+ *   (N - 1); and ci2 = var / e^2, computed as var ie^2 with ie = 1 / e, is
+ *   within rho = dv / |var| + 2 de / |e| + 12 u of its exact value,
+ *   relatively.
  * A branch whose threshold lies within twice the bound (the second order
  * terms and the double reference's own roundings are far smaller) is
- * doubtful; so is an output whose error bound, sens rho + de, could reach
- * half the tolerance (the rest covers the float rule's own roundings, a
- * few u relative). */
+ * doubtful; so is an output whose error bound could reach half the
+ * tolerance.  The reciprocals of var and e are taken once, not divided by
+ * in each term. */
 inline float
-guarded_output (const float win[SIDE][SIDE], const float s, const float s2,
+float_output (const facts_t * f, const float s, const float s2,
     bool *doubtful)
 {
   const float u = 0x1p-24f, eps = 1e-10f, e = s / N;
@@ -586,8 +614,7 @@ guarded_output (const float win[SIDE][SIDE], const float s, const float s2,
 #else
   const float var = (s2 - s * e) / (N - 1);
   const float dv = (6 * SIDE + 10) * u * s2 / (N - 1);
-  const float rho = dv / fabs (var) + 2 * de / fabs (e) + 8 * u;
-  float y, sens;
+  float y, bound;
 
   *doubtful = true;
   if (near_threshold (e, eps, de))
@@ -598,73 +625,171 @@ guarded_output (const float win[SIDE][SIDE], const float s, const float s2,
   *doubtful = true;
   if (near_threshold (var, eps, dv))
     return 0;
-#if FILTER == 0 || FILTER == 2 || FILTER == 3
-  {
-    /* ci2 < cu2, and Gamma-MAP's sqrt(ci2) >= cmax, cmax^2 = 2 cu2. */
-    const float cu2 = 1 / (float) LOOKS, ci2 = var / (e * e);
+  if (fabs (var) < eps) {
+    y = e;
+    bound = de;
+  } else {
+    /* var > dv here: |var| is not within dv of eps, and the exact
+     * variance is not negative. */
+    const float q = 1 / var, ie = 1 / e, rho = dv * q + 2 * de * fabs (ie)
+        + 12 * u;
+#if FILTER == 0 || FILTER == 3
+    /* Lee and Kuan: y = e + w (i - e), w = max(0, 1 - t) / k with
+     * t = cu2 / ci2 and k = 1 (Kuan: 1 + cu2), OTB's rule written so that
+     * it is continuous at ci2 = cu2 (w = 0 on both sides): max is
+     * 1-Lipschitz, so t's error t rho moves y by at most |i - e| t rho / k,
+     * and where t - t rho > 1 the exact w is 0 too; the rule's own
+     * roundings are within 4 u (|e| + |i|). */
+    const float cu2 = 1 / (float) LOOKS, k = FILTER == 3 ? 1 + cu2 : 1;
+    const float i = f->centre, t = cu2 * e * e * q, trho = t * rho;
 
-    if (fabs (var) >= eps && (near_threshold (ci2, cu2, 2 * rho * ci2)
+    y = e + fmax (1 - t, 0.0f) / k * (i - e);
+    bound = de + 4 * u * (fabs (e) + fabs (i))
+        + (t - trho > 1 ? 0 : fabs (i - e) / k * trho);
+#else
+    const float ci2 = var * ie * ie;
+    float sens;
+
 #if FILTER == 2
-            || near_threshold (ci2, 2 * cu2, 2 * rho * ci2)
-#endif
-        ))
+    /* Gamma-MAP's branches: ci2 < cu2, and sqrt(ci2) >= cmax,
+     * cmax^2 = 2 cu2. */
+    const float cu2 = 1 / (float) LOOKS;
+
+    if (near_threshold (ci2, cu2, 2 * rho * ci2)
+        || near_threshold (ci2, 2 * cu2, 2 * rho * ci2))
       return 0;
-  }
 #endif
-  y = rule_real (win, e, var, &sens);
-  *doubtful = !(sens * rho + de <= fmax (5e-5f * fabs (y), 5e-7f));
+    y = rule_real (f, e, var, &sens);
+    bound = sens * rho + de;
+#endif
+  }
+  *doubtful = !(bound <= fmax (5e-5f * fabs (y), 5e-7f));
   return y;
 #endif
 }
+#endif
 
-/* Hands pixel (x, y) to sar_speckle_fix: fix[0] counts such pixels (fix[1]
- * is sar_speckle_fix's), and the first `cap` go on from fix[2] as
- * y width + x. */
+#if GUARD
+/* Lists the work-group's output at image row y, this work-item's column,
+ * for redo_doubtful. */
 inline void
-defer (__global uint * fix, const uint cap, const int width,
-    const int height, const int x, const int y)
+defer (__local uint * ndoubt, __local doubt_t * doubt, const int y)
 {
-  if (x < width && y < height) {
-    const uint i = atomic_inc (fix);
+  doubt[atomic_inc (ndoubt)] = (doubt_t) ((y - (int) get_group_id (1) * LY *
+          RY) * LX + get_local_id (0));
+}
 
-    if (i < cap)
-      fix[2 + i] = (uint) y * width + x;
+/* The work-group's doubtful outputs in double, once its float outputs are
+ * written: the window's mean and variance in two passes in the
+ * reference's order (common/clv-sar-speckle-ref.c), and the rule.  They
+ * are rare and scattered; redone in place, a SIMD group that meets one
+ * would wait for it, while here the group's work-items share them out.
+ * A pass reads the window a row at a time, its rows not unrolled, so
+ * that it holds few registers (Frost's first pass is: its class sums are
+ * indexed by position). */
+inline void
+redo_doubtful (
+#if LOCAL
+    __local float tile[TH][TW],
+#endif
+    const __global sample_t * src, const uint src_offset,
+    const uint src_stride, __global float *dst, const uint dst_offset,
+    const uint dst_stride, const int width, const int height DOUBT_PARAMS)
+{
+  const int x0 = get_group_id (0) * LX, y0 = get_group_id (1) * LY * RY;
+  uint n;
+
+  barrier (CLK_LOCAL_MEM_FENCE);
+  n = *ndoubt;
+  for (uint k = get_local_id (1) * LX + get_local_id (0); k < n;
+      k += LX * LY) {
+    const int tx = doubt[k] % LX, ty = doubt[k] / LX;
+    double sum = 0, sum2 = 0, e, sens;
+    facts_t f;
+    float v[SIDE];
+
+#if LOCAL
+#define WINDOW_ROW(dy) tile_row (tile, ty + (dy), tx, v)
+#else
+#define WINDOW_ROW(dy) do {                                                 \
+      const __global sample_t *row = src + src_offset +                     \
+          (size_t) clamp (y0 + ty - R + (dy), 0, height - 1) * src_stride;  \
+      for (int dx = 0; dx < SIDE; dx++)                                     \
+        v[dx] = (float) row[clamp (x0 + tx - R + dx, 0, width - 1)];        \
+    } while (0)
+#endif
+    facts_begin (&f);
+#if FILTER == 1
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int dy = 0; dy < SIDE; dy++) {
+      WINDOW_ROW (dy);
+      facts_add_row (&f, dy, v);
+#pragma unroll
+      for (int dx = 0; dx < SIDE; dx++)
+        sum += v[dx];
+    }
+    e = sum / N;
+#pragma unroll 1
+    for (int dy = 0; dy < SIDE; dy++) {
+      WINDOW_ROW (dy);
+#pragma unroll
+      for (int dx = 0; dx < SIDE; dx++) {
+        const double d = v[dx] - e;
+        sum2 += d * d;
+      }
+    }
+#undef WINDOW_ROW
+    store (dst, dst_offset, dst_stride, width, height, x0 + tx, y0 + ty,
+        (float) rule_double (&f, e, sum2 / (N - 1), &sens));
   }
 }
 #endif
 
-/* The output of the window `win` from its sums of x and x^2. */
+/* The output of the window with facts `f` from its sums of x and x^2. */
 inline float
-window_output (const float win[SIDE][SIDE], const real_t s, const real_t s2,
+window_output (const facts_t * f, const real_t s, const real_t s2,
     bool *doubtful)
 {
-#if GUARD
-  return guarded_output (win, s, s2, doubtful);
-#else
+#if HAVE_FP64
   const real_t e = s / N, var = (s2 - s * e) / (N - 1);
   real_t sens;
 
   *doubtful = false;
-  return (float) rule_real (win, e, var, &sens);
+  return (float) rule_real (f, e, var, &sens);
+#else
+  const float out = float_output (f, s, s2, doubtful);
+
+  /* Without GUARD, float alone. */
+  *doubtful = *doubtful && GUARD;
+  return out;
 #endif
 }
 
-/* Writes the output of the window `win` at pixel (x, y), deferring it to
- * sar_speckle_fix where float is doubtful. */
+/* Writes the output of the window `win` at pixel (x, y), or lists it for
+ * redo_doubtful where float is doubtful. */
 inline void
 store_window (__global float *dst, const uint dst_offset,
     const uint dst_stride, const int width, const int height, const int x,
     const int y, const float win[SIDE][SIDE], const real_t s,
-    const real_t s2 FIX_PARAMS)
+    const real_t s2 DOUBT_PARAMS)
 {
   bool doubtful;
-  const float out = window_output (win, s, s2, &doubtful);
+  facts_t f;
+  float out;
 
-  store (dst, dst_offset, dst_stride, width, height, x, y, out);
+  window_facts (win, &f);
+  out = window_output (&f, s, s2, &doubtful);
+
 #if GUARD
-  if (doubtful)
-    defer (fix, cap, width, height, x, y);
+  if (doubtful && x < width && y < height) {
+    defer (ndoubt, doubt, y);
+    return;
+  }
 #endif
+  store (dst, dst_offset, dst_stride, width, height, x, y, out);
 }
 
 #if ROWS
@@ -694,7 +819,7 @@ strip (
 #endif
     const __global sample_t * src, const uint src_offset,
     const uint src_stride, __global float *dst, const uint dst_offset,
-    const uint dst_stride, const int width, const int height FIX_PARAMS)
+    const uint dst_stride, const int width, const int height DOUBT_PARAMS)
 {
   const int x = get_global_id (0), y0 = get_global_id (1) * ROWS;
   float win[SIDE][SIDE];
@@ -737,7 +862,7 @@ strip (
       s2 += h2[j];
     }
     store_window (dst, dst_offset, dst_stride, width, height, x, y0 + k,
-        win, s, s2 FIX_ARGS);
+        win, s, s2 DOUBT_ARGS);
   }
 #undef STRIP_ROW
 }
@@ -748,7 +873,7 @@ __kernel __attribute__((reqd_work_group_size (LX, LY, 1)))
 void
 sar_speckle (const __global sample_t * src, const uint src_offset,
     const uint src_stride, __global float *dst, const uint dst_offset,
-    const uint dst_stride, const int width, const int height FIX_PARAMS)
+    const uint dst_stride, const int width, const int height)
 {
   /* Local memory is declared at the kernel's scope (OpenCL 1.2). */
 #if LOCAL
@@ -758,6 +883,17 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
   __local real_t hs[TH][LX], hs2[TH][LX];
 #elif FILTER == 4
   __local real_t h3[TH][TW - 2];
+#endif
+#if GUARD
+  __local uint ndoubt_at[1];
+  __local doubt_t doubt[LX * LY * RY];
+  __local uint *ndoubt = ndoubt_at;
+
+  if (get_local_id (0) == 0 && get_local_id (1) == 0)
+    *ndoubt = 0;
+#if !LOCAL
+  barrier (CLK_LOCAL_MEM_FENCE);
+#endif
 #endif
 
 #if LOCAL
@@ -772,7 +908,7 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
       tile,
 #endif
       src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height
-      FIX_ARGS);
+      DOUBT_ARGS);
 #elif FILTER == 6 && R <= 3
   median_strip (tile, dst, dst_offset, dst_stride, width, height);
 #else
@@ -793,7 +929,7 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
     for (int dy = 0; dy < SIDE; dy++)
       tile_row (tile, ty + dy, lx, win[dy]);
     store_window (dst, dst_offset, dst_stride, width, height, x, y, win, s,
-        s2 FIX_ARGS);
+        s2 DOUBT_ARGS);
 #elif FILTER == 4
     store (dst, dst_offset, dst_stride, width, height, x, y,
         refined_lee (tile, h3, ty, lx));
@@ -803,66 +939,12 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
 #endif
   }
 #endif
-}
-
 #if GUARD
-/* The outputs that the float statistics left doubtful, in double, after
- * sar_speckle: the pixels in the list, or if it overflowed every pixel
- * whose float sums (added in sar_speckle's order) are doubtful.  The
- * doubtful windows are few and scattered, so they are taken out of
- * sar_speckle, whose SIMD groups then run float alone; a 1-D launch of any
- * size, whose last work-group clears the list for the next frame. */
-__kernel void
-sar_speckle_fix (const __global sample_t * src, const uint src_offset,
-    const uint src_stride, __global float *dst, const uint dst_offset,
-    const uint dst_stride, const int width, const int height,
-    __global uint * fix, const uint cap)
-{
-  const uint count = fix[0];
-  const bool listed = cap > 0 && count <= cap;
-  const size_t n = listed ? count : (size_t) width * height;
-
-  for (size_t i = get_global_id (0); i < n; i += get_global_size (0)) {
-    const size_t at = listed ? fix[2 + i] : i;
-    const int2 p = (int2) (at % width, at / width);
-    float win[SIDE][SIDE];
-    bool doubtful = true;
-
-#pragma unroll
-    for (int dy = 0; dy < SIDE; dy++) {
-      const __global sample_t *row = src + src_offset +
-          (size_t) clamp (p.y - R + dy, 0, height - 1) * src_stride;
-
-#pragma unroll
-      for (int dx = 0; dx < SIDE; dx++)
-        win[dy][dx] = (float) row[clamp (p.x - R + dx, 0, width - 1)];
-    }
-    /* Unlisted, whether the filter kernel found it doubtful. */
-    if (!listed) {
-      float s = 0, s2 = 0;
-
-#pragma unroll
-      for (int dy = 0; dy < SIDE; dy++) {
-        float a, b;
-
-        row_sums (win[dy], &a, &b);
-        s += a;
-        s2 += b;
-      }
-      guarded_output (win, s, s2, &doubtful);
-    }
-    if (doubtful)
-      store (dst, dst_offset, dst_stride, width, height, p.x, p.y,
-          double_output (win));
-  }
-  /* The list is read: the last work-group out clears it. */
-  barrier (CLK_GLOBAL_MEM_FENCE);
-  if (get_local_id (0) == 0) {
-    mem_fence (CLK_GLOBAL_MEM_FENCE);
-    if (atomic_inc (fix + 1) == get_num_groups (0) - 1) {
-      fix[0] = 0;
-      fix[1] = 0;
-    }
-  }
-}
+  redo_doubtful (
+#if LOCAL
+      tile,
 #endif
+      src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height
+      DOUBT_ARGS);
+#endif
+}

@@ -139,7 +139,7 @@ gst_sar_speckle_process (GstClvFilter * filter, cl_mem in,
     GError ** error)
 {
   return clv_speckle_enqueue (GST_SAR_SPECKLE (filter)->op, in, in_im, out,
-      out_im, NULL, NULL, error);
+      out_im, NULL, error);
 }
 
 static gboolean

@@ -68,7 +68,7 @@ matches_reference (ClvDevice * dev, ClvSpeckle * sp,
   gboolean same = TRUE;
 
   if (in == NULL || out == NULL || !clv_speckle_enqueue (sp, in, &si, out,
-          &di, NULL, NULL, &error) || clEnqueueReadBuffer (dev->queue, out,
+          &di, NULL, &error) || clEnqueueReadBuffer (dev->queue, out,
           CL_TRUE, 0, (gsize) w * h * 4, got, 0, NULL, NULL) != CL_SUCCESS)
     g_error ("bench: %s", error ? error->message : "read failed");
   clv_speckle_ref ((const guint8 *) host, &si, CLV_SAMPLE_F32,
@@ -96,8 +96,7 @@ speckle_enqueue (gpointer data, cl_mem src, cl_event * first, cl_event * ev,
 {
   const SpeckleRun *r = data;
 
-  return clv_speckle_enqueue (r->sp, src, &r->im, r->out, &r->im, first, ev,
-      error);
+  return clv_speckle_enqueue (r->sp, src, &r->im, r->out, &r->im, ev, error);
 }
 
 /* Median kernel time of one filter at one radius, over the ring. */
@@ -197,7 +196,7 @@ chain_kernel_seconds (ClvDevice * dev, int size, int iterations)
     t0 = g_get_monotonic_time ();
     if (!clv_pointwise_enqueue (detect, in, &ci, inten, &fi, NULL, &error)
         || !clv_multilook_enqueue (mlk, inten, &fi, ml, &mi, NULL, &error)
-        || !clv_speckle_enqueue (sp, ml, &mi, sp_out, &mi, NULL, NULL, &error)
+        || !clv_speckle_enqueue (sp, ml, &mi, sp_out, &mi, NULL, &error)
         || !clv_pointwise_enqueue (todb, sp_out, &mi, out, &mi, NULL,
             &error))
       g_error ("bench: %s", error->message);

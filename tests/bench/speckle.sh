@@ -18,8 +18,8 @@ shift 2
 mkdir -p "$out"
 # Column strips of outputs per work-item (SAR_SPECKLE_ROWS), from a local
 # tile and straight from the image (SAR_SPECKLE_LOCAL=0); the statistics in
-# double, in float with the second launch in double (the defaults: float on
-# GPUs but for Gamma-MAP, double elsewhere), and in float alone (what the
+# double, in float with the doubtful windows redone in double (the
+# defaults: float on GPUs, double elsewhere), and in float alone (what the
 # guard costs).
 fp="SAR_SPECKLE_FP64=1;SAR_SPECKLE_FP64=0;SAR_SPECKLE_FP64=0,SAR_SPECKLE_GUARD=0"
 strips="SAR_SPECKLE_ROWS=8;SAR_SPECKLE_ROWS=16;SAR_SPECKLE_ROWS=16,SAR_SPECKLE_LY=4"

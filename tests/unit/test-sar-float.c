@@ -44,7 +44,7 @@ static gboolean
 speckle_enqueue (gpointer op, cl_mem src, const ClvImage * si, cl_mem dst,
     const ClvImage * di, GError ** error)
 {
-  return clv_speckle_enqueue (op, src, si, dst, di, NULL, NULL, error);
+  return clv_speckle_enqueue (op, src, si, dst, di, NULL, error);
 }
 
 static gboolean
@@ -487,9 +487,9 @@ test_speckle_guarded_thresholds (void)
   check_thresholds (0);
 }
 
-/* More doubtful windows than the double pass's list holds: every window
- * of a uniform area is (its variance, 0, is within float's error of the
- * threshold), so the pass then takes every pixel. */
+/* Work-groups all of whose windows are doubtful: every window of a
+ * uniform area is (its variance, 0, is within float's error of the
+ * threshold), so its work-groups redo every output in double. */
 static void
 test_speckle_guarded_overflow (void)
 {
