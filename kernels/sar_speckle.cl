@@ -82,8 +82,12 @@ typedef uint doubt_t;
 #endif
 
 /* Reads the work-group's tile, clamped to the image.  The loops' trip
- * counts are constants, so they unroll and a work-item has all its loads
- * in flight at once rather than waiting for each before the next. */
+ * counts are constants, so they unroll; every load is issued before the
+ * first store to local memory, so that a work-item has all its loads in
+ * flight at once rather than waiting for each in turn (a store right
+ * after its load would wait for it). */
+#define FETCH_ROWS ((TH + LY - 1) / LY)
+#define FETCH_COLS ((TW + LX - 1) / LX)
 inline void
 load_tile (const __global sample_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
@@ -91,21 +95,31 @@ load_tile (const __global sample_t * src, const uint src_offset,
 {
   const int x0 = get_group_id (0) * LX - R;
   const int y0 = get_group_id (1) * LY * RY - R;
+  float v[FETCH_ROWS][FETCH_COLS];
 
 #pragma unroll
-  for (int i = 0; i < (TH + LY - 1) / LY; i++) {
+  for (int i = 0; i < FETCH_ROWS; i++) {
     const int ty = get_local_id (1) + i * LY;
     const __global sample_t *row = src + src_offset +
         (size_t) clamp (y0 + ty, 0, height - 1) * src_stride;
 
 #pragma unroll
-    for (int j = 0; j < (TW + LX - 1) / LX; j++) {
+    for (int j = 0; j < FETCH_COLS; j++) {
       const int tx = get_local_id (0) + j * LX;
 
       if (ty < TH && tx < TW)
-        tile[ty][tx] = (float) row[clamp (x0 + tx, 0, width - 1)];
+        v[i][j] = (float) row[clamp (x0 + tx, 0, width - 1)];
     }
   }
+#pragma unroll
+  for (int i = 0; i < FETCH_ROWS; i++)
+#pragma unroll
+    for (int j = 0; j < FETCH_COLS; j++) {
+      const int ty = get_local_id (1) + i * LY, tx = get_local_id (0) + j * LX;
+
+      if (ty < TH && tx < TW)
+        tile[ty][tx] = v[i][j];
+    }
   barrier (CLK_LOCAL_MEM_FENCE);
 }
 
