@@ -81,6 +81,21 @@ typedef uint doubt_t;
 #define DOUBT_ARGS
 #endif
 
+/* The kernel's image arguments, and its tile where it has one, as its
+ * functions take them on. */
+#define IMAGE_PARAMS const __global sample_t * src, const uint src_offset, \
+    const uint src_stride, __global float *dst, const uint dst_offset,     \
+    const uint dst_stride, const int width, const int height
+#define IMAGE_ARGS src, src_offset, src_stride, dst, dst_offset, dst_stride, \
+    width, height
+#if LOCAL
+#define TILE_PARAM __local float tile[TH][TW],
+#define TILE_ARG tile,
+#else
+#define TILE_PARAM
+#define TILE_ARG
+#endif
+
 /* Reads the work-group's tile, clamped to the image.  The loops' trip
  * counts are constants, so they unroll; every load is issued before the
  * first store to local memory, so that a work-item has all its loads in
@@ -142,6 +157,31 @@ tile_row (__local float tile[TH][TW], const int ty, const int tx,
   for (int dx = 0; dx < SIDE; dx++)
     v[dx] = tile[ty][tx + dx];
 }
+
+#if !LOCAL
+/* The columns of the windows centred in column x, edge pixels repeated. */
+inline void
+window_cols (const int x, const int width, int cols[SIDE])
+{
+#pragma unroll
+  for (int dx = 0; dx < SIDE; dx++)
+    cols[dx] = clamp (x - R + dx, 0, width - 1);
+}
+
+/* Image row `y` at the columns `cols`, edge rows repeated. */
+inline void
+image_row (const __global sample_t * src, const uint src_offset,
+    const uint src_stride, const int height, const int y,
+    const int cols[SIDE], float v[SIDE])
+{
+  const __global sample_t *row = src + src_offset +
+      (size_t) clamp (y, 0, height - 1) * src_stride;
+
+#pragma unroll
+  for (int dx = 0; dx < SIDE; dx++)
+    v[dx] = (float) row[cols[dx]];
+}
+#endif
 
 /* The sums of x and x^2 along one row of a window; x^2 is added with one
  * rounding (in double, x^2 of a float is exact anyway). */
@@ -702,13 +742,7 @@ defer (__local uint * ndoubt, __local doubt_t * doubt, const int y)
  * that it holds few registers (Frost's first pass is: its class sums are
  * indexed by position). */
 inline void
-redo_doubtful (
-#if LOCAL
-    __local float tile[TH][TW],
-#endif
-    const __global sample_t * src, const uint src_offset,
-    const uint src_stride, __global float *dst, const uint dst_offset,
-    const uint dst_stride, const int width, const int height DOUBT_PARAMS)
+redo_doubtful (TILE_PARAM IMAGE_PARAMS DOUBT_PARAMS)
 {
   const int x0 = get_group_id (0) * LX, y0 = get_group_id (1) * LY * RY;
   uint n;
@@ -725,12 +759,11 @@ redo_doubtful (
 #if LOCAL
 #define WINDOW_ROW(dy) tile_row (tile, ty + (dy), tx, v)
 #else
-#define WINDOW_ROW(dy) do {                                                 \
-      const __global sample_t *row = src + src_offset +                     \
-          (size_t) clamp (y0 + ty - R + (dy), 0, height - 1) * src_stride;  \
-      for (int dx = 0; dx < SIDE; dx++)                                     \
-        v[dx] = (float) row[clamp (x0 + tx - R + dx, 0, width - 1)];        \
-    } while (0)
+    int cols[SIDE];
+
+    window_cols (x0 + tx, width, cols);
+#define WINDOW_ROW(dy) \
+    image_row (src, src_offset, src_stride, height, y0 + ty - R + (dy), cols, v)
 #endif
     facts_begin (&f);
 #if FILTER == 1
@@ -807,33 +840,11 @@ store_window (__global float *dst, const uint dst_offset,
 }
 
 #if ROWS
-#if !LOCAL
-/* Image row `y` at the columns `cols`, edge rows repeated. */
-inline void
-image_row (const __global sample_t * src, const uint src_offset,
-    const uint src_stride, const int height, const int y,
-    const int cols[SIDE], float v[SIDE])
-{
-  const __global sample_t *row = src + src_offset +
-      (size_t) clamp (y, 0, height - 1) * src_stride;
-
-#pragma unroll
-  for (int dx = 0; dx < SIDE; dx++)
-    v[dx] = (float) row[cols[dx]];
-}
-#endif
-
 /* This work-item's strip of ROWS outputs: the window slides down, its
  * oldest row and row sums dropped as the next row enters (registers once
  * unrolled).  Row t of the strip's windows is image row y0 - R + t. */
 inline void
-strip (
-#if LOCAL
-    __local float tile[TH][TW],
-#endif
-    const __global sample_t * src, const uint src_offset,
-    const uint src_stride, __global float *dst, const uint dst_offset,
-    const uint dst_stride, const int width, const int height DOUBT_PARAMS)
+strip (TILE_PARAM IMAGE_PARAMS DOUBT_PARAMS)
 {
   const int x = get_global_id (0), y0 = get_global_id (1) * ROWS;
   float win[SIDE][SIDE];
@@ -844,9 +855,7 @@ strip (
 #else
   int cols[SIDE];
 
-#pragma unroll
-  for (int dx = 0; dx < SIDE; dx++)
-    cols[dx] = clamp (x - R + dx, 0, width - 1);
+  window_cols (x, width, cols);
 #define STRIP_ROW(t, v) \
   image_row (src, src_offset, src_stride, height, y0 - R + (t), cols, v)
 #endif
@@ -885,9 +894,7 @@ strip (
 
 __kernel __attribute__((reqd_work_group_size (LX, LY, 1)))
 void
-sar_speckle (const __global sample_t * src, const uint src_offset,
-    const uint src_stride, __global float *dst, const uint dst_offset,
-    const uint dst_stride, const int width, const int height)
+sar_speckle (IMAGE_PARAMS)
 {
   /* Local memory is declared at the kernel's scope (OpenCL 1.2). */
 #if LOCAL
@@ -917,12 +924,7 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
   sum_threes (tile, h3);
 #endif
 #if BOX && ROWS
-  strip (
-#if LOCAL
-      tile,
-#endif
-      src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height
-      DOUBT_ARGS);
+  strip (TILE_ARG IMAGE_ARGS DOUBT_ARGS);
 #elif FILTER == 6 && R <= 3
   median_strip (tile, dst, dst_offset, dst_stride, width, height);
 #else
@@ -954,11 +956,6 @@ sar_speckle (const __global sample_t * src, const uint src_offset,
   }
 #endif
 #if GUARD
-  redo_doubtful (
-#if LOCAL
-      tile,
-#endif
-      src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height
-      DOUBT_ARGS);
+  redo_doubtful (TILE_ARG IMAGE_ARGS DOUBT_ARGS);
 #endif
 }
