@@ -94,14 +94,15 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   guard = dev->has_fp64 && !fp64 && box
       && clv_device_tune_int (dev, "SAR_SPECKLE_GUARD", 1) != 0;
   /* 0: one output per work-item; K: a strip of K outputs down a column,
-   * which sums each row once for its windows.  On GPUs, strips of 16 for
-   * Lee, Kuan and boxcar in float, and of 8 for Frost and Gamma-MAP (their
-   * rules are long), in double (registers run out first), and for refined
-   * Lee and the median; on CPUs, strips of 4 for the median (each row of
-   * its windows sorted once). */
+   * which sums each row once for its windows (the median: sorts it once).
+   * On GPUs, strips of 16 for Lee, Kuan and boxcar in float and for the
+   * median, and of 8 for Frost and Gamma-MAP (their rules are long), in
+   * double (registers run out first) and for refined Lee; on CPUs, strips
+   * of 4 for the median. */
   strips = CLAMP (clv_device_tune_int (dev, "SAR_SPECKLE_ROWS",
-          gpu ? (box && !fp64 && p->filter != CLV_SPECKLE_FROST
-              && p->filter != CLV_SPECKLE_GAMMA_MAP ? 16 : 8) :
+          gpu ? ((box && !fp64 && p->filter != CLV_SPECKLE_FROST
+                  && p->filter != CLV_SPECKLE_GAMMA_MAP)
+              || p->filter == CLV_SPECKLE_MEDIAN ? 16 : 8) :
           (p->filter == CLV_SPECKLE_MEDIAN ? 4 : 0)), 0, 64);
   sp->rows = MAX (strips, 1);
   /* SAR_SPECKLE_LOCAL=0: the box-sum filters' strips read their windows
