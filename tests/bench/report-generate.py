@@ -634,10 +634,12 @@ figures are the queue's profiling events.
     def many_gpus(self):
         self.w("## One pipeline on many GPUs, and tracking\n")
         sp, tr = self.main.j("spread-branches.json"), self.main.j("track-streams.json")
-        if sp is None and tr is None:
+        costs = [(r, r.j("track.json")) for r in self.runs if r.j("track.json")]
+        if sp is None and tr is None and not costs:
             self.w("Not measured in these runs (`tests/bench/gpu-run.sh spread "
                    "track-streams` writes `spread-branches.json` and "
-                   "`track-streams.json`).\n")
+                   "`track-streams.json`; `STEPS=track tests/bench/report.sh` "
+                   "the tracker's cost, `track.json`).\n")
             return
         gpus = (self.main.j("batch-scale.json") or {}).get("gpus", "the")
         if sp:
@@ -663,6 +665,19 @@ figures are the queue's profiling events.
                    f"fakesink` (best of each): {fmt(tr['fps_without'])} and "
                    f"{fmt(tr['fps_with'])} frames/s, {pct(tr['loss'])} fewer with "
                    "the tracker.\n")
+        for r, tc in costs:
+            cases = tc["cases"]
+            self.w(f"The tracker's cost a box on {tc['cpu']} "
+                   "(`bench-track`: boxes moving at constant velocities over "
+                   "1920×1080 with a pixel of jitter, entering and leaving, "
+                   f"{cases[0]['frames']} frames): the SORT tracker alone "
+                   + ", ".join(f"{fmt(c['tracker_us_per_box'], 3)}" for c in cases)
+                   + " µs a box, the `roitrack` element (metas read and written, "
+                   "against an identity element in its place) "
+                   + ", ".join(f"{fmt(c['element_us_per_box'], 3)}" for c in cases)
+                   + " µs a box, at "
+                   + ", ".join(str(c["boxes"]) for c in cases)
+                   + " boxes a frame.\n")
 
     def archives(self):
         self.w("## Archives\n")
@@ -893,7 +908,8 @@ STEPS="vj streams" tests/bench/report.sh build OUT_DIR
 
 `STEPS="tune vj" QUICK=1 tests/bench/report.sh build OUT_DIR` is the small
 run for a CPU device (PoCL), `STEPS=cpu` the detector against OpenCV with
-two threads each (`tests/bench/bench-cpu.sh`).  Then, with the runs' folders under
+two threads each (`tests/bench/bench-cpu.sh`), `STEPS=track` the tracker's
+cost a box on the host's CPU.  Then, with the runs' folders under
 `docs/bench/` (the GPU's first):
 
 ```sh

@@ -34,6 +34,8 @@
 #             kernels', the host's share and launches per frame
 #   cpu       bench-cpu.sh (not in the default STEPS: for a CPU device):
 #             the cpu variant against OpenCV with 2 threads each
+#   track     bench-track (not in the default STEPS: the host CPU's): the
+#             tracker's cost a box, alone and as the roitrack element
 #   eigen     bench-eigen.sh (training vs faces, recognition; OpenCV on
 #             EIG_OPENCV_FACES)
 #   streams   bench-streams: 1 to 64 pipelines of a photograph in one
@@ -276,6 +278,11 @@ step_cpu() {
     > "$out/bench-cpu.json"
 }
 
+step_track() {
+  GST_PLUGIN_PATH_1_0=$(cd "$b" && pwd)/gst "$b/tests/bench/bench-track" \
+    --out "$out/track.json" > /dev/null
+}
+
 step_eigen() {
   CLVISION_AUTOTUNE=0 EIG_BENCH_FACES=$EIG_FACES \
     EIG_BENCH_OPENCV_FACES=$EIG_OPENCV_FACES \
@@ -301,7 +308,7 @@ step_facedetect() {
 status=0
 for step in $STEPS; do
   case $step in
-    tests|tune|sar|chain|sarpeers|speckle|vj|photos|cpu|eigen|streams|facedetect)
+    tests|tune|sar|chain|sarpeers|speckle|vj|photos|cpu|track|eigen|streams|facedetect)
       run_step "$step" "step_$step" ;;
     *) log "unknown step $step"; status=2 ;;
   esac
