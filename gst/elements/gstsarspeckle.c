@@ -25,8 +25,9 @@
  *
  * Where the device has double precision, the outputs are OTB's: the
  * statistics are in double, or in float with the windows near a rule's
- * threshold recomputed in double (on GPUs for Lee, Frost, Kuan and
- * boxcar; `SAR_SPECKLE_FP64`, docs/tuning.md).  Without it they are in
+ * threshold recomputed in double (on GPUs for every filter whose window
+ * is a box sum: Lee, Frost, Gamma-MAP, Kuan and boxcar;
+ * `SAR_SPECKLE_FP64`, docs/tuning.md).  Without it they are in
  * float, and a few pixels near a threshold may differ.  The kernel reads
  * each tile of the image into local memory once, with its halo, and sums
  * windows separably.  The georeferencing and the no-data value go through

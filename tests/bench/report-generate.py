@@ -634,7 +634,7 @@ figures are the queue's profiling events.
     def many_gpus(self):
         self.w("## One pipeline on many GPUs, and tracking\n")
         sp, tr = self.main.j("spread-branches.json"), self.main.j("track-streams.json")
-        costs = [(r, r.j("track.json")) for r in self.runs if r.j("track.json")]
+        costs = [c for c in (r.j("track.json") for r in self.runs) if c]
         if sp is None and tr is None and not costs:
             self.w("Not measured in these runs (`tests/bench/gpu-run.sh spread "
                    "track-streams` writes `spread-branches.json` and "
@@ -665,7 +665,7 @@ figures are the queue's profiling events.
                    f"fakesink` (best of each): {fmt(tr['fps_without'])} and "
                    f"{fmt(tr['fps_with'])} frames/s, {pct(tr['loss'])} fewer with "
                    "the tracker.\n")
-        for r, tc in costs:
+        for tc in costs:
             cases = tc["cases"]
             self.w(f"The tracker's cost a box on {tc['cpu']} "
                    "(`bench-track`: boxes moving at constant velocities over "
