@@ -56,8 +56,9 @@ local_bytes (const ClvSpeckle * sp, ClvSpeckleFilter filter, int r,
     bytes += th * (tw - 2) * real;
   else if (filter != CLV_SPECKLE_MEDIAN && !strips)
     bytes += 2 * th * sp->local[0] * real;
+  /* The doubtful outputs' count and list, and boxcar's certificate. */
   if (guard)
-    bytes += sizeof (cl_uint) + outputs * (outputs <= 65536 ? 2 : 4);
+    bytes += 2 * sizeof (cl_uint) + outputs * (outputs <= 65536 ? 2 : 4);
   return bytes;
 }
 

@@ -18,7 +18,8 @@
  * included, into local memory once, edge pixels repeated beyond the image
  * (OTB's border rule).  Box sums are separable: rows of the tile are
  * summed across (x and x^2), then 2R + 1 of those down, so a window costs
- * 2 (2R + 1) additions instead of (2R + 1)^2.  With ROWS = 0 the
+ * 4R additions instead of (2R + 1)^2 - 1 (fewer where two outputs share
+ * their inner sum down: column_sum).  With ROWS = 0 the
  * work-group shares the row sums through local memory (a second barrier);
  * with ROWS = K each work-item slides its window down its strip, keeping
  * its pixels and the last 2R + 1 row sums in registers, so a row is summed
@@ -81,6 +82,19 @@ typedef uint doubt_t;
 #define DOUBT_ARGS
 #endif
 
+/* Boxcar's strips from a tile certify it: the work-group learns while it
+ * reads its tile whether the tile holds a negative value or a NaN, and
+ * where it holds none, every window's float mean is within the tolerance
+ * (float_output), so its strips need no sums of squares. */
+#define CERTIFY (GUARD && FILTER == 5 && LOCAL && ROWS)
+#if CERTIFY
+#define NEGATIVE_PARAM , __local int * negative
+#define NEGATIVE_ARG , negative
+#else
+#define NEGATIVE_PARAM
+#define NEGATIVE_ARG
+#endif
+
 /* The kernel's image arguments, and its tile where it has one, as its
  * functions take them on. */
 #define IMAGE_PARAMS const __global sample_t * src, const uint src_offset, \
@@ -100,17 +114,19 @@ typedef uint doubt_t;
  * counts are constants, so they unroll; every load is issued before the
  * first store to local memory, so that a work-item has all its loads in
  * flight at once rather than waiting for each in turn (a store right
- * after its load would wait for it). */
+ * after its load would wait for it).  With CERTIFY, sets *negative where
+ * the tile holds a negative value or a NaN. */
 #define FETCH_ROWS ((TH + LY - 1) / LY)
 #define FETCH_COLS ((TW + LX - 1) / LX)
 inline void
 load_tile (const __global sample_t * src, const uint src_offset,
     const uint src_stride, const int width, const int height,
-    __local float tile[TH][TW])
+    __local float tile[TH][TW] NEGATIVE_PARAM)
 {
   const int x0 = get_group_id (0) * LX - R;
   const int y0 = get_group_id (1) * LY * RY - R;
   float v[FETCH_ROWS][FETCH_COLS];
+  bool neg = false;
 
 #pragma unroll
   for (int i = 0; i < FETCH_ROWS; i++) {
@@ -122,8 +138,10 @@ load_tile (const __global sample_t * src, const uint src_offset,
     for (int j = 0; j < FETCH_COLS; j++) {
       const int tx = get_local_id (0) + j * LX;
 
-      if (ty < TH && tx < TW)
+      if (ty < TH && tx < TW) {
         v[i][j] = (float) row[clamp (x0 + tx, 0, width - 1)];
+        neg |= !(v[i][j] >= 0);
+      }
     }
   }
 #pragma unroll
@@ -135,6 +153,12 @@ load_tile (const __global sample_t * src, const uint src_offset,
       if (ty < TH && tx < TW)
         tile[ty][tx] = v[i][j];
     }
+#if CERTIFY
+  if (neg)
+    *negative = 1;
+#else
+  (void) neg;
+#endif
   barrier (CLK_LOCAL_MEM_FENCE);
 }
 
@@ -183,19 +207,37 @@ image_row (const __global sample_t * src, const uint src_offset,
 }
 #endif
 
-/* The sums of x and x^2 along one row of a window; x^2 is added with one
- * rounding (in double, x^2 of a float is exact anyway). */
+/* The sums of x and x^2 (unless not `squares`: 0) along one row of a
+ * window; x^2 is added with one rounding (in double, x^2 of a float is
+ * exact anyway). */
 inline void
-row_sums (const float v[SIDE], real_t * a, real_t * b)
+row_sums (const float v[SIDE], const bool squares, real_t * a, real_t * b)
 {
-  *a = 0;
-  *b = 0;
+  *a = v[0];
+  *b = squares ? (real_t) v[0] * v[0] : 0;
 #pragma unroll
-  for (int dx = 0; dx < SIDE; dx++) {
+  for (int dx = 1; dx < SIDE; dx++) {
     const real_t x = v[dx];
     *a += x;
-    *b = fma (x, x, *b);
+    if (squares)
+      *b = fma (x, x, *b);
   }
+}
+
+/* The window's sum of its SIDE row sums h, for the output in image row y:
+ * an even row adds h[0] to the sum of h[1 ..], an odd one the last to the
+ * sum of h[.. SIDE - 2], so that the outputs of rows 2k and 2k + 1 share
+ * that inner sum.  Every shape adds in this order. */
+inline real_t
+column_sum (const real_t h[SIDE], const int y)
+{
+  const int first = y & 1 ? 0 : 1;
+  real_t inner = h[first];
+
+#pragma unroll
+  for (int j = 1; j < SIDE - 1; j++)
+    inner += h[first + j];
+  return y & 1 ? inner + h[SIDE - 1] : h[0] + inner;
 }
 
 #if !ROWS
@@ -203,27 +245,28 @@ row_sums (const float v[SIDE], real_t * a, real_t * b)
  * then down. */
 inline void
 box_sums (__local float tile[TH][TW], __local real_t hs[TH][LX],
-    __local real_t hs2[TH][LX], real_t * s, real_t * s2)
+    __local real_t hs2[TH][LX], const int y, real_t * s, real_t * s2)
 {
   const int lx = get_local_id (0), ly = get_local_id (1);
+  real_t h[SIDE], h2[SIDE];
 
   for (int row = ly; row < TH; row += LY) {
     float v[SIDE];
     real_t a, b;
 
     tile_row (tile, row, lx, v);
-    row_sums (v, &a, &b);
+    row_sums (v, true, &a, &b);
     hs[row][lx] = a;
     hs2[row][lx] = b;
   }
   barrier (CLK_LOCAL_MEM_FENCE);
-  *s = 0;
-  *s2 = 0;
 #pragma unroll
   for (int dy = 0; dy < SIDE; dy++) {
-    *s += hs[ly + dy][lx];
-    *s2 += hs2[ly + dy][lx];
+    h[dy] = hs[ly + dy][lx];
+    h2[dy] = hs2[ly + dy][lx];
   }
+  *s = column_sum (h, y);
+  *s2 = column_sum (h2, y);
 }
 #endif
 #endif
@@ -636,15 +679,20 @@ near_threshold (const float a, const float t, const float band)
   return !(fabs (fabs (a) - t) > band);
 }
 
+/* Float's unit roundoff. */
+#define U 0x1p-24f
+
 /* The output of the window from its float sums; *doubtful where float
  * could go another way than double at a branch or miss the reference by
  * more than half the tolerance (1e-4 relative, 1e-6 absolute): with GUARD
  * the work-group then writes the double one.  Error bounds, to first order
- * in u = 2^-24 (OpenCL's float division and sqrt are within 3 ulp, 6 u), a
- * term of a sum having gone through at most 2 SIDE - 2 additions,
- * A = sum |x| <= sqrt(N S2):
+ * in u = 2^-24 (OpenCL's float division and sqrt are within 3 ulp, 6 u; a
+ * product by a rounded constant within 2 u), a term of a sum having gone
+ * through at most 2 SIDE - 2 additions, A = sum |x| <= sqrt(N S2):
  *   |s - S| <= (2 SIDE - 2) u A, so |e - E| <= de = (2 SIDE + 4) u
- *   sqrt(s2 / N); |s2 - S2| <= 2 SIDE u S2; s e's error <= A de +
+ *   sqrt(s2 / N), where (s2 = (N - 1) var + N e^2 to first order)
+ *   sqrt(s2 / N) <= |e| + (N - 1) |var| / (2 N |e|), a tangent of the
+ *   root, which the rules other than boxcar take instead; |s2 - S2| <= 2 SIDE u S2; s e's error <= A de +
  *   (2 SIDE - 2) u A^2 / N + u A^2 / N <= (4 SIDE + 3) u S2; with the
  *   subtraction and the division, |var - V| <= dv = (6 SIDE + 10) u s2 /
  *   (N - 1); and ci2 = var / e^2, computed as var ie^2 with ie = 1 / e, is
@@ -653,72 +701,80 @@ near_threshold (const float a, const float t, const float band)
  * A branch whose threshold lies within twice the bound (the second order
  * terms and the double reference's own roundings are far smaller) is
  * doubtful; so is an output whose error bound could reach half the
- * tolerance.  The reciprocals of var and e are taken once, not divided by
- * in each term. */
+ * tolerance.
+ * Every case is computed and the output selected, without branches, so
+ * that a compiler can interleave the outputs of a strip; the reciprocals
+ * of var and e are taken once, there is no square root but boxcar's, and
+ * N and N - 1 are divided by as products with their reciprocals.
+ * `certified` (boxcar): the window is known to hold no negative value and
+ * no NaN, so |s - S| <= (2 SIDE - 2) u S and the mean is within
+ * (2 SIDE + 1) u of its exact value, relatively, far inside the tolerance:
+ * only a sum that overflowed is doubtful, and s2 is not needed. */
 inline float
 float_output (const facts_t * f, const float s, const float s2,
-    bool *doubtful)
+    const bool certified, bool *doubtful)
 {
-  const float u = 0x1p-24f, eps = 1e-10f, e = s / N;
-  const float de = (2 * SIDE + 4) * u * sqrt (s2 / N);
+  const float eps = 1e-10f, e = s * (1.0f / N);
 #if FILTER == 5
-  /* Boxcar: the mean, whatever the variance. */
-  *doubtful = !(de <= fmax (5e-5f * fabs (e), 5e-7f));
+  /* sqrt(s2 / N) = sqrt(s2) / SIDE. */
+  const float de = ((2 * SIDE + 4) * U / SIDE) * sqrt (s2);
+
+  /* Boxcar: the mean, whatever the variance; a sum that overflowed has
+   * an infinite bound, which the tolerance of an infinite mean would
+   * pass. */
+  *doubtful = !(fabs (s) <= MAXFLOAT)
+      | (!certified & !(de <= fmax (5e-5f * fabs (e), 5e-7f)));
   return e;
 #else
-  const float var = (s2 - s * e) / (N - 1);
-  const float dv = (6 * SIDE + 10) * u * s2 / (N - 1);
+  const float var = (s2 - s * e) * (1.0f / (N - 1));
+  const float dv = ((6 * SIDE + 10) * U / (N - 1)) * s2;
+  const bool small_e = fabs (e) < eps, small_var = fabs (var) < eps;
+  /* Where var is used, var > dv: |var| is not within dv of eps, and the
+   * exact variance is not negative. */
+  const float q = 1 / var, ie = 1 / e;
+  /* 0 for a window of zeros (whose tangent is not a number). */
+  const float de = s2 > 0 ? (2 * SIDE + 4) * U * (fabs (e)
+      + ((N - 1) / (2.0f * N)) * fabs (var) * fabs (ie)) : 0;
+  const float rho = dv * q + 2 * de * fabs (ie) + 12 * U;
+  /* Bitwise operators, which do not branch as || and && may. */
+  bool doubt = near_threshold (e, eps, de)
+      | (!small_e & near_threshold (var, eps, dv));
   float y, bound;
-
-  *doubtful = true;
-  if (near_threshold (e, eps, de))
-    return 0;
-  *doubtful = false;
-  if (fabs (e) < eps)
-    return 0;
-  *doubtful = true;
-  if (near_threshold (var, eps, dv))
-    return 0;
-  if (fabs (var) < eps) {
-    y = e;
-    bound = de;
-  } else {
-    /* var > dv here: |var| is not within dv of eps, and the exact
-     * variance is not negative. */
-    const float q = 1 / var, ie = 1 / e, rho = dv * q + 2 * de * fabs (ie)
-        + 12 * u;
 #if FILTER == 0 || FILTER == 3
-    /* Lee and Kuan: y = e + w (i - e), w = max(0, 1 - t) / k with
-     * t = cu2 / ci2 and k = 1 (Kuan: 1 + cu2), OTB's rule written so that
-     * it is continuous at ci2 = cu2 (w = 0 on both sides): max is
-     * 1-Lipschitz, so t's error t rho moves y by at most |i - e| t rho / k,
-     * and where t - t rho > 1 the exact w is 0 too; the rule's own
-     * roundings are within 4 u (|e| + |i|). */
-    const float cu2 = 1 / (float) LOOKS, k = FILTER == 3 ? 1 + cu2 : 1;
-    const float i = f->centre, t = cu2 * e * e * q, trho = t * rho;
+  /* Lee and Kuan: y = e + w (i - e), w = max(0, 1 - t) / k with
+   * t = cu2 / ci2 and k = 1 (Kuan: 1 + cu2), OTB's rule written so that
+   * it is continuous at ci2 = cu2 (w = 0 on both sides): max is
+   * 1-Lipschitz, so t's error t rho moves y by at most |i - e| t rho / k,
+   * and where t - t rho > 1 the exact w is 0 too; the rule's own
+   * roundings are within 8 u (|e| + |i|). */
+  const float cu2 = 1 / (float) LOOKS;
+  const float ik = FILTER == 3 ? 1 / (1 + cu2) : 1;
+  const float i = f->centre, t = cu2 * e * e * q, trho = t * rho;
 
-    y = e + fmax (1 - t, 0.0f) / k * (i - e);
-    bound = de + 4 * u * (fabs (e) + fabs (i))
-        + (t - trho > 1 ? 0 : fabs (i - e) / k * trho);
+  y = e + fmax (1 - t, 0.0f) * ik * (i - e);
+  bound = de + 8 * U * (fabs (e) + fabs (i))
+      + (t - trho > 1 ? 0 : fabs (i - e) * ik * trho);
 #else
-    const float ci2 = var * ie * ie;
-    float sens;
+  const float ci2 = var * ie * ie;
+  float sens;
 
 #if FILTER == 2
-    /* Gamma-MAP's branches: ci2 < cu2, and sqrt(ci2) >= cmax,
-     * cmax^2 = 2 cu2. */
-    const float cu2 = 1 / (float) LOOKS;
+  /* Gamma-MAP's branches: ci2 < cu2, and sqrt(ci2) >= cmax,
+   * cmax^2 = 2 cu2. */
+  const float cu2 = 1 / (float) LOOKS;
 
-    if (near_threshold (ci2, cu2, 2 * rho * ci2)
-        || near_threshold (ci2, 2 * cu2, 2 * rho * ci2))
-      return 0;
+  doubt |= !small_e & !small_var
+      & (near_threshold (ci2, cu2, 2 * rho * ci2)
+      | near_threshold (ci2, 2 * cu2, 2 * rho * ci2));
 #endif
-    y = rule_real (f, e, var, &sens);
-    bound = sens * rho + de;
+  y = rule_real (f, e, var, &sens);
+  bound = sens * rho + de;
 #endif
-  }
-  *doubtful = !(bound <= fmax (5e-5f * fabs (y), 5e-7f));
-  return y;
+  y = small_var ? e : y;
+  bound = small_var ? de : bound;
+  *doubtful = doubt | (!small_e & !(bound <= fmax (5e-5f * fabs (y),
+              5e-7f)));
+  return small_e ? 0 : y;
 #endif
 }
 #endif
@@ -798,16 +854,17 @@ redo_doubtful (TILE_PARAM IMAGE_PARAMS DOUBT_PARAMS)
 /* The output of the window with facts `f` from its sums of x and x^2. */
 inline float
 window_output (const facts_t * f, const real_t s, const real_t s2,
-    bool *doubtful)
+    const bool certified, bool *doubtful)
 {
 #if HAVE_FP64
   const real_t e = s / N, var = (s2 - s * e) / (N - 1);
   real_t sens;
 
+  (void) certified;
   *doubtful = false;
   return (float) rule_real (f, e, var, &sens);
 #else
-  const float out = float_output (f, s, s2, doubtful);
+  const float out = float_output (f, s, s2, certified, doubtful);
 
   /* Without GUARD, float alone. */
   *doubtful = *doubtful && GUARD;
@@ -816,19 +873,19 @@ window_output (const facts_t * f, const real_t s, const real_t s2,
 }
 
 /* Writes the output of the window `win` at pixel (x, y), or lists it for
- * redo_doubtful where float is doubtful. */
+ * redo_doubtful where float is doubtful; `certified`: see float_output. */
 inline void
 store_window (__global float *dst, const uint dst_offset,
     const uint dst_stride, const int width, const int height, const int x,
     const int y, const float win[SIDE][SIDE], const real_t s,
-    const real_t s2 DOUBT_PARAMS)
+    const real_t s2, const bool certified DOUBT_PARAMS)
 {
   bool doubtful;
   facts_t f;
   float out;
 
   window_facts (win, &f);
-  out = window_output (&f, s, s2, &doubtful);
+  out = window_output (&f, s, s2, certified, &doubtful);
 
 #if GUARD
   if (doubtful && x < width && y < height) {
@@ -842,9 +899,10 @@ store_window (__global float *dst, const uint dst_offset,
 #if ROWS
 /* This work-item's strip of ROWS outputs: the window slides down, its
  * oldest row and row sums dropped as the next row enters (registers once
- * unrolled).  Row t of the strip's windows is image row y0 - R + t. */
+ * unrolled).  Row t of the strip's windows is image row y0 - R + t.
+ * `certified`: its windows hold no negative value and no NaN (CERTIFY). */
 inline void
-strip (TILE_PARAM IMAGE_PARAMS DOUBT_PARAMS)
+strip (TILE_PARAM IMAGE_PARAMS, const bool certified DOUBT_PARAMS)
 {
   const int x = get_global_id (0), y0 = get_global_id (1) * ROWS;
   float win[SIDE][SIDE];
@@ -863,12 +921,10 @@ strip (TILE_PARAM IMAGE_PARAMS DOUBT_PARAMS)
 #pragma unroll
   for (int j = 1; j < SIDE; j++) {
     STRIP_ROW (j - 1, win[j]);
-    row_sums (win[j], &h[j], &h2[j]);
+    row_sums (win[j], !certified, &h[j], &h2[j]);
   }
 #pragma unroll
   for (int k = 0; k < ROWS; k++) {
-    real_t s = 0, s2 = 0;
-
 #pragma unroll
     for (int j = 0; j < SIDE - 1; j++) {
 #pragma unroll
@@ -878,14 +934,10 @@ strip (TILE_PARAM IMAGE_PARAMS DOUBT_PARAMS)
       h2[j] = h2[j + 1];
     }
     STRIP_ROW (k + SIDE - 1, win[SIDE - 1]);
-    row_sums (win[SIDE - 1], &h[SIDE - 1], &h2[SIDE - 1]);
-#pragma unroll
-    for (int j = 0; j < SIDE; j++) {
-      s += h[j];
-      s2 += h2[j];
-    }
+    row_sums (win[SIDE - 1], !certified, &h[SIDE - 1], &h2[SIDE - 1]);
     store_window (dst, dst_offset, dst_stride, width, height, x, y0 + k,
-        win, s, s2 DOUBT_ARGS);
+        win, column_sum (h, y0 + k), column_sum (h2, y0 + k),
+        certified DOUBT_ARGS);
   }
 #undef STRIP_ROW
 }
@@ -909,22 +961,39 @@ sar_speckle (IMAGE_PARAMS)
   __local uint ndoubt_at[1];
   __local doubt_t doubt[LX * LY * RY];
   __local uint *ndoubt = ndoubt_at;
+#if CERTIFY
+  __local int negative_at[1];
+  __local int *negative = negative_at;
+#endif
 
-  if (get_local_id (0) == 0 && get_local_id (1) == 0)
+  if (get_local_id (0) == 0 && get_local_id (1) == 0) {
     *ndoubt = 0;
-#if !LOCAL
+#if CERTIFY
+    *negative = 0;
+#endif
+  }
+  /* Before any work-item counts a doubtful output or, reading the tile,
+   * a negative value. */
+#if !LOCAL || CERTIFY
   barrier (CLK_LOCAL_MEM_FENCE);
 #endif
 #endif
 
 #if LOCAL
-  load_tile (src, src_offset, src_stride, width, height, tile);
+  load_tile (src, src_offset, src_stride, width, height, tile NEGATIVE_ARG);
 #endif
 #if FILTER == 4
   sum_threes (tile, h3);
 #endif
 #if BOX && ROWS
-  strip (TILE_ARG IMAGE_ARGS DOUBT_ARGS);
+#if CERTIFY
+  if (*negative)
+    strip (TILE_ARG IMAGE_ARGS, false DOUBT_ARGS);
+  else
+    strip (TILE_ARG IMAGE_ARGS, true DOUBT_ARGS);
+#else
+  strip (TILE_ARG IMAGE_ARGS, false DOUBT_ARGS);
+#endif
 #elif FILTER == 6 && R <= 3
   median_strip (tile, dst, dst_offset, dst_stride, width, height);
 #else
@@ -940,12 +1009,12 @@ sar_speckle (IMAGE_PARAMS)
     float win[SIDE][SIDE];
     real_t s, s2;
 
-    box_sums (tile, hs, hs2, &s, &s2);
+    box_sums (tile, hs, hs2, y, &s, &s2);
 #pragma unroll
     for (int dy = 0; dy < SIDE; dy++)
       tile_row (tile, ty + dy, lx, win[dy]);
     store_window (dst, dst_offset, dst_stride, width, height, x, y, win, s,
-        s2 DOUBT_ARGS);
+        s2, false DOUBT_ARGS);
 #elif FILTER == 4
     store (dst, dst_offset, dst_stride, width, height, x, y,
         refined_lee (tile, h3, ty, lx));
