@@ -398,8 +398,17 @@ optional_device_info (cl_device_id device, cl_device_info what,
   return FALSE;
 }
 
+/* CLVISION_PROFILE, set to anything but 0. */
+static gboolean
+profiling_wanted (void)
+{
+  const char *v = g_getenv ("CLVISION_PROFILE");
+
+  return v && *v && strcmp (v, "0") != 0;
+}
+
 static ClvDevice *
-device_create (DeviceEntry * e, GError ** error)
+device_create (DeviceEntry * e, gboolean profiling, GError ** error)
 {
   ClvDevice *dev = g_new0 (ClvDevice, 1);
   cl_context_properties props[] = { CL_CONTEXT_PLATFORM,
@@ -463,8 +472,10 @@ device_create (DeviceEntry * e, GError ** error)
 
   CLV_CHECK ((dev->context = clCreateContext (props, 1, &e->device, NULL, NULL,
               &st), st), error, fail);
+  dev->profiling = profiling;
   CLV_CHECK ((dev->queue = clCreateCommandQueue (dev->context, e->device,
-              CL_QUEUE_PROFILING_ENABLE, &st), st), error, fail);
+              profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &st), st), error,
+      fail);
   CLV_CHECK ((dev->transfer_queue = clCreateCommandQueue (dev->context,
               e->device, 0, &st), st), error, fail);
   return dev;
@@ -516,7 +527,7 @@ clv_device_open (const char *spec, GError ** error)
   if (dev) {
     dev = clv_device_ref (dev);
   } else {
-    dev = device_create (e, error);
+    dev = device_create (e, profiling_wanted (), error);
     if (dev)
       g_hash_table_insert (registry, dev->device, dev);
   }
@@ -526,8 +537,8 @@ out:
   return dev;
 }
 
-ClvDevice *
-clv_device_open_unshared (const char *spec, GError ** error)
+static ClvDevice *
+open_unshared (const char *spec, gboolean profiling, GError ** error)
 {
   GArray *all = enumerate_devices (error);
   DeviceEntry *e;
@@ -539,9 +550,21 @@ clv_device_open_unshared (const char *spec, GError ** error)
   e = find_device (all, spec, error);
   g_mutex_unlock (&registry_lock);
   if (e)
-    dev = device_create (e, error);
+    dev = device_create (e, profiling, error);
   g_array_unref (all);
   return dev;
+}
+
+ClvDevice *
+clv_device_open_unshared (const char *spec, GError ** error)
+{
+  return open_unshared (spec, profiling_wanted (), error);
+}
+
+ClvDevice *
+clv_device_open_profiled (const char *spec, GError ** error)
+{
+  return open_unshared (spec, TRUE, error);
 }
 
 ClvDevice *

@@ -41,6 +41,9 @@ struct _ClvDevice
    * integrated GPUs), so staging uploads through pinned memory gains
    * nothing there. */
   gboolean host_unified_memory;
+  /* The queue records kernel times (CL_QUEUE_PROFILING_ENABLE): where
+   * CLVISION_PROFILE is set, or opened by clv_device_open_profiled(). */
+  gboolean profiling;
 
   /*< private >*/
   gatomicrefcount ref;
@@ -68,7 +71,10 @@ gboolean clv_device_check_buffer_size (ClvDevice * dev, guint64 size,
 /* Opens the device that `spec` names: NULL or "auto" (first GPU, else first
  * accelerator, else first CPU; CLVISION_DEVICE overrides "auto"), "P:D"
  * (platform and device index), or a case-insensitive substring of the platform
- * or device name.  Every call for the same device returns the same object. */
+ * or device name.  Every call for the same device returns the same object.
+ * Its queue records kernel times only where CLVISION_PROFILE is set (to
+ * anything but 0): profiling costs every launch some time on some drivers
+ * (NVIDIA's), which a small frame's detection feels. */
 CLV_API
 ClvDevice *clv_device_open (const char *spec, GError ** error);
 /* Test hook: opens the device as clv_device_open() does, but with a context
@@ -76,6 +82,11 @@ ClvDevice *clv_device_open (const char *spec, GError ** error);
  * exercise paths between two contexts on a machine with a single device. */
 CLV_API
 ClvDevice *clv_device_open_unshared (const char *spec, GError ** error);
+/* For benchmarks: as clv_device_open_unshared(), with a queue that records
+ * kernel times whatever CLVISION_PROFILE says, so that a benchmark times
+ * kernels on it and wall times on an unprofiled device. */
+CLV_API
+ClvDevice *clv_device_open_profiled (const char *spec, GError ** error);
 CLV_API
 ClvDevice *clv_device_ref (ClvDevice * dev);
 CLV_API

@@ -622,6 +622,8 @@ main (int argc, char **argv)
     g_printerr ("clvision-tune: CLVISION_TUNE is ignored while searching\n");
   /* Search from the defaults, whatever is stored now. */
   g_setenv ("CLVISION_AUTOTUNE", "0", TRUE);
+  /* The search compares kernel times. */
+  g_setenv ("CLVISION_PROFILE", "1", TRUE);
   w.dev = clv_device_open (device, &error);
   if (w.dev == NULL)
     goto fail;

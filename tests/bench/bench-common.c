@@ -14,6 +14,12 @@ cmp_double (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+void
+bench_time_kernels (void)
+{
+  g_setenv ("CLVISION_PROFILE", "1", FALSE);
+}
+
 double
 bench_median (double *v, int n)
 {

@@ -7,6 +7,11 @@
 
 G_BEGIN_DECLS
 
+/* Makes the devices the process opens from now on record kernel times
+ * (CLVISION_PROFILE), unless the caller set CLVISION_PROFILE: every
+ * benchmark that reports kernel times calls it before it opens one. */
+void bench_time_kernels (void);
+
 /* Median of `n` values (sorts them). */
 double bench_median (double *v, int n);
 

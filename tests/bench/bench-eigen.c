@@ -260,6 +260,7 @@ main (int argc, char **argv)
   if (max_m < 2 || size < 2 || n_batches == 0)
     g_error ("nothing to measure");
 
+  bench_time_kernels ();
   dev = clv_device_open (device, &error);
   if (dev == NULL)
     g_error ("%s", error->message);

@@ -349,6 +349,7 @@ main (int argc, char **argv)
   gchar *caps, *desc;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  bench_time_kernels ();
   gst_init (&argc, &argv);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     g_error ("%s", error->message);

@@ -372,6 +372,7 @@ main (int argc, char **argv)
         "--image FILE is needed, --frames at least 1, and --video and "
         "--convert exclude each other, and --live takes a picture");
   g_option_context_free (ctx);
+  bench_time_kernels ();
   gst_init (NULL, NULL);
   device_list = g_strsplit (device_specs, ",", -1);
   /* The JSON's device: the first setting's. */

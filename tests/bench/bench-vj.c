@@ -93,34 +93,25 @@ set_tune (const char *tune)
   g_free (full);
 }
 
-/* Times one detector on one frame; appends a JSON object to `out`. */
-static void
-bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
-    GArray * ref, const Options * o, const char *label, const char *tune,
-    GString * out)
+/* Runs of a frame or batch on the device that profiles, for kernel
+ * times: at most this many (and the warm-up). */
+#define KERNEL_REPEAT 50
+
+/* Runs `det` on frame `f` (uploaded to `mem`, a buffer of dev's) warm-up
+ * plus `repeat` times: each run's wall time into `ms` and, if not NULL,
+ * its kernel times into `pyr` and `detk` (a device that profiles); the
+ * last run's faces. */
+static GArray *
+time_frame (ClvDevice * dev, ClvVjDetector * det, cl_mem mem, const Frame * f,
+    const Options * o, int repeat, double *ms, double *pyr, double *detk)
 {
   GError *error = NULL;
-  ClvVjTuning t;
-  ClvVjDetector *det;
   const gsize size = (gsize) f->width * f->height;
-  cl_mem mem = clv_buffer_new (dev, CL_MEM_READ_ONLY, size, &error);
   ClvLumaImage layout = clv_luma_image_gray (f->width, f->height, 0,
       f->width);
-  double *ms = g_new (double, o->repeat), mean = 0;
-  double *pyr = g_new (double, o->repeat), *detk = g_new (double, o->repeat);
   GArray *faces = NULL;
-  gboolean equal = TRUE;
-  char *profile;
 
-  set_tune (tune);
-  clv_vj_uber_tuning_for_device (dev, &t);
-  if (strcmp (label, "clvision-simple") == 0)
-    t.variant = CLV_VJ_VARIANT_SIMPLE;
-  det = clv_vj_detector_new (dev, cascade, &t, &error);
-  if (det == NULL || mem == NULL)
-    g_error ("bench-vj: %s", error->message);
-
-  for (int r = -o->warmup; r < o->repeat; r++) {
+  for (int r = -o->warmup; r < repeat; r++) {
     double t0 = now_ms ();
     if (clEnqueueWriteBuffer (dev->queue, mem, CL_FALSE, 0, size, f->upload,
             0, NULL, NULL) != CL_SUCCESS)
@@ -132,14 +123,63 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
       g_error ("bench-vj: %s", error->message);
     if (r >= 0) {
       ms[r] = now_ms () - t0;
-      mean += ms[r] / o->repeat;
-      clv_vj_detector_kernel_ms (det, &pyr[r], &detk[r]);
+      if (pyr)
+        clv_vj_detector_kernel_ms (det, &pyr[r], &detk[r]);
     }
   }
+  return faces;
+}
+
+/* A detector with tuning `t` on `dev` and a buffer for frame `f`. */
+static ClvVjDetector *
+detector_for (ClvDevice * dev, const ClvCascade * cascade,
+    const ClvVjTuning * t, const Frame * f, cl_mem * mem)
+{
+  GError *error = NULL;
+  ClvVjDetector *det = clv_vj_detector_new (dev, cascade, t, &error);
+
+  *mem = clv_buffer_new (dev, CL_MEM_READ_ONLY, (gsize) f->width * f->height,
+      &error);
+  if (det == NULL || *mem == NULL)
+    g_error ("bench-vj: %s", error->message);
+  return det;
+}
+
+/* Times one detector on one frame, wall times on `dev` (which does not
+ * profile: profiling costs every launch some time) and kernel times on
+ * `pdev`; appends a JSON object to `out`. */
+static void
+bench_variant (ClvDevice * dev, ClvDevice * pdev, const ClvCascade * cascade,
+    const Frame * f, GArray * ref, const Options * o, const char *label,
+    const char *tune, GString * out)
+{
+  const int krepeat = MIN (o->repeat, KERNEL_REPEAT);
+  ClvVjTuning t;
+  ClvVjDetector *det, *pdet;
+  cl_mem mem, pmem;
+  double *ms = g_new (double, o->repeat), mean = 0;
+  double *kms = g_new (double, krepeat);
+  double *pyr = g_new (double, krepeat), *detk = g_new (double, krepeat);
+  GArray *faces;
+  gboolean equal = TRUE;
+  char *profile;
+
+  set_tune (tune);
+  clv_vj_uber_tuning_for_device (dev, &t);
+  if (strcmp (label, "clvision-simple") == 0)
+    t.variant = CLV_VJ_VARIANT_SIMPLE;
+  det = detector_for (dev, cascade, &t, f, &mem);
+  pdet = detector_for (pdev, cascade, &t, f, &pmem);
+
+  faces = time_frame (dev, det, mem, f, o, o->repeat, ms, NULL, NULL);
+  for (int r = 0; r < o->repeat; r++)
+    mean += ms[r] / o->repeat;
+  g_array_free (time_frame (pdev, pdet, pmem, f, o, krepeat, kms, pyr, detk),
+      TRUE);
   if (ref)
     equal = ref->len == faces->len && memcmp (ref->data, faces->data,
         faces->len * sizeof (ClvVjFace)) == 0;
-  profile = clv_vj_detector_kernel_profile (det);
+  profile = clv_vj_detector_kernel_profile (pdet);
   g_string_append_printf (out, "{\"implementation\": \"%s\", "
       "\"variant\": \"%s\", \"tune\": \"%s\", \"wg\": %d, \"chunk\": %d, "
       "\"coop_windows\": %d, \"coop_stage\": %d, \"groups_per_cu\": %d, "
@@ -147,7 +187,7 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
       "\"small_groups_per_cu\": %d, "
       "\"unrolled_stages\": %d, \"shuffle\": %s, "
       "\"static\": %s, \"frame\": \"%s\", \"width\": %d, \"height\": %d, "
-      "\"faces\": %u, \"repeat\": %d, ", label,
+      "\"faces\": %u, \"repeat\": %d, \"kernel_repeat\": %d, ", label,
       t.variant == CLV_VJ_VARIANT_SIMPLE ? "simple" :
       t.variant == CLV_VJ_VARIANT_TILED ? "tiled" :
       t.variant == CLV_VJ_VARIANT_CPU ? "cpu" : "uber",
@@ -157,14 +197,14 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
       clv_vj_detector_unrolled_stages (det),
       clv_vj_detector_shuffles (det) ? "true" : "false",
       t.static_schedule ? "true" : "false", f->name, f->width, f->height,
-      faces->len, o->repeat);
+      faces->len, o->repeat, krepeat);
   {
     double med = bench_median (ms, o->repeat);
     g_string_append_printf (out, "\"ms_min\": %.3f, \"ms_median\": %.3f, "
         "\"ms_mean\": %.3f, \"pyramid_kernels_ms_median\": %.3f, "
         "\"detect_kernels_ms_median\": %.3f, \"launches\": %u, "
         "\"detect_wg\": %d, \"kernels_ms_last\": %s", ms[0], med, mean,
-        bench_median (pyr, o->repeat), bench_median (detk, o->repeat),
+        bench_median (pyr, krepeat), bench_median (detk, krepeat),
         clv_vj_detector_launches (det, NULL),
         clv_vj_detector_last_detect_wg (det), profile);
   }
@@ -176,26 +216,31 @@ bench_variant (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
 
   g_array_free (faces, TRUE);
   clv_vj_detector_free (det);
+  clv_vj_detector_free (pdet);
   clReleaseMemObject (mem);
+  clReleaseMemObject (pmem);
   g_free (ms);
+  g_free (kms);
   g_free (pyr);
   g_free (detk);
   set_tune (NULL);
 }
 
-/* Times batches of `n` copies of one frame; appends a JSON object. */
-static void
-bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
-    GArray * ref, const Options * o, guint n, GString * out)
+/* Batches of `n` copies of frame `f` on `dev`, warm-up plus `repeat`
+ * times: wall time per batch into `ms`, of the batch call (upload and
+ * detection) into `call`, of grouping into `group`, and if `pyr` is not
+ * NULL (a device that profiles) the kernel times; whether the last
+ * batch's faces equal `ref` (NULL: not compared); the kernel profile. */
+static gboolean
+time_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
+    GArray * ref, const Options * o, guint n, int repeat, double *ms,
+    double *call, double *group, double *pyr, double *detk, char **profile)
 {
   GError *error = NULL;
   ClvVjDetector *det = clv_vj_detector_new (dev, cascade, NULL, &error);
   const gsize size = (gsize) f->width * f->height;
   cl_mem *mem = g_new0 (cl_mem, n);
   ClvVjFrame *batch = g_new0 (ClvVjFrame, n);
-  double *ms = g_new (double, o->repeat), *pyr = g_new (double, o->repeat);
-  double *detk = g_new (double, o->repeat), *group = g_new (double, o->repeat);
-  double *host = g_new (double, o->repeat);
   gboolean equal = TRUE;
 
   if (det == NULL)
@@ -207,7 +252,7 @@ bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
     .frame = mem[i],.image = clv_luma_image_gray (f->width, f->height, 0,
           f->width),.params = o->params};
   }
-  for (int r = -o->warmup; r < o->repeat; r++) {
+  for (int r = -o->warmup; r < repeat; r++) {
     double t0 = now_ms (), t1, t2;
     for (guint i = 0; i < n; i++)
       if (clEnqueueWriteBuffer (dev->queue, mem[i], CL_FALSE, 0, size,
@@ -219,7 +264,7 @@ bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
     for (guint i = 0; i < n; i++) {
       GArray *faces = clv_vj_group_faces (batch[i].candidates,
           o->params.min_neighbors, f->width, f->height);
-      if (ref && r == o->repeat - 1)
+      if (ref && r == repeat - 1)
         equal &= ref->len == faces->len && memcmp (ref->data, faces->data,
             faces->len * sizeof (ClvVjFace)) == 0;
       g_array_free (faces, TRUE);
@@ -227,30 +272,14 @@ bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
     t2 = now_ms ();
     if (r >= 0) {
       ms[r] = t2 - t0;
+      call[r] = t1 - t0;
       group[r] = t2 - t1;
-      clv_vj_detector_kernel_ms (det, &pyr[r], &detk[r]);
-      host[r] = t1 - t0 - pyr[r] - detk[r];
+      if (pyr)
+        clv_vj_detector_kernel_ms (det, &pyr[r], &detk[r]);
     }
   }
-  {
-    double med = bench_median (ms, o->repeat);
-    char *profile = clv_vj_detector_kernel_profile (det);
-    g_string_append_printf (out, "{\"implementation\": \"clvision-batch\", "
-        "\"batch\": %u, \"frame\": \"%s\", \"width\": %d, \"height\": %d, "
-        "\"repeat\": %d, \"ms_per_batch_median\": %.3f, "
-        "\"ms_per_frame\": %.3f, \"pyramid_kernels_ms_median\": %.3f, "
-        "\"detect_kernels_ms_median\": %.3f, "
-        "\"upload_readback_routing_ms_median\": %.3f, "
-        "\"group_ms_median\": %.3f, \"kernels_ms_last\": %s", n, f->name,
-        f->width, f->height, o->repeat, med, med / n, bench_median (pyr,
-            o->repeat), bench_median (detk, o->repeat), bench_median (host,
-            o->repeat), bench_median (group, o->repeat), profile);
-    g_free (profile);
-  }
-  if (ref)
-    g_string_append_printf (out, ", \"equal_to_reference\": %s",
-        equal ? "true" : "false");
-  g_string_append (out, "}");
+  if (profile)
+    *profile = clv_vj_detector_kernel_profile (det);
   for (guint i = 0; i < n; i++) {
     g_array_free (batch[i].candidates, TRUE);
     g_array_free (batch[i].weights, TRUE);
@@ -259,11 +288,56 @@ bench_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
   clv_vj_detector_free (det);
   g_free (batch);
   g_free (mem);
+  return equal;
+}
+
+/* Times batches of `n` copies of one frame, wall times on `dev` and
+ * kernel times on `pdev` (as bench_variant); the host's share outside
+ * kernels and grouping is the batch call's median less the kernels'
+ * medians.  Appends a JSON object. */
+static void
+bench_batch (ClvDevice * dev, ClvDevice * pdev, const ClvCascade * cascade,
+    const Frame * f, GArray * ref, const Options * o, guint n, GString * out)
+{
+  const int krepeat = MIN (o->repeat, KERNEL_REPEAT);
+  double *ms = g_new (double, o->repeat), *call = g_new (double, o->repeat);
+  double *group = g_new (double, o->repeat), *kms = g_new (double, krepeat);
+  double *kcall = g_new (double, krepeat), *kgroup = g_new (double, krepeat);
+  double *pyr = g_new (double, krepeat), *detk = g_new (double, krepeat);
+  double med, pyr_med, detk_med;
+  gboolean equal;
+  char *profile;
+
+  equal = time_batch (dev, cascade, f, ref, o, n, o->repeat, ms, call, group,
+      NULL, NULL, NULL);
+  time_batch (pdev, cascade, f, NULL, o, n, krepeat, kms, kcall, kgroup, pyr,
+      detk, &profile);
+  med = bench_median (ms, o->repeat);
+  pyr_med = bench_median (pyr, krepeat);
+  detk_med = bench_median (detk, krepeat);
+  g_string_append_printf (out, "{\"implementation\": \"clvision-batch\", "
+      "\"batch\": %u, \"frame\": \"%s\", \"width\": %d, \"height\": %d, "
+      "\"repeat\": %d, \"kernel_repeat\": %d, \"ms_per_batch_median\": %.3f, "
+      "\"ms_per_frame\": %.3f, \"pyramid_kernels_ms_median\": %.3f, "
+      "\"detect_kernels_ms_median\": %.3f, "
+      "\"upload_readback_routing_ms_median\": %.3f, "
+      "\"group_ms_median\": %.3f, \"kernels_ms_last\": %s", n, f->name,
+      f->width, f->height, o->repeat, krepeat, med, med / n, pyr_med,
+      detk_med, MAX (bench_median (call, o->repeat) - pyr_med - detk_med, 0),
+      bench_median (group, o->repeat), profile);
+  g_free (profile);
+  if (ref)
+    g_string_append_printf (out, ", \"equal_to_reference\": %s",
+        equal ? "true" : "false");
+  g_string_append (out, "}");
   g_free (ms);
+  g_free (call);
+  g_free (group);
+  g_free (kms);
+  g_free (kcall);
+  g_free (kgroup);
   g_free (pyr);
   g_free (detk);
-  g_free (group);
-  g_free (host);
 }
 
 /* The cascade's work on `f` (see the top comment), as a JSON object. */
@@ -416,7 +490,7 @@ main (int argc, char **argv)
   caller_tune = g_strdup (g_getenv ("CLVISION_TUNE"));
   GError *error = NULL;
   GPtrArray *frames = g_ptr_array_new ();
-  ClvDevice *dev;
+  ClvDevice *dev, *pdev;
   ClvCascade *cascade;
   GString *json = g_string_new (NULL);
   gboolean own_dir;
@@ -482,7 +556,7 @@ main (int argc, char **argv)
         "sizes, so give at least one --size");
 
   dev = clv_device_open (NULL, &error);
-  if (dev == NULL)
+  if (dev == NULL || !(pdev = clv_device_open_profiled (NULL, &error)))
     g_error ("bench-vj: %s", error->message);
   cascade = clv_cascade_load (o.cascade, &error);
   if (cascade == NULL)
@@ -528,8 +602,10 @@ main (int argc, char **argv)
           f->width, &o.params);
       work = reference_work (cascade, f, &o.params);
     }
-    bench_variant (dev, cascade, f, ref, &o, "clvision-uber", NULL, uber);
-    bench_variant (dev, cascade, f, ref, &o, "clvision-simple", NULL, simple);
+    bench_variant (dev, pdev, cascade, f, ref, &o, "clvision-uber", NULL,
+        uber);
+    bench_variant (dev, pdev, cascade, f, ref, &o, "clvision-simple", NULL,
+        simple);
     if (o.oracle)
       ocv = bench_opencv (f, &o);
     u = json_number (uber->str, "ms_median");
@@ -550,7 +626,8 @@ main (int argc, char **argv)
     g_string_append (json, ",\n     \"tunings\": [");
     for (int k = 0; tunes && tunes[k]; k++) {
       GString *t = g_string_new (NULL);
-      bench_variant (dev, cascade, f, ref, &o, "clvision-uber", tunes[k], t);
+      bench_variant (dev, pdev, cascade, f, ref, &o, "clvision-uber",
+          tunes[k], t);
       g_string_append_printf (json, "%s\n       %s", k ? "," : "", t->str);
       g_string_free (t, TRUE);
     }
@@ -560,7 +637,7 @@ main (int argc, char **argv)
       int n = atoi (o.batches[k]);
       if (n < 1)
         g_error ("bench-vj: --batch %s is not a frame count", o.batches[k]);
-      bench_batch (dev, cascade, f, ref, &o, (guint) n, t);
+      bench_batch (dev, pdev, cascade, f, ref, &o, (guint) n, t);
       g_string_append_printf (json, "%s\n       %s", k ? "," : "", t->str);
       g_string_free (t, TRUE);
     }
@@ -592,6 +669,7 @@ main (int argc, char **argv)
   g_ptr_array_free (frames, TRUE);
   g_string_free (json, TRUE);
   clv_cascade_free (cascade);
+  clv_device_unref (pdev);
   clv_device_unref (dev);
   g_option_context_free (ctx);
   g_strfreev (o.batches);

@@ -786,8 +786,10 @@ figures are the queue's profiling events.
                 self.w(f"**{ph.get('device', r.device)}**, wall time per frame "
                        "(upload, kernels, "
                        "read-back, grouping), median of "
-                       "`tests/bench/bench-photos.sh`; kernels: pyramid and "
-                       "detection; launches: kernels per frame:\n")
+                       "`tests/bench/bench-photos.sh`, on a queue that does "
+                       "not record kernel times, as the elements' by default; "
+                       "kernels: pyramid and detection, timed on a second "
+                       "queue that does; launches: kernels per frame:\n")
                 self.w(table(["cascade", "photograph", "size", "ms",
                               "kernels ms", "launches",
                               f"OpenCV-{ph['summary'][0]['opencv_threads']} ms",

@@ -627,6 +627,66 @@ test_stored_tuning_used (void)
   g_free (dir);
 }
 
+/* The device time of a copy of 1 MiB on `dev`'s queue. */
+static double
+copy_seconds (ClvDevice * dev)
+{
+  const gsize size = 1 << 20;
+  cl_mem a = clv_buffer_new (dev, CL_MEM_READ_WRITE, size, NULL);
+  cl_mem b = clv_buffer_new (dev, CL_MEM_READ_WRITE, size, NULL);
+  cl_event ev = NULL;
+  double s;
+
+  g_assert_true (a && b);
+  g_assert_cmpint (clEnqueueCopyBuffer (dev->queue, a, b, 0, 0, size, 0,
+          NULL, &ev), ==, CL_SUCCESS);
+  g_assert_cmpint (clWaitForEvents (1, &ev), ==, CL_SUCCESS);
+  s = clv_event_seconds (ev);
+  clReleaseEvent (ev);
+  clReleaseMemObject (a);
+  clReleaseMemObject (b);
+  return s;
+}
+
+/* A device's queue records kernel times only where CLVISION_PROFILE is set
+ * (not to 0), or opened by clv_device_open_profiled(); without, times read
+ * 0 rather than fail. */
+static void
+test_profiling_switch (void)
+{
+  static const struct
+  {
+    const char *value;
+    gboolean profiles;
+  } cases[] = { {NULL, FALSE}, {"0", FALSE}, {"", FALSE}, {"1", TRUE} };
+  const char *saved = g_getenv ("CLVISION_PROFILE");
+  char *keep = g_strdup (saved);
+  ClvDevice *dev;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    if (cases[i].value)
+      g_setenv ("CLVISION_PROFILE", cases[i].value, TRUE);
+    else
+      g_unsetenv ("CLVISION_PROFILE");
+    dev = clv_device_open_unshared (NULL, NULL);
+    g_assert_nonnull (dev);
+    g_assert_cmpint (dev->profiling, ==, cases[i].profiles);
+    if (cases[i].profiles)
+      g_assert_cmpfloat (copy_seconds (dev), >, 0);
+    else
+      g_assert_cmpfloat (copy_seconds (dev), ==, 0);
+    clv_device_unref (dev);
+  }
+  g_unsetenv ("CLVISION_PROFILE");
+  dev = clv_device_open_profiled (NULL, NULL);
+  g_assert_true (dev->profiling);
+  g_assert_cmpfloat (copy_seconds (dev), >, 0);
+  clv_device_unref (dev);
+  if (keep)
+    g_setenv ("CLVISION_PROFILE", keep, TRUE);
+  g_free (keep);
+}
+
 /* A tuning file that cannot be used is reported and the defaults apply. */
 static void
 test_corrupt_tuning_file (gconstpointer contents)
@@ -977,6 +1037,7 @@ main (int argc, char **argv)
       test_too_large_buffer_named);
   g_test_add_func ("/opencl/device-spec-parse", test_device_spec_parse);
   g_test_add_func ("/opencl/spans-busy-fraction", test_spans_busy_fraction);
+  g_test_add_func ("/opencl/profiling-switch", test_profiling_switch);
   g_test_add_func ("/opencl/tune-lookup", test_tune_lookup);
   g_test_add_func ("/opencl/stored-tuning-used", test_stored_tuning_used);
   g_test_add_func ("/opencl/upload-flags", test_upload_flags);
