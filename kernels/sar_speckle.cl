@@ -690,9 +690,10 @@ near_threshold (const float a, const float t, const float band)
  * product by a rounded constant within 2 u), a term of a sum having gone
  * through at most 2 SIDE - 2 additions, A = sum |x| <= sqrt(N S2):
  *   |s - S| <= (2 SIDE - 2) u A, so |e - E| <= de = (2 SIDE + 4) u
- *   sqrt(s2 / N), where (s2 = (N - 1) var + N e^2 to first order)
- *   sqrt(s2 / N) <= |e| + (N - 1) |var| / (2 N |e|), a tangent of the
- *   root, which the rules other than boxcar take instead; |s2 - S2| <= 2 SIDE u S2; s e's error <= A de +
+ *   sqrt(s2 / N), and sqrt(s2 / N) <= |e| + (N - 1) |var| / (2 N |e|),
+ *   the root's tangent at e^2 (s2 = (N - 1) var + N e^2 to first order),
+ *   which the rules other than boxcar take instead; |s2 - S2| <= 2 SIDE u
+ *   S2; s e's error <= A de +
  *   (2 SIDE - 2) u A^2 / N + u A^2 / N <= (4 SIDE + 3) u S2; with the
  *   subtraction and the division, |var - V| <= dv = (6 SIDE + 10) u s2 /
  *   (N - 1); and ci2 = var / e^2, computed as var ie^2 with ie = 1 / e, is

@@ -4,7 +4,10 @@
  * device's uberkernel (over tiles on GPUs, over chunks on CPUs, or as
  * CLVISION_TUNE's VJ_VARIANT says) and of the simple variant, and OpenCV
  * 4.6's detectMultiScale on the same frames through the oracle, in one run; one
- * JSON document on stdout.
+ * JSON document on stdout.  Wall times are taken on the device as the
+ * elements open it (its queue records no kernel times unless
+ * CLVISION_PROFILE is set), kernel times on a second, profiled device
+ * object (clv_device_open_profiled), at most 50 runs.
  *
  *   bench-vj [--repeat N] [--warmup N] [--size WxH ...] [--no-native]
  *       [--cascade FILE] [--scale-factor F] [--min-neighbors N]
