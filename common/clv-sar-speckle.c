@@ -71,7 +71,7 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
   const int r = p->filter == CLV_SPECKLE_REFINED_LEE ?
       CLV_REFINED_LEE_RADIUS : p->radius;
   GString *opts = g_string_new (NULL);
-  gboolean box, fp64, guard, tile;
+  gboolean box, fp64, guard, tile, long_strips;
   gint64 strips;
   cl_program prog;
 
@@ -100,10 +100,10 @@ clv_speckle_new (ClvDevice * dev, ClvSample sample,
    * median, and of 8 for Frost and Gamma-MAP (their rules are long), in
    * double (registers run out first) and for refined Lee; on CPUs, strips
    * of 4 for the median. */
+  long_strips = p->filter == CLV_SPECKLE_MEDIAN || (box && !fp64
+      && p->filter != CLV_SPECKLE_FROST && p->filter != CLV_SPECKLE_GAMMA_MAP);
   strips = CLAMP (clv_device_tune_int (dev, "SAR_SPECKLE_ROWS",
-          gpu ? ((box && !fp64 && p->filter != CLV_SPECKLE_FROST
-                  && p->filter != CLV_SPECKLE_GAMMA_MAP)
-              || p->filter == CLV_SPECKLE_MEDIAN ? 16 : 8) :
+          gpu ? (long_strips ? 16 : 8) :
           (p->filter == CLV_SPECKLE_MEDIAN ? 4 : 0)), 0, 64);
   sp->rows = MAX (strips, 1);
   /* SAR_SPECKLE_LOCAL=0: the box-sum filters' strips read their windows

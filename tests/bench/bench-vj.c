@@ -101,7 +101,7 @@ set_tune (const char *tune)
 #define KERNEL_REPEAT 50
 
 /* Runs `det` on frame `f` (uploaded to `mem`, a buffer of dev's) warm-up
- * plus `repeat` times: each run's wall time into `ms` and, if not NULL,
+ * plus `repeat` times: each run's wall time into `ms` or, if `ms` is NULL,
  * its kernel times into `pyr` and `detk` (a device that profiles); the
  * last run's faces. */
 static GArray *
@@ -124,11 +124,10 @@ time_frame (ClvDevice * dev, ClvVjDetector * det, cl_mem mem, const Frame * f,
     faces = clv_vj_detector_detect (det, mem, &layout, &o->params, &error);
     if (faces == NULL)
       g_error ("bench-vj: %s", error->message);
-    if (r >= 0) {
+    if (r >= 0 && ms)
       ms[r] = now_ms () - t0;
-      if (pyr)
-        clv_vj_detector_kernel_ms (det, &pyr[r], &detk[r]);
-    }
+    else if (r >= 0)
+      clv_vj_detector_kernel_ms (det, &pyr[r], &detk[r]);
   }
   return faces;
 }
@@ -161,7 +160,6 @@ bench_variant (ClvDevice * dev, ClvDevice * pdev, const ClvCascade * cascade,
   ClvVjDetector *det, *pdet;
   cl_mem mem, pmem;
   double *ms = g_new (double, o->repeat), mean = 0;
-  double *kms = g_new (double, krepeat);
   double *pyr = g_new (double, krepeat), *detk = g_new (double, krepeat);
   GArray *faces;
   gboolean equal = TRUE;
@@ -177,8 +175,8 @@ bench_variant (ClvDevice * dev, ClvDevice * pdev, const ClvCascade * cascade,
   faces = time_frame (dev, det, mem, f, o, o->repeat, ms, NULL, NULL);
   for (int r = 0; r < o->repeat; r++)
     mean += ms[r] / o->repeat;
-  g_array_free (time_frame (pdev, pdet, pmem, f, o, krepeat, kms, pyr, detk),
-      TRUE);
+  g_array_free (time_frame (pdev, pdet, pmem, f, o, krepeat, NULL, pyr,
+          detk), TRUE);
   if (ref)
     equal = ref->len == faces->len && memcmp (ref->data, faces->data,
         faces->len * sizeof (ClvVjFace)) == 0;
@@ -223,7 +221,6 @@ bench_variant (ClvDevice * dev, ClvDevice * pdev, const ClvCascade * cascade,
   clReleaseMemObject (mem);
   clReleaseMemObject (pmem);
   g_free (ms);
-  g_free (kms);
   g_free (pyr);
   g_free (detk);
   set_tune (NULL);
@@ -231,9 +228,10 @@ bench_variant (ClvDevice * dev, ClvDevice * pdev, const ClvCascade * cascade,
 
 /* Batches of `n` copies of frame `f` on `dev`, warm-up plus `repeat`
  * times: wall time per batch into `ms`, of the batch call (upload and
- * detection) into `call`, of grouping into `group`, and if `pyr` is not
- * NULL (a device that profiles) the kernel times; whether the last
- * batch's faces equal `ref` (NULL: not compared); the kernel profile. */
+ * detection) into `call` and of grouping into `group` or, if `ms` is
+ * NULL, the kernel times into `pyr` and `detk` and the kernel profile
+ * (a device that profiles); whether the last batch's faces equal `ref`
+ * (NULL: not compared). */
 static gboolean
 time_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
     GArray * ref, const Options * o, guint n, int repeat, double *ms,
@@ -273,15 +271,15 @@ time_batch (ClvDevice * dev, const ClvCascade * cascade, const Frame * f,
       g_array_free (faces, TRUE);
     }
     t2 = now_ms ();
-    if (r >= 0) {
+    if (r >= 0 && ms) {
       ms[r] = t2 - t0;
       call[r] = t1 - t0;
       group[r] = t2 - t1;
-      if (pyr)
-        clv_vj_detector_kernel_ms (det, &pyr[r], &detk[r]);
+    } else if (r >= 0) {
+      clv_vj_detector_kernel_ms (det, &pyr[r], &detk[r]);
     }
   }
-  if (profile)
+  if (!ms)
     *profile = clv_vj_detector_kernel_profile (det);
   for (guint i = 0; i < n; i++) {
     g_array_free (batch[i].candidates, TRUE);
@@ -304,8 +302,7 @@ bench_batch (ClvDevice * dev, ClvDevice * pdev, const ClvCascade * cascade,
 {
   const int krepeat = MIN (o->repeat, KERNEL_REPEAT);
   double *ms = g_new (double, o->repeat), *call = g_new (double, o->repeat);
-  double *group = g_new (double, o->repeat), *kms = g_new (double, krepeat);
-  double *kcall = g_new (double, krepeat), *kgroup = g_new (double, krepeat);
+  double *group = g_new (double, o->repeat);
   double *pyr = g_new (double, krepeat), *detk = g_new (double, krepeat);
   double med, pyr_med, detk_med;
   gboolean equal;
@@ -313,7 +310,7 @@ bench_batch (ClvDevice * dev, ClvDevice * pdev, const ClvCascade * cascade,
 
   equal = time_batch (dev, cascade, f, ref, o, n, o->repeat, ms, call, group,
       NULL, NULL, NULL);
-  time_batch (pdev, cascade, f, NULL, o, n, krepeat, kms, kcall, kgroup, pyr,
+  time_batch (pdev, cascade, f, NULL, o, n, krepeat, NULL, NULL, NULL, pyr,
       detk, &profile);
   med = bench_median (ms, o->repeat);
   pyr_med = bench_median (pyr, krepeat);
@@ -336,9 +333,6 @@ bench_batch (ClvDevice * dev, ClvDevice * pdev, const ClvCascade * cascade,
   g_free (ms);
   g_free (call);
   g_free (group);
-  g_free (kms);
-  g_free (kcall);
-  g_free (kgroup);
   g_free (pyr);
   g_free (detk);
 }
