@@ -5,7 +5,7 @@
 # see docs/performance.md.  Results go to $OUT (or ./gpu-out).
 #
 #   tests/bench/gpu-run.sh [tests] [sar] [sar3] [chain] [fullscene] [speckle]
-#                          [vj] [photos] [eigen]
+#                          [vj] [photos] [floor] [eigen]
 #                          [vj-registers] [crowded] [recognise] [streams]
 #                          [streams-video] [batch] [spread] [track-streams]
 #                          [compare]
@@ -73,6 +73,9 @@ for step in "$@"; do
       # 0.2 ms; kernels, host share and launches per frame
       # (bench-photos.json).
       ORACLE=$oracle/oracle-detect tests/bench/bench-photos.sh $b "$out" ;;
+    floor)
+      # A small frame's fixed cost: flat and tiny frames (vj-floor.json).
+      tests/bench/bench-floor.sh $b "$out" ;;
     vj-registers)
       # What limits the detection kernel's resident warps: ptxas' register
       # report for every build (-cl-nv-verbose through CLVISION_CL_OPTIONS,

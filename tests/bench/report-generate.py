@@ -796,6 +796,10 @@ figures are the queue's profiling events.
                               "vs OpenCV", "faces equal OpenCV's"], rows))
                 if ph.get("batches"):
                     self.photo_batches(ph)
+            fl = r.j("vj-floor.json")
+            if fl:
+                said = True
+                self.photo_floor(fl)
         if not said:
             self.w("Not measured in these runs (`tests/bench/bench-cpu.sh`, "
                    "`tests/bench/gpu-run.sh photos`).\n")
@@ -818,6 +822,23 @@ figures are the queue's profiling events.
         self.w(table(["photograph", "size", "batch", "ms", "pyramid ms",
                       "detection ms", "upload, read-back, routing ms",
                       "grouping ms"], rows))
+
+    def photo_floor(self, fl):
+        """A frame's fixed cost: frames where the cascade has little to do."""
+        rows = [(x["frame"], f"{x['width']}×{x['height']}", x["memory"],
+                 fmt(x["ms_per_frame"], 3),
+                 fmt(x["pyramid_kernels_ms_median"], 3),
+                 fmt(x["detect_kernels_ms_median"], 3),
+                 fmt(x["upload_readback_routing_ms_median"], 3))
+                for x in fl["rows"]]
+        self.w(f"**{fl.get('device', '')}**, what a frame costs where the "
+               "cascade has little to do (`tests/bench/bench-floor.sh`, "
+               "`bench-vj --batch 1`, medians): a flat frame, whose windows "
+               "all fail stage 0, and franck-1000 scaled down until its face "
+               "fills the frame; pageable or pinned host memory for the "
+               "upload:\n")
+        self.w(table(["frame", "size", "memory", "ms", "pyramid ms",
+                      "detection ms", "upload, read-back, routing ms"], rows))
 
     def sar_float(self):
         """Speckle filters, the float chain, and the CPU runs against OTB."""

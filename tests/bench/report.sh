@@ -32,6 +32,8 @@
 #   photos    bench-photos.sh: every test photograph at its own size, a Haar
 #             and an LBP cascade, against OpenCV with 16 threads; the
 #             kernels', the host's share and launches per frame
+#   floor     bench-floor.sh: a small frame's fixed cost, on flat and tiny
+#             frames
 #   cpu       bench-cpu.sh (not in the default STEPS: for a CPU device):
 #             the cpu variant against OpenCV with 2 threads each
 #   track     bench-track (not in the default STEPS: the host CPU's): the
@@ -84,7 +86,7 @@ TUNE_VJ_SIZE=${TUNE_VJ_SIZE:-1920x1400}
 VJ_TUNED_SIZES=${VJ_TUNED_SIZES:-1920x1400 3840x2160}
 STREAM_SIZES=${STREAM_SIZES:-640x480,1280x720,1920x1280}
 STREAM_COUNTS=${STREAM_COUNTS:-1,4,16,64}
-STEPS=${STEPS:-tests tune sar chain sarpeers speckle eigen vj photos streams facedetect}
+STEPS=${STEPS:-tests tune sar chain sarpeers speckle eigen vj photos floor streams facedetect}
 images=${IMAGES_DIR:-tests/data/cache}
 oracle=${ORACLE_DIR:-/tmp/oracle-bundle}
 if [ ! -d "$oracle" ] && [ -f .device/oracle.tar.xz ]; then
@@ -271,6 +273,10 @@ step_vj() {
 step_photos() {
   CLVISION_AUTOTUNE=0 ORACLE=$oracle/oracle-detect \
     tests/bench/bench-photos.sh "$b" "$out" > /dev/null
+}
+
+step_floor() {
+  CLVISION_AUTOTUNE=0 tests/bench/bench-floor.sh "$b" "$out" > /dev/null
 }
 
 step_cpu() {
