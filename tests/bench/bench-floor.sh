@@ -17,15 +17,7 @@
 # CASCADE_ROOT (as bench-photos.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-build=${1:-build}
-out=${2:-${OUT:-photos-out}}
-mkdir -p "$out"
-if [ -f .device/setup.sh ] && [ "$build" = .device/build ]; then
-  source .device/setup.sh
-fi
-root=${CASCADE_ROOT:-}
-[ -n "$root" ] || { [ -d .device/opencv4 ] && root=.device/opencv4 || root=/usr/share/opencv4; }
-export CLVISION_CASCADE_DIR=$root/haarcascades
+source tests/bench/photos-env.sh "$@"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 flat=$tmp/flat-360x288.pgm

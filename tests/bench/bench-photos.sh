@@ -23,15 +23,7 @@
 # gpu-prepare.sh put the cascades, else /usr/share/opencv4).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-build=${1:-build}
-out=${2:-${OUT:-photos-out}}
-mkdir -p "$out"
-if [ -f .device/setup.sh ] && [ "$build" = .device/build ]; then
-  source .device/setup.sh
-fi
-root=${CASCADE_ROOT:-}
-[ -n "$root" ] || { [ -d .device/opencv4 ] && root=.device/opencv4 || root=/usr/share/opencv4; }
-export CLVISION_CASCADE_DIR=$root/haarcascades
+source tests/bench/photos-env.sh "$@"
 oracle=${ORACLE:-}
 if [ -z "$oracle" ]; then
   if [ -f .device/oracle.tar.xz ] && [ "$build" = .device/build ]; then
