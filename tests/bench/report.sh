@@ -314,7 +314,7 @@ step_facedetect() {
 status=0
 for step in $STEPS; do
   case $step in
-    tests|tune|sar|chain|sarpeers|speckle|vj|photos|cpu|track|eigen|streams|facedetect)
+    tests|tune|sar|chain|sarpeers|speckle|vj|photos|floor|cpu|track|eigen|streams|facedetect)
       run_step "$step" "step_$step" ;;
     *) log "unknown step $step"; status=2 ;;
   esac
