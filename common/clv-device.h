@@ -9,8 +9,9 @@ G_BEGIN_DECLS
 
 typedef struct _ClvDevice ClvDevice;
 
-/* A device with its process-wide context and in-order (profiling) queue.
- * Refcounted; the fields are read-only after creation. */
+/* A device with its process-wide context and in-order queue (which
+ * records kernel times only where `profiling` says).  Refcounted; the
+ * fields are read-only after creation. */
 struct _ClvDevice
 {
   cl_platform_id platform;

@@ -17,10 +17,11 @@ typedef struct
 /* How busy the device is (the benchmarks' busy fraction): between
  * clv_device_busy_start() and clv_device_busy_stop(), the detectors note
  * the device time of the kernels they ran (clv_device_busy_note(), with
- * finished events of the profiling queue).  clv_device_busy_stop() returns
- * the fraction of the span, from the first kernel's start to the last one's
- * end, during which at least one of them ran, and the span in seconds (0
- * and 0 if none ran).  Uploads on the transfer queue are not counted. */
+ * finished events of a queue that profiles: ClvDevice's `profiling`).
+ * clv_device_busy_stop() returns the fraction of the span, from the first
+ * kernel's start to the last one's end, during which at least one of them
+ * ran, and the span in seconds (0 and 0 if none ran).  Uploads on the
+ * transfer queue are not counted. */
 CLV_API
 void clv_device_busy_start (ClvDevice * dev);
 CLV_API
@@ -50,7 +51,8 @@ gboolean clv_event_flush_queue (cl_event event, cl_command_queue except,
  * negative status is the error's). */
 CLV_API
 gboolean clv_event_wait (ClvDevice * dev, cl_event event, GError ** error);
-/* Seconds a finished event spent executing (needs the profiling queue). */
+/* Seconds a finished event spent executing (needs a queue that profiles;
+ * 0 otherwise). */
 CLV_API
 double clv_event_seconds (cl_event event);
 /* Seconds from the start of `first` to the end of `last` (0 if unknown). */
