@@ -289,10 +289,11 @@ build_cpu_kernel (ClvVjDetector * d, const ClvCascadeStage * stages,
 
 /* vj_detect.cl built for the detector's cascade and tuning, with work-groups
  * of `wg` and `coop_windows` windows at once in the cooperative stages;
- * `unrolled`: the stages compiled in, or NULL. */
+ * `unrolled`: the stages compiled in, or NULL; `stage_nodes`: see
+ * clv_vj_stage_nodes, or 0. */
 static cl_program
 build_detect_program (ClvVjDetector * d, const char *unrolled, int wg,
-    int coop_windows, gboolean shuffle, GError ** error)
+    int coop_windows, int stage_nodes, gboolean shuffle, GError ** error)
 {
   const ClvVjTuning *t = &d->tune;
   const gboolean tiled = t->variant == CLV_VJ_VARIANT_TILED;
@@ -305,12 +306,14 @@ build_detect_program (ClvVjDetector * d, const char *unrolled, int wg,
       "-DVJ_COOP_WINDOWS=%d -DVJ_COOP_STAGE=%d -DVJ_STATIC=%d "
       "-DVJ_MAX_REGISTERS=%d -DVJ_TILE_X=%d -DVJ_TILE_Y=%d -DVJ_WIN_W=%d "
       "-DVJ_WIN_H=%d -DVJ_TILTED=%d -DVJ_STUMPS=%d -DVJ_N_TREES=%d "
-      "-DVJ_UNROLLED=%d -DVJ_SHUFFLE=%d -DVJ_LBP=%d%s", d->fp64, wg,
+      "-DVJ_UNROLLED=%d -DVJ_SHUFFLE=%d -DVJ_LBP=%d -DVJ_STAGE_NODES=%d%s",
+      d->fp64, wg,
       t->chunk, coop_windows, d->coop_stage, t->static_schedule,
       t->max_registers, tiled ? t->tile_x : 0, t->tile_y, d->shape.window_w,
       d->shape.window_h, d->shape.has_tilted, d->shape.is_stump_based,
       d->shape.n_trees, unrolled != NULL, shuffle,
-      d->shape.feature_type == CLV_CASCADE_LBP, regs);
+      d->shape.feature_type == CLV_CASCADE_LBP,
+      stage_nodes, regs);
   g_free (regs);
   prog = clv_device_get_program_generated (d->dev, "vj_detect", unrolled,
       opts, error);
@@ -331,7 +334,8 @@ build_small_kernel (ClvVjDetector * d, const char *unrolled, GError ** error)
   small.wg = d->tune.small_wg;
   small.coop_windows = d->tune.small_coop_windows;
   prog = build_detect_program (d, unrolled, small.wg, small.coop_windows,
-      d->tune.shuffle != 0 && clv_vj_shuffle_fits (d->dev, &small), error);
+      clv_vj_stage_nodes (&d->tune, &d->shape), d->tune.shuffle != 0
+      && clv_vj_shuffle_fits (d->dev, &small), error);
   if (prog == NULL)
     return FALSE;
   d->k_small = clv_kernel_new (prog, "vj_detect_tiled", error);
@@ -396,7 +400,7 @@ clv_vj_build_kernels (ClvVjDetector * d, const ClvCascadeStage * stages,
     unrolled = unrolled_stages_source (d, stages, nodes, one_per_item);
     d->unrolled_stages = unrolled ? one_per_item : 0;
   }
-  prog = build_detect_program (d, unrolled, t->wg, t->coop_windows,
+  prog = build_detect_program (d, unrolled, t->wg, t->coop_windows, 0,
       d->shuffle, error);
   if (prog) {
     d->k_simple = clv_kernel_new (prog, "vj_detect_simple", error);

@@ -200,6 +200,10 @@ gboolean clv_vj_tuning_fit_tile (ClvDevice * dev, ClvVjTuning * t,
 /* Columns and rows of vj_detect_tiled's tile of integrals. */
 int clv_vj_tile_cols (const ClvVjTuning * t, const ClvCascade * c);
 int clv_vj_tile_rows (const ClvVjTuning * t, const ClvCascade * c);
+/* The nodes of a stage vj_detect_tiled's second shape (VJ_SMALL_WG)
+ * copies into local memory: the cascade's most trees in a stage
+ * (VJ_STAGE_NODES), or 0. */
+int clv_vj_stage_nodes (const ClvVjTuning * t, const ClvCascade * c);
 
 /* clv-vj-codegen.c */
 

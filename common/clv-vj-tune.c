@@ -99,6 +99,7 @@ clv_vj_tuning_for_variant (ClvDevice * dev, ClvVjVariant variant,
   t->coop_windows = tune_int (dev, "VJ_COOP_WINDOWS", !gpu ? 2 : tiled ?
       8 : 4);
   t->unroll = tune_int (dev, "VJ_UNROLL", 1) != 0;
+  t->stage_nodes = tune_int (dev, "VJ_STAGE_NODES", gpu) != 0;
   /* Stages compiled in are cheap enough one window per work-item that the
    * cooperative stages start one later: 34% less detection time than the
    * node loop with stage 3 at 1920x1280 on the H100, against 31% with
@@ -301,8 +302,16 @@ tile_values (const ClvVjTuning * t, const ClvCascade * c)
       * (c->has_tilted ? 2 : 1);
 }
 
-/* Local memory vj_detect_tiled needs: its tile, its two queues of a
- * tile's windows (each window's corner, index and variance
+int
+clv_vj_stage_nodes (const ClvVjTuning * t, const ClvCascade * c)
+{
+  return t->variant == CLV_VJ_VARIANT_TILED && t->stage_nodes
+      && t->small_wg > 0 && c->is_stump_based
+      && c->feature_type != CLV_CASCADE_LBP ? c->max_stage_trees : 0;
+}
+
+/* Local memory vj_detect_tiled needs: its tile, a stage's nodes, its two
+ * queues of a tile's windows (each window's corner, index and variance
  * normalisation), the reduction's doubles (for the larger of its two
  * work-groups) and a few counters. */
 #define TILE_QUEUES 2
@@ -312,6 +321,7 @@ static gsize
 tile_local_bytes (const ClvVjTuning * t, const ClvCascade * c)
 {
   return tile_values (t, c) * sizeof (cl_uint)
+      + (gsize) clv_vj_stage_nodes (t, c) * 3 * sizeof (cl_int4)
       + (gsize) t->tile_x * t->tile_y * TILE_QUEUES * QUEUE_ENTRY_BYTES
       + (gsize) MAX (t->wg, t->small_wg) * sizeof (cl_double) + 64;
 }

@@ -57,6 +57,10 @@ typedef struct
   gboolean unroll;              /* [VJ_UNROLL] the tiled variant compiles a
                                  * stump cascade's stages before
                                  * coop_stage into its code */
+  gboolean stage_nodes;         /* [VJ_STAGE_NODES] the tiled variant's
+                                 * second shape (small_wg): its
+                                 * cooperative stages copy a stump
+                                 * cascade's stage into local memory first */
   int lanes;                    /* [VJ_LANES] the cpu variant's vector
                                  * lanes: 8 or 16 windows at once */
   int queue_stage;              /* [VJ_QUEUE_STAGE] the cpu variant's first

@@ -220,6 +220,19 @@ node_left_lbp (const int centre, const int8 outer,
  * threshold): the work-items of a window in the cooperative stages take
  * neighbouring trees, and so read one block of memory per load instead of
  * one node apart each, and three loads a tree instead of five. */
+/* The leaf of stump k of the arrays `a` (planes of n blocks, as below)
+ * for the window at p, into `leaf`. */
+#define STUMP_LEAF(leaf, a, n, k, RECT_SUM, p, vnf)                     \
+  do {                                                                  \
+    const int4 o01 = (a)[k], o2_leaf = (a)[(n) + (k)];                  \
+    const float4 w = as_float4 ((a)[2 * (n) + (k)]);                    \
+    float r;                                                            \
+    FEATURE_VALUE (r, RECT_SUM, p, convert_int4 (as_short4 (o01.xy)),   \
+        convert_int4 (as_short4 (o01.zw)),                              \
+        convert_int4 (as_short4 (o2_leaf.xy)), w, vnf);                 \
+    leaf = as_float (r < w.w ? o2_leaf.z : o2_leaf.w);                  \
+  } while (0)
+
 #define CASCADE_FUNCTIONS(AS, S, ARRAYS)                                \
 inline int                                                              \
 rect_sum##S (const AS uint * p, const int4 o)                           \
@@ -242,14 +255,10 @@ tree_leaf##S (const Cascade * c, const AS uint * p, const float vnf,    \
   int n = t;                                                            \
                                                                         \
   if (ARRAYS) {                                                         \
-    const __global int4 *a = (const __global int4 *) c->nodes;          \
-    const int4 o01 = a[t], o2_leaf = a[VJ_N_TREES + t];                 \
-    const float4 w = as_float4 (a[2 * VJ_N_TREES + t]);                 \
-    float r;                                                            \
-    FEATURE_VALUE (r, rect_sum##S, p, convert_int4 (as_short4 (o01.xy)), \
-        convert_int4 (as_short4 (o01.zw)),                              \
-        convert_int4 (as_short4 (o2_leaf.xy)), w, vnf);                 \
-    return as_float (r < w.w ? o2_leaf.z : o2_leaf.w);                  \
+    float leaf;                                                         \
+    STUMP_LEAF (leaf, (const __global int4 *) c->nodes, VJ_N_TREES, t,  \
+        rect_sum##S, p, vnf);                                           \
+    return leaf;                                                        \
   }                                                                     \
   for (;;) {                                                            \
     const __global Node *nd = c->nodes + n;                             \
@@ -501,12 +510,15 @@ lanes_sum (real_t v, __local real_t * red)
  * number.  Called by the whole work-group; keep: three counters, stage si
  * counting in keep[si % 3] and clearing the next stage's, so that one
  * barrier a stage suffices.  With VJ_SHUFFLE each warp goes through its
- * own windows of the stage without waiting for the others. */
-#define COOPERATIVE_STAGES(AS, S)                                       \
+ * own windows of the stage without waiting for the others.  With
+ * STAGE_NODES (a stump cascade's arrays) the group first copies the
+ * stage's nodes into `snodes`: every work-item then reads its trees from
+ * local memory instead of each one from the caches in turn. */
+#define COOPERATIVE_STAGES(AS, S, STAGE_NODES)                          \
 inline int                                                              \
 cooperative_stages##S (const Cascade * c, const AS uint * base,         \
     const int coop, const int n_stages, int n, Queue * q, Queue * spare,\
-    __local real_t * red, __local int *keep)                            \
+    __local real_t * red, __local int *keep, __local int4 * snodes)     \
 {                                                                       \
   const int lid = get_local_id (0);                                     \
   const int w_off = lid / VJ_LANES, lane = lid % VJ_LANES;              \
@@ -521,6 +533,16 @@ cooperative_stages##S (const Cascade * c, const AS uint * base,         \
     const Stage st = c->stages[si];                                     \
     if (lid == 0)                                                       \
       keep[(si + 1) % 3] = 0;                                           \
+    if (STAGE_NODES) {                                                  \
+      const __global int4 *a = (const __global int4 *) c->nodes          \
+          + st.first_tree;                                              \
+      for (int k = lid; k < st.n_trees; k += VJ_WG) {                   \
+        snodes[k] = a[k];                                               \
+        snodes[st.n_trees + k] = a[VJ_N_TREES + k];                     \
+        snodes[2 * st.n_trees + k] = a[2 * VJ_N_TREES + k];             \
+      }                                                                 \
+      barrier (CLK_LOCAL_MEM_FENCE);                                    \
+    }                                                                   \
     for (int b = 0; b + lead < n; b += VJ_COOP_WINDOWS) {               \
       const int w = b + w_off;                                          \
       int pos = 0, win = 0;                                             \
@@ -530,9 +552,15 @@ cooperative_stages##S (const Cascade * c, const AS uint * base,         \
         pos = q->pos[w];                                                \
         win = q->win[w];                                                \
         vnf = q->vnf[w];                                                \
-        for (int t = lane; t < st.n_trees; t += VJ_LANES)               \
-          part += (real_t) tree_leaf##S (c, base + pos, vnf,            \
-              st.first_tree + t);                                       \
+        for (int t = lane; t < st.n_trees; t += VJ_LANES) {             \
+          float leaf;                                                   \
+          if (STAGE_NODES)                                              \
+            STUMP_LEAF (leaf, snodes, st.n_trees, t, rect_sum##S,       \
+                base + pos, vnf);                                       \
+          else                                                          \
+            leaf = tree_leaf##S (c, base + pos, vnf, st.first_tree + t); \
+          part += (real_t) leaf;                                        \
+        }                                                               \
       }                                                                 \
       const real_t sum = lanes_sum (part, red);                         \
       if (lane == 0 && w < n && !(sum < (real_t) st.threshold))         \
@@ -545,8 +573,10 @@ cooperative_stages##S (const Cascade * c, const AS uint * base,         \
   return n;                                                             \
 }
 
-COOPERATIVE_STAGES (__global, _g)
-COOPERATIVE_STAGES (__local, _l)
+COOPERATIVE_STAGES (__global, _g, 0)
+/* VJ_STAGE_NODES: the cascade's most trees in a stage, or 0. */
+COOPERATIVE_STAGES (__local, _l, VJ_STAGE_NODES && VJ_STUMPS && VJ_TILE_X
+    && !VJ_LBP)
 
 /* Queue A holds at most VJ_WG - 1 + VJ_CHUNK windows, and queue B fewer
  * than VJ_WG before a round adds A's; A has B's size as the cooperative
@@ -656,7 +686,7 @@ vj_detect_uber (CASCADE_ARGS, __constant const Scale * scales,
 
     Queue passed = qb, spare = qa;
     n = cooperative_stages_g (&c, sbuf, coop, n_stages, n, &passed, &spare,
-        red, l_keep);
+        red, l_keep, 0);
 
     /* Windows that passed every stage. */
     for (int i = lid; i < n; i += VJ_WG) {
@@ -777,6 +807,7 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
   __local float b_vnf[VJ_TILE_WINDOWS];
   const Queue qa = { a_pos, a_win, a_vnf }, qb = { b_pos, b_win, b_vnf };
   __local real_t red[VJ_WG];
+  __local int4 snodes[3 * (VJ_STAGE_NODES > 0 ? VJ_STAGE_NODES : 1)];
   __local int l_tile, l_a, l_keep[3];
   const int lid = get_local_id (0);
   const int coop = min (VJ_COOP_STAGE, n_stages);
@@ -860,7 +891,7 @@ vj_detect_tiled (CASCADE_ARGS, __constant const Scale * scales,
     }
 
     n = cooperative_stages_l (&ct, tile, coop, n_stages, n,
-        &passed, &spare, red, l_keep);
+        &passed, &spare, red, l_keep, snodes);
 
     /* Windows that passed every stage. */
     for (int i = lid; i < n; i += VJ_WG) {

@@ -87,11 +87,13 @@ detector_unrolled (const ClvCascade * c, ClvVjVariant variant,
     t.max_registers = 64;
   } else if (extra && g_str_equal (extra, "no-shuffles")) {
     t.shuffle = 0;
-  } else if (extra && g_str_equal (extra, "small")) {
+  } else if (extra && (g_str_equal (extra, "small")
+          || g_str_equal (extra, "small-stage-nodes"))) {
     /* Every batch on the small shape. */
     set_double_small_shape (&t);
     t.small_tiles = G_MAXINT;
     t.small_groups_per_cu = 1;
+    t.stage_nodes = g_str_equal (extra, "small-stage-nodes");
   }
   d = clv_vj_detector_new (device, c, &t, &error);
   g_assert_no_error (error);
@@ -332,6 +334,20 @@ test_stages_compiled_in (void)
 
   check_candidates (&cases[0], "coop-4");
   check_candidates (&cases[5], "coop-4");
+}
+
+/* The small shape's cooperative stages that read a stump cascade's stage
+ * from local memory (the NVIDIA default) equal it too, tilted features
+ * included; trees of several nodes and LBP keep their nodes where they
+ * are. */
+static void
+test_stage_nodes_local (void)
+{
+  check_candidates (&cases[0], "small-stage-nodes");
+  check_candidates (&cases[4], "small-stage-nodes");
+  check_candidates (&cases[5], "small-stage-nodes");
+  check_candidates (&cases[3], "small-stage-nodes");
+  check_candidates (&cases[6], "small-stage-nodes");
 }
 
 /* A two-stage cascade on noise: thousands of candidates (the output buffer
@@ -1273,6 +1289,7 @@ main (int argc, char **argv)
   g_test_add_func ("/vj-gpu/all-stages-cooperative",
       test_all_stages_cooperative);
   g_test_add_func ("/vj-gpu/stages-compiled-in", test_stages_compiled_in);
+  g_test_add_func ("/vj-gpu/stage-nodes-local", test_stage_nodes_local);
   g_test_add_func ("/vj-gpu/skip-rule-and-many-candidates",
       test_skip_rule_and_many_candidates);
   g_test_add_func ("/vj-gpu/faces-match-reference",
