@@ -174,9 +174,12 @@ struct _ClvVjDetector
    * detector's own, so that they are copied while the batches before run,
    * not between their kernels and this batch's on the device's queue. */
   cl_command_queue copies;
-  /* Events of the last call's launches (every sub-batch). */
+  /* The last call's launches (every sub-batch): the cl_kernel of each
+   * (not owned), and the events of those that keep one (see enqueue in
+   * clv-vj.c) with their kernels. */
+  GPtrArray *launches;
   GPtrArray *events;
-  GPtrArray *event_kernels;     /* the cl_kernel of each event (not owned) */
+  GPtrArray *event_kernels;
   guint out_cap;
   guint32 *out_host;
   void *weights_host;           /* out_cap doubles, or floats without fp64 */

@@ -72,6 +72,7 @@ detector_new (ClvDevice * dev, const ClvCascade * c,
   d->dev = clv_device_ref (dev);
   d->events = g_ptr_array_new_with_free_func (release_event);
   d->event_kernels = g_ptr_array_new ();
+  d->launches = g_ptr_array_new ();
   d->geometries = g_ptr_array_new_with_free_func (geometry_free);
   d->batch_levels = g_array_new (FALSE, FALSE, sizeof (ClvVjLevel));
   d->batch_win = g_array_new (FALSE, FALSE, sizeof (ClvVjWindows));
@@ -201,6 +202,7 @@ clv_vj_detector_free (ClvVjDetector * d)
   g_clear_pointer (&d->k_cpu_levels, clReleaseKernel);
   g_ptr_array_unref (d->events);
   g_ptr_array_unref (d->event_kernels);
+  g_ptr_array_unref (d->launches);
   g_free (d->trees);
   g_free (d->nodes);
   g_free (d->leaves);
@@ -535,17 +537,30 @@ prepare_batch (ClvVjDetector * d, ClvVjGeometry ** geo, guint n,
               sizeof (cl_int2) * MAX (d->ytab_host->len, 1), error)));
 }
 
-/* Enqueues a kernel and keeps its event for clv_vj_detector_kernel_ms. */
+static gboolean
+is_detection (ClvVjDetector * d, cl_kernel kernel)
+{
+  return kernel == d->k_uber || kernel == d->k_small || kernel == d->k_simple;
+}
+
+/* Enqueues a kernel.  A detection launch keeps its event, on which the
+ * batch's read-back waits; the others keep theirs only where the device
+ * records kernel times (clv_vj_detector_kernel_ms), as an event costs
+ * every launch host time. */
 static gboolean
 enqueue (ClvVjDetector * d, cl_kernel kernel, cl_uint dims,
     const size_t * global, const size_t * local, GError ** error)
 {
+  const gboolean keep = d->dev->profiling || is_detection (d, kernel);
   cl_event ev = NULL;
 
   CLV_CHECK (clEnqueueNDRangeKernel (d->dev->queue, kernel, dims, NULL,
-          global, local, 0, NULL, &ev), error, fail);
-  g_ptr_array_add (d->events, ev);
-  g_ptr_array_add (d->event_kernels, kernel);
+          global, local, 0, NULL, keep ? &ev : NULL), error, fail);
+  g_ptr_array_add (d->launches, kernel);
+  if (keep) {
+    g_ptr_array_add (d->events, ev);
+    g_ptr_array_add (d->event_kernels, kernel);
+  }
   return TRUE;
 fail:
   return FALSE;
@@ -1189,6 +1204,7 @@ clv_vj_detector_candidates_batch (ClvVjDetector * d, ClvVjFrame * frames,
 
   g_ptr_array_set_size (d->events, 0);
   g_ptr_array_set_size (d->event_kernels, 0);
+  g_ptr_array_set_size (d->launches, 0);
 
   for (guint i = 0; i < n; i++) {
     const ClvLumaImage *f = &frames[i].image;
@@ -1300,9 +1316,9 @@ clv_vj_detector_launches (ClvVjDetector * d, const char *kernel)
 {
   guint n = 0;
 
-  for (guint i = 0; i < d->event_kernels->len; i++) {
+  for (guint i = 0; i < d->launches->len; i++) {
     char name[64] = "";
-    clGetKernelInfo (d->event_kernels->pdata[i], CL_KERNEL_FUNCTION_NAME,
+    clGetKernelInfo (d->launches->pdata[i], CL_KERNEL_FUNCTION_NAME,
         sizeof name - 1, name, NULL);
     n += kernel == NULL || strcmp (name, kernel) == 0;
   }
@@ -1315,9 +1331,8 @@ clv_vj_detector_kernel_ms (ClvVjDetector * d, double *pyramid_ms,
 {
   *pyramid_ms = *detect_ms = 0;
   for (guint i = 0; i < d->events->len; i++) {
-    cl_kernel k = d->event_kernels->pdata[i];
     const double ms = clv_event_seconds (d->events->pdata[i]) * 1e3;
-    if (k == d->k_uber || k == d->k_small || k == d->k_simple)
+    if (is_detection (d, d->event_kernels->pdata[i]))
       *detect_ms += ms;
     else
       *pyramid_ms += ms;
