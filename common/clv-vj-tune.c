@@ -310,10 +310,11 @@ clv_vj_stage_nodes (const ClvVjTuning * t, const ClvCascade * c)
       && c->feature_type != CLV_CASCADE_LBP ? c->max_stage_trees : 0;
 }
 
-/* Local memory vj_detect_tiled needs: its tile, a stage's nodes, its two
- * queues of a tile's windows (each window's corner, index and variance
+/* Local memory vj_detect_tiled needs: its tile, its two queues of a
+ * tile's windows (each window's corner, index and variance
  * normalisation), the reduction's doubles (for the larger of its two
- * work-groups) and a few counters. */
+ * work-groups) and a few counters; the second shape a stage's nodes
+ * besides (clv_vj_stage_nodes). */
 #define TILE_QUEUES 2
 #define QUEUE_ENTRY_BYTES (2 * sizeof (cl_int) + sizeof (cl_float))
 
@@ -321,7 +322,6 @@ static gsize
 tile_local_bytes (const ClvVjTuning * t, const ClvCascade * c)
 {
   return tile_values (t, c) * sizeof (cl_uint)
-      + (gsize) clv_vj_stage_nodes (t, c) * 3 * sizeof (cl_int4)
       + (gsize) t->tile_x * t->tile_y * TILE_QUEUES * QUEUE_ENTRY_BYTES
       + (gsize) MAX (t->wg, t->small_wg) * sizeof (cl_double) + 64;
 }
@@ -338,8 +338,14 @@ clv_vj_tuning_fit_tile (ClvDevice * dev, ClvVjTuning * t,
   const gsize bytes = tile_local_bytes (t, c);
 
   if (t->variant != CLV_VJ_VARIANT_TILED || (bytes <= dev->local_mem_size
-          && tile_values (t, c) <= G_MAXINT16))
+          && tile_values (t, c) <= G_MAXINT16)) {
+    /* The stage's nodes in local memory only speed the second shape up;
+     * where they do not fit, it reads them from global memory. */
+    if (bytes + (gsize) clv_vj_stage_nodes (t, c) * 3 * sizeof (cl_int4)
+        > dev->local_mem_size)
+      t->stage_nodes = FALSE;
     return TRUE;
+  }
   if (!asked) {
     g_info ("%s: tiles of %d x %d windows of %d x %d would need %"
         G_GSIZE_FORMAT " bytes of local memory for %" G_GSIZE_FORMAT
