@@ -749,12 +749,21 @@ float_output (const facts_t * f, const float s, const float s2,
    * and where t - t rho > 1 the exact w is 0 too; the rule's own
    * roundings are within 8 u (|e| + |i|). */
   const float cu2 = 1 / (float) LOOKS;
-  const float ik = FILTER == 3 ? 1 / (1 + cu2) : 1;
   const float i = f->centre, t = cu2 * e * e * q, trho = t * rho;
+  /* Lee's k = 1 is left out: the compiler keeps a product by 1.  The
+   * bound is selected rather than branched around. */
+#if FILTER == 3
+  const float ik = 1 / (1 + cu2);
+#define BY_K(x) ((x) * ik)
+#else
+#define BY_K(x) (x)
+#endif
+  const float moved = BY_K (fabs (i - e)) * trho;
 
-  y = e + fmax (1 - t, 0.0f) * ik * (i - e);
+  y = e + BY_K (fmax (1 - t, 0.0f)) * (i - e);
   bound = de + 8 * U * (fabs (e) + fabs (i))
-      + (t - trho > 1 ? 0 : fabs (i - e) * ik * trho);
+      + select (moved, 0.0f, (int) (t - trho > 1));
+#undef BY_K
 #else
   const float ci2 = var * ie * ie;
   float sens;
