@@ -62,6 +62,14 @@ def fmt(v, nd=2):
     return f"{v:.{nd}f}"
 
 
+def frame_split(x, n=1):
+    """bench-vj's medians of a batch of n frames, per frame: pyramid and
+    detection kernels, and upload + read-back + routing (ms)."""
+    return (fmt(x["pyramid_kernels_ms_median"] / n, 3),
+            fmt(x["detect_kernels_ms_median"] / n, 3),
+            fmt(x["upload_readback_routing_ms_median"] / n, 3))
+
+
 def pct(x):
     return "–" if x is None else f"{100 * x:.0f}%"
 
@@ -810,10 +818,7 @@ figures are the queue's profiling events.
         for x in ph["batches"]:
             n = x["batch"]
             rows.append((x["frame"], f"{x['width']}×{x['height']}", n,
-                         fmt(x["ms_per_frame"], 3),
-                         fmt(x["pyramid_kernels_ms_median"] / n, 3),
-                         fmt(x["detect_kernels_ms_median"] / n, 3),
-                         fmt(x["upload_readback_routing_ms_median"] / n, 3),
+                         fmt(x["ms_per_frame"], 3), *frame_split(x, n),
                          fmt(x["group_ms_median"] / n, 3)))
         self.w("Where the time goes (Haar), per frame, one frame at a time and "
                "in batches of frames that share each kernel launch "
@@ -826,10 +831,7 @@ figures are the queue's profiling events.
     def photo_floor(self, fl):
         """A frame's fixed cost: frames where the cascade has little to do."""
         rows = [(x["frame"], f"{x['width']}×{x['height']}", x["memory"],
-                 fmt(x["ms_per_frame"], 3),
-                 fmt(x["pyramid_kernels_ms_median"], 3),
-                 fmt(x["detect_kernels_ms_median"], 3),
-                 fmt(x["upload_readback_routing_ms_median"], 3))
+                 fmt(x["ms_per_frame"], 3), *frame_split(x))
                 for x in fl["rows"]]
         self.w(f"**{fl.get('device', '')}**, what a frame costs where the "
                "cascade has little to do (`tests/bench/bench-floor.sh`, "
